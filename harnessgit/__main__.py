@@ -1,0 +1,3 @@
+from harnessgit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""Candidates: what a candidate id or revision names, and where candidates live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from harnessgit import layout
+from harnessgit.errors import UnknownRevision
+from harnessgit.names import CANDIDATE_ID, check_ref_name, check_revision
+from harnessgit.store import Store
+
+State = Literal["live", "archived"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A commit, and the candidate it is the tip of, if any."""
+
+    sha: str
+    candidate: str | None = None
+    state: State | None = None
+
+
+def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
+    """Every candidate id -> (live or archived, tip commit)."""
+    tips: dict[str, tuple[State, str]] = {}
+    for ref, sha in store.list_refs(layout.ARCHIVE).items():
+        tips[ref.removeprefix(layout.ARCHIVE)] = ("archived", sha)
+    for ref, sha in store.list_refs(layout.CANDIDATES.rstrip("/")).items():
+        if ref.startswith(layout.CANDIDATES):
+            tips[ref.removeprefix(layout.CANDIDATES)] = ("live", sha)
+    return tips
+
+
+def resolve(store: Store, name: str) -> Target:
+    """A candidate id (live or archived) first, then any git revision."""
+    check_revision(name)
+    if CANDIDATE_ID.fullmatch(name):
+        refs = store.ref_values([layout.candidate_ref(name), layout.archive_ref(name)])
+        if layout.candidate_ref(name) in refs:
+            return Target(refs[layout.candidate_ref(name)], name, "live")
+        if layout.archive_ref(name) in refs:
+            return Target(refs[layout.archive_ref(name)], name, "archived")
+    return Target(store.resolve_commit(name))
+
+
+def base_tip(store: Store, branch: str) -> str:
+    """The tip of the base branch; a clear error when it does not exist yet."""
+    check_ref_name(branch, "base branch")
+    sha = store.ref_value(layout.branch_ref(branch))
+    if sha is None:
+        if not store.list_refs("refs/heads"):
+            raise UnknownRevision("the repository has no commits yet: commit the harness first")
+        raise UnknownRevision(
+            f"base branch {branch!r} does not exist: create it or set [harness] base in harnessgit.toml"
+        )
+    return sha
+
+
+def candidate_of(store: Store, sha: str) -> str | None:
+    """The candidate id recorded in a commit's trailer, if it is a candidate commit."""
+    info = store.commit_info(sha)
+    for line in reversed(info.message.strip().splitlines()):
+        key, _, value = line.partition(":")
+        if key == layout.CANDIDATE_TRAILER:
+            return value.strip() or None
+    return None

@@ -1,0 +1,40 @@
+"""harnessgit's command line: `main` maps every outcome to DESIGN.md's exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from harnessgit.cli import repo  # noqa: F401  (each module registers its commands)
+from harnessgit.cli._base import State, cli
+from harnessgit.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, HarnessgitError
+
+__all__ = ["cli", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run harnessgit and return its exit code (0 ok, 1 an expected no, 2 usage,
+    3 error, 130 interrupted)."""
+    try:
+        # Without standalone mode click returns the code of a ctx.exit() instead of exiting.
+        result = cli.main(args=argv, prog_name="harnessgit", obj=State(), standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_ERROR
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("harnessgit: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`harnessgit log | head`): not an error.
+        sys.stderr.close()
+        return 0
+    except HarnessgitError as exc:  # raised before a command ran, e.g. by an option callback
+        click.echo(f"harnessgit: error: {exc}", err=True)
+        return exc.exit_code
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,105 @@
+"""The root command group and what every command shares.
+
+Only the ``harnessgit.cli`` package imports click (STYLE.md's "thin CLI", spread
+over one module per family of commands so that no module grows past ~400 lines).
+Each command parses its options, opens the store and the config once, calls one
+core function, renders the result, and returns its exit code (DESIGN.md).
+Heavy modules are imported inside the commands, so `harnessgit --help` is fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from harnessgit import __version__
+from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
+
+if TYPE_CHECKING:
+    from harnessgit.config import Config
+    from harnessgit.store import Store
+
+
+@dataclass
+class State:
+    directory: Path | None = None
+    debug: bool = False
+    quiet: bool = False
+
+    def open(self) -> tuple[Store, Config]:
+        from harnessgit.config import load_config
+        from harnessgit.store import Store
+
+        store = Store.discover(self.directory)
+        return store, load_config(store.root)
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"harnessgit: {record.levelname.lower()}: {record.getMessage()}"
+
+
+def _configure_logging(quiet: bool, debug: bool) -> None:
+    logger = logging.getLogger("harnessgit")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_Formatter())
+        logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG if debug else logging.ERROR if quiet else logging.INFO)
+
+
+class HarnessgitGroup(click.Group):
+    """Maps outcomes to DESIGN.md's exit codes inside click, so that `main` and
+    click's CliRunner see the same codes: a command's int return value is its exit
+    code, a HarnessgitError prints one line (a traceback with --debug) and exits 3."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            result = super().invoke(ctx)
+        except HarnessgitError as exc:
+            state = ctx.find_object(State)
+            if state is not None and state.debug:
+                traceback.print_exc()
+            click.echo(f"harnessgit: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("harnessgit: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        if isinstance(result, int) and result:
+            ctx.exit(result)
+        return result
+
+
+@click.group(
+    cls=HarnessgitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
+@click.version_option(__version__, "--version", prog_name="harnessgit", help="Print the version and exit.")
+@click.option(
+    "-C",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run as if harnessgit was started in DIRECTORY.",
+)
+@click.option("--debug", is_flag=True, help="Show a traceback when a command fails.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only results and errors.")
+@click.pass_context
+def cli(ctx: click.Context, directory: Path | None, debug: bool, quiet: bool) -> None:
+    """Version, review and optimise an LLM harness, with git as the database.
+
+    Every proposed edit is a commit on a candidate branch, with its evidence and
+    scores attached as git notes; main moves only when a statistical gate passes.
+    """
+    state = ctx.ensure_object(State)
+    state.directory, state.debug, state.quiet = directory, debug, quiet
+    _configure_logging(quiet, debug)
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    click.echo(text, err=err)

@@ -1,0 +1,58 @@
+"""The one error hierarchy of harnessgit, and the exit codes of DESIGN.md.
+
+Every failure a user can cause or fix is a `HarnessgitError` with a message that
+fits on one line; the CLI prints it and exits 3. Nothing here imports harnessgit.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_NO = 1  # an expected "no": gate rejected, check failed, verify found problems
+EXIT_USAGE = 2
+EXIT_ERROR = 3
+EXIT_INTERRUPTED = 130
+
+
+class HarnessgitError(Exception):
+    """A failure with a message a user can act on."""
+
+    exit_code = EXIT_ERROR
+
+
+class NotARepository(HarnessgitError):
+    pass
+
+
+class UnknownRevision(HarnessgitError):
+    pass
+
+
+class InvalidName(HarnessgitError):
+    """A user-supplied name that is not safe to hand to git."""
+
+
+class ConfigError(HarnessgitError):
+    pass
+
+
+class ProposalError(HarnessgitError):
+    pass
+
+
+class RecordError(HarnessgitError):
+    """A record or evidence file that does not parse."""
+
+
+class ConcurrentUpdate(HarnessgitError):
+    """Another process moved a ref this operation required to be unchanged."""
+
+
+class GitFailed(HarnessgitError):
+    """git itself failed in a way harnessgit did not anticipate."""
+
+    def __init__(self, args: list[str], returncode: int, stderr: str) -> None:
+        self.git_args = args
+        self.returncode = returncode
+        self.stderr = stderr
+        last = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {returncode}"
+        super().__init__(f"git {args[0] if args else ''} failed: {last}")

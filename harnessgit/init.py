@@ -1,0 +1,87 @@
+"""`harnessgit init`: write harnessgit.toml and make `git log` show harnessgit notes.
+
+A convenience, not a required step: every command works wherever a valid
+harnessgit.toml is present.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from harnessgit import layout
+from harnessgit.config import CONFIG_FILE, DEFAULT_HARNESS_PATHS, Config, parse_config
+from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.names import check_ref_name
+from harnessgit.store import Store
+
+# Evidence (rationales) and gate verdicts are short and worth seeing in `git log`;
+# evaluation records hold every per-instance score and would flood it. Written as
+# globs because git warns about a displayRef that names a ref not created yet.
+DISPLAY_REFS = [layout.NOTES_EVIDENCE + "*", layout.NOTES_GATE + "*"]
+
+
+@dataclass(frozen=True)
+class InitResult:
+    path: str
+    config: Config
+    display_refs_added: list[str]
+
+
+def _toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(value, ensure_ascii=False) for value in values) + "]"
+
+
+def render_config(harness: list[str], evaluator: list[str] | None, splits: str, model: str, base: str) -> str:
+    command = (
+        f"command = {_toml_list(evaluator)}  # argv, never a shell string"
+        if evaluator
+        else '# command = ["python3", "eval.py"]  # argv, never a shell string'
+    )
+    return f"""\
+# harnessgit configuration (docs/config.md lists every key and its default).
+
+[harness]
+paths = {_toml_list(harness)}  # globs of the harness components
+base = {json.dumps(base)}  # the branch that moves only through the gate
+
+[evaluator]
+{command}
+model = {json.dumps(model)}  # label recorded with every evaluation
+
+[splits]
+manifest = {json.dumps(splits)}  # {{"train": [...], "selection": [...], "test": [...]}}
+
+[gate]
+alpha = 0.05  # family-wise false-accept rate, spent across gate attempts
+min_effect = 0.0  # the lower confidence bound must exceed this
+min_instances = 30  # refuse smaller selection sets unless --allow-small
+"""
+
+
+def init_repository(
+    store: Store,
+    *,
+    harness: list[str] | None = None,
+    evaluator: list[str] | None = None,
+    splits: str = "splits.json",
+    model: str = "default",
+    base: str | None = None,
+) -> InitResult:
+    path = store.root / CONFIG_FILE
+    if path.exists():
+        raise ConfigError(f"{CONFIG_FILE} already exists: edit it, or remove it first")
+    if base is None:
+        base = store.head_branch()
+        if base is None:
+            raise HarnessgitError("HEAD is detached: pass --base BRANCH")
+    check_ref_name(base, "base branch")
+    text = render_config(harness or list(DEFAULT_HARNESS_PATHS), evaluator, splits, model, base)
+    config = parse_config(text.encode("utf-8"))  # what we write must be what we read
+    present = set(store.config_values("notes.displayRef"))
+    added = [ref for ref in DISPLAY_REFS if ref not in present]
+    with open(path, "x", encoding="utf-8") as handle:
+        handle.write(text)
+    for ref in added:
+        store.config_add("notes.displayRef", ref)
+    return InitResult(str(path), config, added)

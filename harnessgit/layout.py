@@ -1,0 +1,30 @@
+"""Where harnessgit keeps things in the user's repository (DESIGN.md, "Git layout").
+
+Always fully qualified: ``git notes --ref X`` silently prefixes ``refs/notes/``.
+"""
+
+from __future__ import annotations
+
+CANDIDATES = "refs/heads/harnessgit/cand/"
+ARCHIVE = "refs/harnessgit/archive/"
+LABELS = "refs/harnessgit/labels/"
+
+NOTES_EVALS = "refs/notes/harnessgit/evals"
+NOTES_EVIDENCE = "refs/notes/harnessgit/evidence"
+NOTES_GATE = "refs/notes/harnessgit/gate"
+NOTES_GLOB = "refs/notes/harnessgit/*"
+
+# A trailer on every candidate commit, so `git log` alone tells which candidate it is.
+CANDIDATE_TRAILER = "Harnessgit-Candidate"
+
+
+def candidate_ref(candidate: str) -> str:
+    return CANDIDATES + candidate
+
+
+def archive_ref(candidate: str) -> str:
+    return ARCHIVE + candidate
+
+
+def branch_ref(branch: str) -> str:
+    return "refs/heads/" + branch

@@ -1,0 +1,135 @@
+"""Records: the immutable JSON lines that harnessgit keeps in git notes.
+
+A note is a sequence of records, one canonical JSON object per line (sorted keys,
+no insignificant whitespace). Order carries no meaning, so notes written on two
+machines merge with git's ``cat_sort_uniq`` strategy. Records are never edited; a
+correction is a new record that names the old one in ``supersedes``.
+
+Readers skip what they cannot understand (a newer schema version, an unknown
+kind, a damaged line) with a warning, so that one bad line never hides the rest.
+Adding an optional field is a compatible change (same ``v``): older readers drop
+fields they do not know. Anything else bumps ``SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_serializer
+
+SCHEMA_VERSION = 1
+log = logging.getLogger("harnessgit")
+
+
+def new_record_id() -> str:
+    return uuid.uuid4().hex
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    v: int = SCHEMA_VERSION
+    id: str = Field(default_factory=new_record_id)
+    kind: str
+    ts: datetime
+    supersedes: str | None = None
+
+    @field_serializer("ts")
+    def _ts(self, ts: datetime) -> str:
+        return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class ProposalRecord(Record):
+    """Why a candidate exists: written on the candidate commit when it is proposed."""
+
+    kind: Literal["proposal"] = "proposal"
+    candidate: str
+    parent: str
+    components: list[str]
+    rationale: str
+    source: str  # worktree | file | patch | api | evolve
+    proposer: str | None = None
+
+
+class EvidenceRecord(Record):
+    """Evidence attached to a commit: a JSONL blob kept reachable in the evidence store."""
+
+    kind: Literal["evidence"] = "evidence"
+    blob: str
+    items: int
+    bytes: int
+    label: str = "evidence"  # what the blob holds: evidence, trajectories, reflective-dataset...
+    item_kinds: dict[str, int] = Field(default_factory=dict)
+
+
+AnyRecord = Annotated[ProposalRecord | EvidenceRecord, Field(discriminator="kind")]
+
+_KINDS: dict[str, type[Record]] = {"proposal": ProposalRecord, "evidence": EvidenceRecord}
+_ADAPTER: TypeAdapter[Record] = TypeAdapter(AnyRecord)
+
+
+def dump_record(record: Record) -> bytes:
+    data = record.model_dump(mode="json", exclude_none=True)
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def parse_note(text: bytes, where: str = "") -> list[Record]:
+    """Every record of one note, skipping blank lines and what cannot be read."""
+    records = []
+    for line in text.splitlines():
+        if line.strip():
+            record = parse_record(line, where)
+            if record is not None:
+                records.append(record)
+    return records
+
+
+def parse_record(line: bytes, where: str = "") -> Record | None:
+    try:
+        return _ADAPTER.validate_json(line)
+    except ValidationError:
+        pass
+    return _parse_tolerant(line, where)
+
+
+def _parse_tolerant(line: bytes, where: str) -> Record | None:
+    at = f" in {where}" if where else ""
+    try:
+        data: Any = json.loads(line)
+    except ValueError:
+        log.warning("skipping a note line that is not JSON%s", at)
+        return None
+    if not isinstance(data, dict):
+        log.warning("skipping a note line that is not a JSON object%s", at)
+        return None
+    version, kind = data.get("v"), data.get("kind")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        log.warning(
+            "skipping a record of schema version %r%s (this harnessgit reads up to %d)",
+            version,
+            at,
+            SCHEMA_VERSION,
+        )
+        return None
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        log.warning("skipping a record of unknown kind %r%s", kind, at)
+        return None
+    known = {key: value for key, value in data.items() if key in cls.model_fields}
+    try:
+        return cls.model_validate(known)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        log.warning("skipping an invalid %s record%s: %s: %s", kind, at, field, first["msg"])
+        return None

@@ -1,0 +1,72 @@
+"""How `show` and `log` look."""
+
+from __future__ import annotations
+
+from harnessgit.render import changes, short, size, table, to_json
+from harnessgit.show import LogEntry, ShowResult
+
+
+def show_json(result: ShowResult) -> str:
+    return to_json(result)
+
+
+def show_text(result: ShowResult, *, diff: bool = True) -> str:
+    lines = []
+    head = f"commit {result.commit}"
+    if result.candidate:
+        head += f"  (candidate {result.candidate}{', ' + result.state if result.state else ''})"
+    lines += [head, f"author {result.author}", f"date   {result.date}", ""]
+    lines.append(f"    {result.subject}")
+    if result.rationale and result.rationale.strip() != result.subject:
+        lines += ["", "rationale:"] + [f"    {line}" for line in result.rationale.strip().splitlines()]
+    if result.proposal:
+        lines.append(
+            f"\nproposed via {result.proposal.source}"
+            + (f" by {result.proposal.proposer}" if result.proposal.proposer else "")
+            + f" on parent {short(result.proposal.parent)}"
+        )
+    if result.files:
+        lines += [
+            "",
+            table(
+                [[f.status, f.path, changes(f.added, f.removed)] for f in result.files], ["", "file", "lines"]
+            ),
+        ]
+    if result.evidence:
+        rows = [
+            [
+                e.label,
+                e.items,
+                size(e.bytes),
+                ", ".join(f"{k}: {v}" for k, v in sorted(e.item_kinds.items())) or "-",
+                short(e.blob),
+            ]
+            for e in result.evidence
+        ]
+        lines += ["", "evidence:", table(rows, ["label", "items", "size", "kinds", "blob"])]
+    else:
+        lines += ["", "evidence: none"]
+    if diff and result.diff:
+        lines += ["", result.diff.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def log_json(entries: list[LogEntry]) -> str:
+    return to_json(entries)
+
+
+def log_text(entries: list[LogEntry]) -> str:
+    if not entries:
+        return "no commits"
+    rows = [
+        [
+            short(e.commit, 10),
+            e.date[:10],
+            e.kind,
+            e.candidate or "-",
+            e.subject[:60],
+            ", ".join(f.path for f in e.files)[:40] or "-",
+        ]
+        for e in entries
+    ]
+    return table(rows, ["commit", "date", "kind", "candidate", "subject", "files"])

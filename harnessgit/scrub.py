@@ -1,0 +1,52 @@
+"""Scrubbing secrets out of evidence before it is written.
+
+Notes are pushed to shared remotes, and trajectories routinely contain the
+environment an agent saw: API keys, bearer tokens, cloud credentials. Every
+string in evidence passes through `scrub` before it reaches git.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+DEFAULT_PATTERNS = [
+    # Private key blocks (PEM), whole.
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
+    # OpenAI / Anthropic style keys: sk-..., sk-proj-..., sk-ant-...
+    r"\bsk-[A-Za-z0-9_\-]{16,}",
+    # Bearer tokens in headers or logs.
+    r"(?i)\bbearer\s+[A-Za-z0-9_\-\.=~+/]{16,}",
+    # AWS access key ids and secret keys written as assignments.
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"(?i)aws_secret_access_key\s*[=:]\s*[\"']?[A-Za-z0-9/+=]{40}",
+    # GitHub, Slack and Google API tokens.
+    r"\bgh[pousr]_[A-Za-z0-9]{36,}\b",
+    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    r"\bAIza[0-9A-Za-z_\-]{35}\b",
+]
+
+
+class Scrubber:
+    def __init__(self, patterns: Iterable[str] = DEFAULT_PATTERNS) -> None:
+        self.patterns = [re.compile(pattern) for pattern in patterns]
+        self.redactions = 0
+
+    def text(self, value: str) -> str:
+        for pattern in self.patterns:
+            value, count = pattern.subn(REDACTED, value)
+            self.redactions += count
+        return value
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON value with every string scrubbed (keys included)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        if isinstance(value, dict):
+            return {self.text(str(key)): self.value(item) for key, item in value.items()}
+        return value

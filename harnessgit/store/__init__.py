@@ -1,0 +1,20 @@
+"""The store: the only part of harnessgit that talks to git."""
+
+from harnessgit.store.history import FileStat
+from harnessgit.store.objects import ZERO, TreeEntry
+from harnessgit.store.repo import CommitInfo, Store
+from harnessgit.store.transaction import EVIDENCE_STORE, NOTES_PREFIX, PINS_PREFIX, Transaction
+from harnessgit.store.trees import Blob
+
+__all__ = [
+    "EVIDENCE_STORE",
+    "NOTES_PREFIX",
+    "PINS_PREFIX",
+    "ZERO",
+    "Blob",
+    "CommitInfo",
+    "FileStat",
+    "Store",
+    "Transaction",
+    "TreeEntry",
+]

@@ -1,0 +1,139 @@
+"""Reading history: ancestry, first-parent chains, diffs and files at a commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harnessgit.store.objects import TreeEntry
+
+if TYPE_CHECKING:
+    from harnessgit.store.git import Git
+
+# Diffs for people and for unidiff: immune to a user's color.ui=always, external
+# diff drivers and quoted non-ASCII names.
+DIFF_OPTIONS = ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "-M"]
+
+
+@dataclass(frozen=True)
+class FileStat:
+    path: str
+    status: str  # A added, M modified, D deleted, R renamed, T type changed
+    added: int | None  # None for a binary file
+    removed: int | None
+    old_path: str | None = None
+
+
+class HistoryMixin:
+    git: Git
+
+    if TYPE_CHECKING:
+
+        def read_tree(self, sha: str) -> list[TreeEntry]: ...
+
+        def read_blob(self, sha: str) -> bytes: ...
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        result = self.git.run(["merge-base", "--is-ancestor", ancestor, descendant], check=False)
+        return result.returncode == 0
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        result = self.git.run(["merge-base", a, b], check=False)
+        return result.stdout.decode().strip() or None
+
+    def first_parent_chain(self, tip: str, *, stop: str | None = None, limit: int | None = None) -> list[str]:
+        """Commits on tip's first-parent chain, newest first, excluding ``stop`` and before."""
+        args = ["rev-list", "--first-parent"]
+        if limit is not None:
+            args.append(f"--max-count={limit}")
+        args.append(tip)
+        if stop:
+            args.append(f"^{stop}")
+        return self.git.out(args).split()
+
+    def diff_text(self, a: str, b: str, paths: list[str] | None = None) -> str:
+        args = [*DIFF_OPTIONS, a, b, "--"]
+        return self.git.out([*args, *(paths or [])])
+
+    def diff_files(self, a: str, b: str) -> list[FileStat]:
+        """Files changed between two commits or trees, with added/removed line counts."""
+        raw = self.git.run([*DIFF_OPTIONS, "--numstat", "-z", a, b, "--"]).stdout
+        status = self._name_status(a, b)
+        stats = []
+        fields = raw.split(b"\0")
+        i = 0
+        while i < len(fields) and fields[i]:
+            added, removed, path = fields[i].split(b"\t", 2)
+            old_path = None
+            if not path:  # a rename: the two names follow as separate fields
+                old_path = fields[i + 1].decode("utf-8", "surrogateescape")
+                path = fields[i + 2]
+                i += 2
+            i += 1
+            name = path.decode("utf-8", "surrogateescape")
+            stats.append(
+                FileStat(
+                    path=name,
+                    status=status.get(name, "M"),
+                    added=None if added == b"-" else int(added),
+                    removed=None if removed == b"-" else int(removed),
+                    old_path=old_path,
+                )
+            )
+        return stats
+
+    def _name_status(self, a: str, b: str) -> dict[str, str]:
+        raw = self.git.run([*DIFF_OPTIONS, "--name-status", "-z", a, b, "--"]).stdout
+        fields = raw.split(b"\0")
+        status: dict[str, str] = {}
+        i = 0
+        while i < len(fields) and fields[i]:
+            code = fields[i].decode()[0]
+            if code in "RC":
+                status[fields[i + 2].decode("utf-8", "surrogateescape")] = code
+                i += 3
+            else:
+                status[fields[i + 1].decode("utf-8", "surrogateescape")] = code
+                i += 2
+        return status
+
+    def changed_paths(self, a: str, b: str) -> dict[str, str]:
+        """path -> A/M/D/T between two trees, renames split into delete and add."""
+        raw = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", a, b]).stdout
+        fields = raw.split(b"\0")
+        return {
+            fields[i + 1].decode("utf-8", "surrogateescape"): fields[i].decode()
+            for i in range(0, len(fields) - 1, 2)
+        }
+
+    def files_at(self, commit: str) -> dict[str, TreeEntry]:
+        """Every file in a commit's tree, by path (``ls-tree -r``)."""
+        raw = self.git.run(["ls-tree", "-r", "-z", "--full-tree", commit]).stdout
+        files = {}
+        for item in raw.split(b"\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition(b"\t")
+            mode, _kind, sha = meta.decode().split()
+            name = path.decode("utf-8", "surrogateescape")
+            files[name] = TreeEntry(mode, name, sha)
+        return files
+
+    def entry_at(self, tree: str, path: str) -> TreeEntry | None:
+        entry: TreeEntry | None = None
+        current = tree
+        for part in path.split("/"):
+            if entry is not None:
+                if not entry.is_tree:
+                    return None
+                current = entry.sha
+            entry = next((e for e in self.read_tree(current) if e.name == part), None)
+            if entry is None:
+                return None
+        return entry
+
+    def file_at(self, tree: str, path: str) -> bytes | None:
+        entry = self.entry_at(tree, path)
+        if entry is None or entry.is_tree:
+            return None
+        return self.read_blob(entry.sha)

@@ -1,0 +1,163 @@
+"""Git objects: a persistent ``git cat-file --batch`` reader and the tree format.
+
+Reads go through one long-lived cat-file process; bulk reads are pipelined (a
+writer thread feeds object ids while the caller consumes and parses objects), so
+git inflates objects on one core while Python parses on the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessgit.errors import HarnessgitError
+
+ZERO = "0" * 40
+MODE_FILE = "100644"
+MODE_EXEC = "100755"
+MODE_LINK = "120000"
+MODE_TREE = "40000"
+MODE_GITLINK = "160000"
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    name: str  # one path component (bytes decoded with surrogateescape)
+    sha: str
+
+    @property
+    def is_tree(self) -> bool:
+        return self.mode == MODE_TREE
+
+
+def parse_tree(data: bytes) -> list[TreeEntry]:
+    entries = []
+    pos = 0
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\0", space)
+        mode = data[pos:space].decode("ascii")
+        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+        sha = data[nul + 1 : nul + 21].hex()
+        entries.append(TreeEntry(mode, name, sha))
+        pos = nul + 21
+    return entries
+
+
+def _sort_key(entry: TreeEntry) -> bytes:
+    # git orders tree entries by name, comparing a subtree as if it ended in "/".
+    name = entry.name.encode("utf-8", "surrogateescape")
+    return name + b"/" if entry.is_tree else name
+
+
+def format_tree(entries: Iterable[TreeEntry]) -> bytes:
+    return b"".join(
+        entry.mode.encode("ascii")
+        + b" "
+        + entry.name.encode("utf-8", "surrogateescape")
+        + b"\0"
+        + bytes.fromhex(entry.sha)
+        for entry in sorted(entries, key=_sort_key)
+    )
+
+
+class CatFile:
+    """A persistent ``git cat-file --batch`` process."""
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        self._cwd = cwd
+        self._env = env
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=self._cwd,
+                env=self._env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        return self._proc
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.stdin:
+                self._proc.stdin.close()
+            self._proc.wait()
+            if self._proc.stdout:
+                self._proc.stdout.close()
+            self._proc = None
+
+    def read(self, sha: str) -> tuple[str, bytes] | None:
+        """(type, content) of one object, or None when it does not exist."""
+        with self._lock:
+            proc = self._start()
+            assert proc.stdin and proc.stdout
+            proc.stdin.write(sha.encode("ascii") + b"\n")
+            proc.stdin.flush()
+            return self._read_one(proc)
+
+    def read_many(self, shas: list[str]) -> Iterator[tuple[str, str, bytes]]:
+        """(sha, type, content) for each object, in order, pipelining the requests."""
+        with self._lock:
+            proc = self._start()
+            assert proc.stdin and proc.stdout
+            stdin = proc.stdin
+            request = b"".join(sha.encode("ascii") + b"\n" for sha in shas)
+            failure: list[BaseException] = []
+
+            def feed() -> None:
+                try:
+                    stdin.write(request)
+                    stdin.flush()
+                except BaseException as exc:  # surfaced in the reader below
+                    failure.append(exc)
+
+            writer = threading.Thread(target=feed, daemon=True)
+            writer.start()
+            done = 0
+            try:
+                for sha in shas:
+                    found = self._read_one(proc)
+                    if found is None:
+                        raise HarnessgitError(f"object {sha} is missing from the repository")
+                    done += 1
+                    yield sha, found[0], found[1]
+            finally:
+                if done < len(shas) or failure:
+                    # Unread answers are still in the pipe: this process is out of step.
+                    self._kill()
+                writer.join()
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            self._proc = None
+
+    @staticmethod
+    def _read_one(proc: subprocess.Popen[bytes]) -> tuple[str, bytes] | None:
+        assert proc.stdout
+        header = proc.stdout.readline()
+        if not header:
+            raise HarnessgitError("git cat-file stopped unexpectedly")
+        parts = header.split()
+        if len(parts) == 2 and parts[1] == b"missing":
+            return None
+        if len(parts) != 3:
+            raise HarnessgitError(f"unexpected git cat-file output: {header[:80]!r}")
+        size = int(parts[2])
+        data = proc.stdout.read(size + 1)[:size]
+        return parts[1].decode("ascii"), data

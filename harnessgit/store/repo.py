@@ -1,0 +1,337 @@
+"""The store: harnessgit's one door to git.
+
+It speaks in object ids, models and records. Objects are written straight into
+the object database (GitPython's loose-object writer), so building a candidate
+never touches the user's index, working tree or HEAD; refs move only through
+`commit`, one ``git update-ref --stdin`` transaction at a time.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harnessgit.errors import ConcurrentUpdate, GitFailed, HarnessgitError, NotARepository, UnknownRevision
+from harnessgit.names import check_revision
+from harnessgit.records import Record, parse_note
+from harnessgit.store.git import Git
+from harnessgit.store.history import HistoryMixin
+from harnessgit.store.objects import MODE_TREE, ZERO, CatFile, TreeEntry, format_tree, parse_tree
+from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
+from harnessgit.store.trees import Blob, edit_tree, find_note, note_path
+from harnessgit.store.worktree import WorktreeMixin
+
+Clock = Callable[[], datetime]
+MAX_ATTEMPTS = 200
+_TREE_CACHE = 4096
+
+
+def local_now() -> datetime:
+    return datetime.now(timezone.utc).astimezone()
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    author: str  # "Name <email>"
+    author_time: datetime
+    message: str
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+    @property
+    def body(self) -> str:
+        return self.message.split("\n", 1)[1].strip() if "\n" in self.message else ""
+
+
+class Store(HistoryMixin, WorktreeMixin):
+    def __init__(self, root: Path, git_dir: Path, *, clock: Clock = local_now) -> None:
+        self.root = root
+        self.git_dir = git_dir
+        self.clock = clock
+        self.git = Git(root)
+        self.catfile = CatFile(root, self.git.env)
+        self._odb: Any = None
+        self._idents: dict[str, tuple[str, str]] | None = None
+        self._trees: dict[str, list[TreeEntry]] = {}
+
+    @classmethod
+    def discover(cls, path: Path | None = None, *, clock: Clock = local_now) -> Store:
+        where = Path(path or os.getcwd())
+        if not where.is_dir():
+            raise NotARepository(f"not a directory: {where}")
+        git = Git(where)
+        probe = git.run(["rev-parse", "--is-bare-repository", "--absolute-git-dir"], check=False)
+        if probe.returncode != 0:
+            message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
+            if "not a git repository" in message:
+                raise NotARepository(f"not a git repository: {where}")
+            raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
+        bare, git_dir = probe.stdout.decode().split("\n")[:2]
+        if bare == "true":
+            raise NotARepository(
+                f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
+            )
+        top = git.run(["rev-parse", "--show-toplevel"], check=False)
+        if top.returncode != 0 or not top.stdout.strip():
+            raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
+        return cls(Path(top.stdout.decode().strip()), Path(git_dir), clock=clock)
+
+    def close(self) -> None:
+        self.catfile.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- objects ---------------------------------------------------------
+
+    def read_object(self, sha: str) -> tuple[str, bytes]:
+        found = self.catfile.read(sha)
+        if found is None:
+            raise HarnessgitError(f"object {sha} is missing from the repository")
+        return found
+
+    def read_blob(self, sha: str) -> bytes:
+        kind, data = self.read_object(sha)
+        if kind != "blob":
+            raise HarnessgitError(f"object {sha} is a {kind}, not a blob")
+        return data
+
+    def read_tree(self, sha: str) -> list[TreeEntry]:
+        cached = self._trees.get(sha)
+        if cached is None:
+            kind, data = self.read_object(sha)
+            if kind != "tree":
+                raise HarnessgitError(f"object {sha} is a {kind}, not a tree")
+            cached = parse_tree(data)
+            if len(self._trees) >= _TREE_CACHE:
+                self._trees.clear()
+            self._trees[sha] = cached
+        return cached
+
+    def commit_info(self, sha: str) -> CommitInfo:
+        kind, data = self.read_object(sha)
+        if kind != "commit":
+            raise HarnessgitError(f"object {sha} is a {kind}, not a commit")
+        return parse_commit(sha, data)
+
+    def write_object(self, kind: str, data: bytes) -> str:
+        from gitdb import IStream
+
+        if self._odb is None:
+            import git
+
+            self._odb = git.Repo(self.root).odb
+        stored = self._odb.store(IStream(kind.encode("ascii"), len(data), io.BytesIO(data)))
+        hexsha: bytes = stored.hexsha
+        return hexsha.decode("ascii")
+
+    def write_blob(self, data: bytes) -> str:
+        return self.write_object("blob", data)
+
+    def write_tree(self, entries: list[TreeEntry]) -> str:
+        sha = self.write_object("tree", format_tree(entries))
+        self._trees.setdefault(sha, sorted(entries, key=lambda entry: entry.name))
+        return sha
+
+    def edit_tree(self, base: str | None, changes: dict[str, Blob | None]) -> str:
+        return edit_tree(self.read_tree, self.write_tree, base, changes)
+
+    def write_commit(self, tree: str, parents: Iterable[str], message: str) -> str:
+        lines = [f"tree {tree}"]
+        lines += [f"parent {parent}" for parent in parents]
+        lines.append(f"author {self._signature('AUTHOR')}")
+        lines.append(f"committer {self._signature('COMMITTER')}")
+        text = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
+        return self.write_object("commit", text.encode("utf-8"))
+
+    def _signature(self, who: str) -> str:
+        if self._idents is None:
+            self._idents = {}
+            listing = self.git.out(["var", "-l"], check=False)
+            for line in listing.splitlines():
+                key, _, value = line.partition("=")
+                if key in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+                    person, _, when = value.rpartition("> ")
+                    self._idents[key.split("_")[1]] = (person + ">", when)
+        if who not in self._idents:
+            raise HarnessgitError("git does not know who you are: set user.name and user.email (git config)")
+        person, when = self._idents[who]
+        if f"GIT_{who}_DATE" not in os.environ:
+            now = self.clock()
+            offset = now.utcoffset()
+            minutes = int(offset.total_seconds() // 60) if offset else 0
+            sign = "-" if minutes < 0 else "+"
+            when = f"{int(now.timestamp())} {sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+        return f"{person} {when}"
+
+    # -- revisions and refs ----------------------------------------------
+
+    def resolve_commit(self, rev: str) -> str:
+        check_revision(rev)
+        result = self.git.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            check=False,
+        )
+        if result.returncode != 0:
+            raise UnknownRevision(f"unknown revision {rev!r}")
+        return result.stdout.decode().strip()
+
+    def ref_values(self, refs: Iterable[str]) -> dict[str, str]:
+        wanted = set(refs)
+        if not wanted:
+            return {}
+        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *sorted(wanted)])
+        values = {}
+        for line in listing.splitlines():
+            sha, _, ref = line.partition(" ")
+            if ref in wanted:
+                values[ref] = sha
+        return values
+
+    def ref_value(self, ref: str) -> str | None:
+        return self.ref_values([ref]).get(ref)
+
+    def list_refs(self, prefix: str) -> dict[str, str]:
+        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
+        refs = {}
+        for line in listing.splitlines():
+            sha, _, ref = line.partition(" ")
+            refs[ref] = sha
+        return refs
+
+    def commit(self, txn: Transaction) -> None:
+        """Apply a transaction atomically, re-basing note appends on lost races."""
+        for attempt in range(MAX_ATTEMPTS):
+            tips = self.ref_values([*txn.notes, EVIDENCE_STORE] if txn.blobs else txn.notes)
+            lines = []
+            for move in txn.moves:
+                if move.new is None:
+                    lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
+                else:
+                    lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
+            for notes_ref, appends in txn.notes.items():
+                old = tips.get(notes_ref)
+                new = self._notes_commit(old, appends, txn.reason)
+                lines.append(f"update {notes_ref} {new} {old or ZERO}")
+            if txn.blobs:
+                old = tips.get(EVIDENCE_STORE)
+                lines.append(f"update {EVIDENCE_STORE} {self._keep_commit(old, txn.blobs)} {old or ZERO}")
+            lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
+            result = self.git.run(
+                ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
+                input=("\n".join(lines) + "\n").encode(),
+                check=False,
+            )
+            if result.returncode == 0:
+                return
+            if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
+                raise GitFailed(["update-ref"], result.returncode, result.stderr)
+            self._check_moves_still_apply(txn)
+            time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
+        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
+
+    def _check_moves_still_apply(self, txn: Transaction) -> None:
+        current = self.ref_values(move.ref for move in txn.moves)
+        for move in txn.moves:
+            expected = None if move.old == ZERO else move.old
+            if move.old is not None and current.get(move.ref) != expected:
+                raise ConcurrentUpdate(
+                    f"{move.ref} was changed by another process while harnessgit worked; nothing was written"
+                )
+
+    def _notes_commit(self, tip: str | None, appends: dict[str, list[bytes]], reason: str) -> str:
+        root = self.commit_info(tip).tree if tip else None
+        changes: dict[str, Blob | None] = {}
+        for target, lines in appends.items():
+            found = find_note(self.read_tree, root, target) if root else None
+            content = b""
+            path = note_path(target)
+            if found:
+                path, blob = found
+                content = self.read_blob(blob)
+                if content and not content.endswith(b"\n"):
+                    content += b"\n"
+            content += b"".join(line + b"\n" for line in lines)
+            changes[path] = Blob(self.write_blob(content))
+        tree = self.edit_tree(root, changes)
+        return self.write_commit(tree, [tip] if tip else [], f"harnessgit: {reason}")
+
+    def _keep_commit(self, tip: str | None, blobs: set[str]) -> str:
+        root = self.commit_info(tip).tree if tip else None
+        tree = self.edit_tree(root, {note_path(blob): Blob(blob) for blob in blobs})
+        return self.write_commit(tree, [], "harnessgit evidence store: keeps evidence blobs reachable")
+
+    # -- notes -----------------------------------------------------------
+
+    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
+        """Every note on a notes ref: one ``git notes list``, one pipelined cat-file."""
+        listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
+        pairs = [line.split() for line in listing.splitlines() if line]
+        blobs = {blob: target for blob, target in pairs}
+        notes = {}
+        for blob, _kind, data in self.catfile.read_many(list(blobs)):
+            notes[blobs[blob]] = data
+        return notes
+
+    def notes(self, notes_ref: str) -> dict[str, list[Record]]:
+        return {
+            target: parse_note(text, f"{notes_ref} on {target[:12]}")
+            for target, text in self.raw_notes(notes_ref).items()
+        }
+
+    def notes_on(self, notes_ref: str, target: str) -> list[Record]:
+        tip = self.ref_value(notes_ref)
+        if tip is None:
+            return []
+        found = find_note(self.read_tree, self.commit_info(tip).tree, target)
+        if found is None:
+            return []
+        return parse_note(self.read_blob(found[1]), f"{notes_ref} on {target[:12]}")
+
+
+def parse_commit(sha: str, data: bytes) -> CommitInfo:
+    header, _, message = data.partition(b"\n\n")
+    tree, author, parents = "", "", []
+    author_time = datetime.fromtimestamp(0, timezone.utc)
+    for line in header.split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == b"tree":
+            tree = value.decode()
+        elif key == b"parent":
+            parents.append(value.decode())
+        elif key == b"author":
+            text = value.decode("utf-8", "replace")
+            person, _, when = text.rpartition("> ")
+            author = person + ">"
+            author_time = _parse_when(when)
+    return CommitInfo(sha, tree, tuple(parents), author, author_time, message.decode("utf-8", "replace"))
+
+
+def _parse_when(when: str) -> datetime:
+    from datetime import timedelta
+
+    try:
+        seconds, offset = when.split()
+        sign = -1 if offset.startswith("-") else 1
+        delta = timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])) * sign
+        return datetime.fromtimestamp(int(seconds), timezone(delta))
+    except (ValueError, IndexError):
+        return datetime.fromtimestamp(0, timezone.utc)
+
+
+__all__ = ["MODE_TREE", "Blob", "CommitInfo", "Record", "Store", "Transaction"]

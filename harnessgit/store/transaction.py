@@ -1,0 +1,64 @@
+"""A set of ref moves and note appends that land together or not at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from harnessgit.names import check_ref_name
+from harnessgit.records import Record, dump_record
+from harnessgit.store.objects import ZERO
+
+NOTES_PREFIX = "refs/notes/harnessgit/"
+PINS_PREFIX = "refs/harnessgit/pins/"
+EVIDENCE_STORE = "refs/harnessgit/evidence-store"
+
+
+@dataclass(frozen=True)
+class RefMove:
+    ref: str
+    new: str | None  # None deletes the ref
+    old: str | None  # None: whatever it is now; ZERO: it must not exist yet
+
+
+@dataclass
+class Transaction:
+    """Collects changes; `Store.commit` applies them in one ``update-ref --stdin``.
+
+    Ref moves carry the value they expect to replace: if another process moved
+    such a ref first, the whole transaction fails cleanly. Note appends and kept
+    blobs have no such expectation: on a lost race they are re-applied on top of
+    the new notes tip, so concurrent writers never lose records.
+    """
+
+    reason: str
+    moves: list[RefMove] = field(default_factory=list)
+    notes: dict[str, dict[str, list[bytes]]] = field(default_factory=dict)
+    blobs: set[str] = field(default_factory=set)
+
+    def create(self, ref: str, new: str) -> None:
+        self.moves.append(RefMove(check_ref_name(ref, "ref"), new, ZERO))
+
+    def move(self, ref: str, new: str, old: str | None) -> None:
+        self.moves.append(RefMove(check_ref_name(ref, "ref"), new, old if old else ZERO))
+
+    def delete(self, ref: str, old: str) -> None:
+        self.moves.append(RefMove(check_ref_name(ref, "ref"), None, old))
+
+    def append(self, notes_ref: str, target: str, records: Iterable[Record]) -> None:
+        if not notes_ref.startswith(NOTES_PREFIX):
+            raise ValueError(f"not a harnessgit notes ref: {notes_ref}")
+        lines = self.notes.setdefault(notes_ref, {}).setdefault(target, [])
+        lines.extend(dump_record(record) for record in records)
+
+    def keep(self, blob: str) -> None:
+        """Keep a blob (e.g. trajectories referenced from a record) reachable."""
+        self.blobs.add(blob)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.moves or self.notes or self.blobs)
+
+    def pins(self) -> list[str]:
+        """Every annotated commit gets a pin ref, so `git gc` never drops it."""
+        return sorted({target for per_ref in self.notes.values() for target in per_ref})

@@ -1,0 +1,87 @@
+"""The user's working tree, read but never written, and patches applied off to the side."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harnessgit.errors import HarnessgitError
+
+if TYPE_CHECKING:
+    from harnessgit.store.git import Git
+
+
+class WorktreeMixin:
+    git: Git
+    root: Path
+
+    def worktree_changes(self) -> dict[str, bool]:
+        """Paths that differ from HEAD in the working tree: path -> still exists.
+
+        Staged and unstaged changes alike, and untracked files not ignored.
+        """
+        raw = self.git.run(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]).stdout
+        changes = {}
+        for item in raw.split(b"\0"):
+            if len(item) < 4:
+                continue
+            code, path = item[:2].decode(), item[3:].decode("utf-8", "surrogateescape")
+            changes[path] = "D" not in code
+        return changes
+
+    def hash_worktree_files(self, paths: list[str]) -> dict[str, str]:
+        """Write working-tree files as blobs, through the repository's clean filters."""
+        if not paths:
+            return {}
+        for path in paths:
+            if "\n" in path:
+                raise HarnessgitError(f"cannot read a file whose name contains a newline: {path!r}")
+        listing = "\n".join(paths) + "\n"
+        out = self.git.run(
+            ["hash-object", "-w", "--stdin-paths"], input=listing.encode("utf-8", "surrogateescape")
+        )
+        return dict(zip(paths, out.stdout.decode().split(), strict=True))
+
+    def apply_patch(self, tree: str, patch: bytes) -> str:
+        """The tree that results from applying a unified diff to ``tree``.
+
+        Uses a throw-away index, so the user's index and working tree never change.
+        """
+        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.git.run(["read-tree", tree], env=env)
+            applied = self.git.run(
+                ["apply", "--cached", "--whitespace=nowarn", "--recount", "-"],
+                input=patch,
+                env=env,
+                check=False,
+            )
+            if applied.returncode != 0:
+                lines = [line for line in applied.stderr.splitlines() if line.strip()]
+                errors = [line for line in lines if line.startswith("error:")]
+                reason = (errors or lines or [""])[0]
+                raise HarnessgitError(f"the patch does not apply: {reason.removeprefix('error: ')}")
+            return self.git.run(["write-tree"], env=env).stdout.decode().strip()
+
+    def merge_text(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+        """A clean three-way merge of one file's text, or None on a conflict."""
+        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
+            names = []
+            for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+                (Path(tmp) / name).write_bytes(data)
+                names.append(str(Path(tmp) / name))
+            result = self.git.run(["merge-file", "-p", "--quiet", *names], check=False)
+        return result.stdout if result.returncode == 0 else None
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD is on, or None when HEAD is detached."""
+        result = self.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
+        return result.stdout.decode().strip() or None
+
+    def config_values(self, key: str) -> list[str]:
+        result = self.git.run(["config", "--get-all", key], check=False)
+        return result.stdout.decode().splitlines()
+
+    def config_add(self, key: str, value: str) -> None:
+        self.git.run(["config", "--add", key, value])

@@ -1,0 +1,112 @@
+"""Hermetic git for every test (git-revise's `hermetic_seal`).
+
+HOME points at an empty temp dir, the system config is ignored, and author,
+committer and dates are fixed, so object ids and results repeat exactly.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+FIXED_DATE = "2026-01-01T00:00:00+00:00"
+
+
+@pytest.fixture(autouse=True)
+def hermetic_seal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Test Author")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
+        monkeypatch.setenv(f"GIT_{who}_DATE", FIXED_DATE)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_NOTES_REF", "GIT_OBJECT_DIRECTORY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HARNESSGIT_TEST", "1")
+
+
+def git(repo: Path, *args: str, input: str | None = None) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=repo, input=input, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
+    return result.stdout
+
+
+CONFIG = """\
+[harness]
+paths = ["SKILL.md", "prompts/*.md", "skills/**/SKILL.md"]
+base = "main"
+
+[evaluator]
+command = ["python3", "eval.py"]
+model = "sim-1"
+"""
+
+SKILL = """\
+---
+name: demo
+description: A demo skill for tests.
+---
+# Demo
+
+1. Read the task.
+2. Answer it.
+"""
+
+
+def write(repo: Path, path: str, text: str | bytes) -> Path:
+    target = repo / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        target.write_bytes(text)
+    else:
+        target.write_text(text)
+    return target
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    counter = [0]
+
+    def make(files: dict[str, str | bytes] | None = None, *, config: str | None = CONFIG) -> Path:
+        counter[0] += 1
+        repo = tmp_path / f"repo{counter[0]}"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        contents: dict[str, str | bytes] = {
+            "SKILL.md": SKILL,
+            "prompts/system.md": "You are a careful assistant.\n",
+            "eval.py": "print('evaluator')\n",
+        }
+        if config is not None:
+            contents["harnessgit.toml"] = config
+        contents.update(files or {})
+        for path, text in contents.items():
+            write(repo, path, text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "Initial harness")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo: Callable[..., Path]) -> Path:
+    return make_repo()
+
+
+def snapshot(repo: Path) -> str:
+    """Every ref and the working tree status: what a failed command must leave alone."""
+    refs = git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+    status = git(repo, "status", "--porcelain=v1", "--untracked-files=all")
+    head = git(repo, "rev-parse", "--symbolic-full-name", "HEAD")
+    index = (repo / ".git" / "index").read_bytes() if (repo / ".git" / "index").exists() else b""
+    return refs + "\n--\n" + status + "\n--\n" + head + str(hash(index))
