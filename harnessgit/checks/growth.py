@@ -18,6 +18,9 @@ from harnessgit.config import KindChecks
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
 _COLLAPSE_HINT = "restore the lost content, or make the deletion its own small, deliberate change"
 _MAX_DETAILS = 50
+# Below this many non-blank lines, "share of lines kept" says nothing: rewriting a
+# three-line prompt is an edit, not a collapse (its size still counts).
+_MIN_LINES = 5
 
 
 def check_growth(path: str, kind: KindChecks, old: str, new: str) -> list[Finding]:
@@ -73,7 +76,7 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
                 f"{len(gone)} of {len(old_headings)} sections disappeared",
             )
         )
-    if comparison.kept_share < kind.collapse_min_kept_lines:
+    if comparison.old_lines >= _MIN_LINES and comparison.kept_share < kind.collapse_min_kept_lines:
         tripped.append(
             (
                 "share of lines kept",

@@ -36,9 +36,7 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
     out = []
     findings = sorted(report.findings, key=lambda f: (f.level != "failure", f.path is None, f.path or ""))
     if findings:
-        rows = [
-            [_where(f), f.rule, f.level, _measured(f), number(f.limit)] for f in findings
-        ]
+        rows = [[_where(f), f.rule, f.level, _measured(f), number(f.limit)] for f in findings]
         out.append(table(rows, ["file", "rule", "level", "measured", "limit"]))
         out.append("")
         for finding in findings:
@@ -59,7 +57,9 @@ def summary(report: CheckReport) -> str:
         return "no harness files to check"
     failures, warnings = report.count("failure"), report.count("warning")
     counted = f"{files} harness file{'s' if files != 1 else ''}"
-    tokens = "" if report.tokens_exact else f" (tokens: {report.tokenizer}; harnessgit[tokens] counts exactly)"
+    tokens = (
+        "" if report.tokens_exact else f" (tokens: {report.tokenizer}; harnessgit[tokens] counts exactly)"
+    )
     if not failures and not warnings:
         return f"checked {counted}: no findings{tokens}"
     counts = (
