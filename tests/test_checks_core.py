@@ -1,42 +1,17 @@
 from __future__ import annotations
 
-import random
-
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.checks.models import Content
 from harnessgit.checks.tokens import Estimate
 from harnessgit.config import ChecksSection, parse_config
+from tests.harness_text import prompt
 
 CHECKS = ChecksSection()
 GOOD_SKILL = "---\nname: demo\ndescription: A demo skill.\n---\n# Demo\n\n1. Read the task.\n"
 
 
-WORDS = [
-    "answer",
-    "cite",
-    "check",
-    "source",
-    "format",
-    "json",
-    "table",
-    "count",
-    "verify",
-    "input",
-    "output",
-    "tool",
-    "call",
-    "retry",
-    "plan",
-]
-
-
 def sectioned(n: int) -> str:
-    """A prompt of n sections whose lines do not repeat each other."""
-    rng = random.Random(n)
-    return "".join(
-        f"## Part {i}\n" + "".join(f"- {' '.join(rng.sample(WORDS, 6))}\n" for _ in range(6))
-        for i in range(n)
-    )
+    return prompt(n)
 
 
 def test_kind_of_uses_globs_in_order() -> None:
