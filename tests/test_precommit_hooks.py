@@ -1,0 +1,90 @@
+"""The published hooks (.pre-commit-hooks.yaml) through the real pre-commit.
+
+`pre-commit try-repo` clones this repository, builds a virtualenv and
+pip-installs harnessgit into it, as a user's `repo:` entry would; it needs the
+package registry. The harness repositories here have no harnessgit.toml: the
+hooks must work on defaults. try-repo uses this checkout's committed state plus
+changes to tracked files (pre-commit's "shadow repo"), not untracked files.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, write
+from tests.harness_text import prompt
+
+HOOK_REPO = Path(__file__).resolve().parent.parent
+GOOD = "---\nname: demo\ndescription: A demo skill.\n---\n# Demo\n\n1. Read the task.\n2. Answer it.\n"
+
+
+def pre_commit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def test_manifest_is_valid() -> None:
+    result = pre_commit("validate-manifest", ".pre-commit-hooks.yaml", cwd=HOOK_REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="session")
+def install_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Shared by the tests below so that pip and virtualenv download once per run.
+    return tmp_path_factory.mktemp("pre-commit-cache")
+
+
+@pytest.fixture
+def harness_repo(tmp_path: Path, install_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(install_cache / "pre-commit"))
+    monkeypatch.setenv("PIP_CACHE_DIR", str(install_cache / "pip"))
+    monkeypatch.setenv("VIRTUALENV_OVERRIDE_APP_DATA", str(install_cache / "virtualenv"))
+    repo = tmp_path / "harness"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write(repo, "skills/demo/SKILL.md", GOOD)
+    write(repo, "prompts/system.md", prompt(8))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Initial harness")
+    return repo
+
+
+def try_repo(repo: Path, path: str, text: str) -> subprocess.CompletedProcess[str]:
+    write(repo, path, text)
+    git(repo, "add", "-A")
+    return pre_commit("try-repo", str(HOOK_REPO), "harnessgit-check", cwd=repo)
+
+
+@pytest.mark.slow
+def test_a_good_small_edit_passes(harness_repo: Path) -> None:
+    result = try_repo(harness_repo, "skills/demo/SKILL.md", GOOD.replace("Answer it.", "Answer it briefly."))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "harnessgit check" in result.stdout and "Passed" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_bloated_skill_fails(harness_repo: Path) -> None:
+    bloated = GOOD + "".join(f"{i}. Also consider case number {i}.\n" for i in range(600))
+    result = try_repo(harness_repo, "skills/demo/SKILL.md", bloated)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "skills/demo/SKILL.md: length: body is 605 lines, over the skill limit of 500" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_collapsed_prompt_fails_with_a_collapse_finding(harness_repo: Path) -> None:
+    result = try_repo(harness_repo, "prompts/system.md", "## Part 0\nAnswer.\n")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "prompts/system.md: collapse: shrank to" in result.stdout
+    assert "section gone: ## Part 7" in result.stdout
+
+
+@pytest.mark.slow
+def test_an_invalid_frontmatter_name_fails(harness_repo: Path) -> None:
+    result = try_repo(harness_repo, "skills/demo/SKILL.md", GOOD.replace("name: demo", "name: Demo_Skill"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "skills/demo/SKILL.md: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
