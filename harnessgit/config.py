@@ -33,7 +33,9 @@ DEFAULT_HARNESS_PATHS = [
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Schemas are built when Config is first validated, not at import: one build for
+    # the whole tree instead of one per section class, and none for `--help`.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class HarnessSection(_Section):
@@ -147,7 +149,7 @@ _KIND_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 class SeverityOverrides(_Section):
     """Per-rule severity: "failure", "warning" or "off" instead of the rule's default."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     length: Severity | None = None
     growth: Severity | None = None

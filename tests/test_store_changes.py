@@ -26,6 +26,8 @@ def test_diff_raw_between_commits_index_and_worktree(repo: Path) -> None:
         assert worktree["SKILL.md"].new == Side("100644", ZERO)  # read it from disk
         assert worktree["eval.py"].status == "D" and worktree["eval.py"].new is None
         assert store.untracked_files() == ["prompts/new.md"]
+        assert store.untracked_files(["prompts/new.md", "SKILL.md"]) == ["prompts/new.md"]
+        assert store.untracked_files(["SKILL.md"]) == [] and store.untracked_files([]) == []
         git(repo, "commit", "-q", "-m", "next")
         new = git(repo, "rev-parse", "HEAD").strip()
         between = {change.path: change.status for change in store.diff_raw(head, new)}

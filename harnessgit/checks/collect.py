@@ -65,7 +65,8 @@ def collect(
     else:
         changes = store.diff_raw(base, cached=source == "index")
     if source == "worktree":
-        changes += [RawChange("A", path, None, Side("100644", ZERO)) for path in store.untracked_files()]
+        untracked = store.untracked_files(None if all_files else paths)
+        changes += [RawChange("A", path, None, Side("100644", ZERO)) for path in untracked]
     by_path = {change.path: change for change in changes}
     out = Collected()
     if paths is not None:

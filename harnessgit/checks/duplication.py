@@ -9,18 +9,21 @@ Code blocks, headings and short lines (a label such as "Example:") are ignored.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from harnessgit.checks.models import Finding
 from harnessgit.checks.text import code_fences, shorten
 
-_MARKER = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
-_WORD = re.compile(r"\w+")
+_NUMBERED = re.compile(r"\d+[.)]\s")
+_PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~|-+=#/\\"
 _MIN_WORDS = 4
 _MIN_CHARS = 20
-# Pairwise comparison is quadratic: above this many candidate lines only exact
-# repeats are looked for (a harness file that long already fails its length limit).
+# Even filtered, near-duplicate search can go quadratic on text of few distinct
+# words: above this many candidate lines only exact repeats are looked for (a
+# harness file that long already fails its length limit).
 _NEAR_UP_TO = 3000
 _MAX_DETAILS = 10
 
@@ -33,8 +36,12 @@ class Repeat:
     exact: bool
 
 
-def _normalise(line: str) -> str:
-    return " ".join(_MARKER.sub("", line).lower().split()).rstrip(".,;:!")
+def _words(line: str) -> list[str]:
+    """A line's words, lowercased: list markers, spacing and punctuation drop out."""
+    words = [word for token in line.lower().split() if (word := token.strip(_PUNCTUATION))]
+    if words and line[:1].isdigit() and _NUMBERED.match(line):
+        del words[0]  # "3. Check the totals" says what "- Check the totals" says
+    return words
 
 
 def find_repeats(text: str, near: float) -> list[Repeat]:
@@ -44,37 +51,46 @@ def find_repeats(text: str, near: float) -> list[Repeat]:
     unique: list[tuple[int, frozenset[str], str]] = []  # (line, words, original)
     repeats = []
     for number, (line, in_code) in enumerate(zip(lines, fenced, strict=True), start=1):
-        if in_code or line.lstrip().startswith("#"):
+        stripped = line.strip()
+        if in_code or len(stripped) < _MIN_CHARS or stripped[0] == "#":
             continue
-        key = _normalise(line)
-        words = _WORD.findall(key)
-        if len(key) < _MIN_CHARS or len(words) < _MIN_WORDS:
+        words = _words(stripped)
+        key = " ".join(words)
+        if len(words) < _MIN_WORDS or len(key) < _MIN_CHARS:
             continue
         if key in seen:
-            repeats.append(Repeat(number, seen[key], line.strip(), exact=True))
+            repeats.append(Repeat(number, seen[key], stripped, exact=True))
             continue
         seen[key] = number
-        unique.append((number, frozenset(words), line.strip()))
+        unique.append((number, frozenset(words), stripped))
     if near < 1 and len(unique) <= _NEAR_UP_TO:
         repeats += _near_repeats(unique, near)
     return sorted(repeats, key=lambda repeat: repeat.line)
 
 
 def _near_repeats(unique: list[tuple[int, frozenset[str], str]], near: float) -> list[Repeat]:
-    # Jaccard(a, b) <= min(|a|, |b|) / max(|a|, |b|): only lines of similar word
-    # counts can match, so compare each line with the next ones in size order.
-    by_size = sorted(unique, key=lambda item: len(item[1]))
-    found: dict[int, Repeat] = {}
-    for i, (line_a, words_a, text_a) in enumerate(by_size):
-        for line_b, words_b, text_b in by_size[i + 1 :]:
-            if len(words_a) < near * len(words_b):
+    # Prefix filtering (Bayardo et al., "Scaling up all pairs similarity search",
+    # WWW 2007): with each line's words ordered rarest first, two lines whose
+    # Jaccard similarity reaches `near` share a word among the first
+    # |words| - ceil(near * |words|) + 1 of each. Only those pairs are compared.
+    frequency = Counter(word for _line, words, _text in unique for word in words)
+    rarest_first = sorted(frequency, key=lambda word: (frequency[word], word))
+    rank = {word: position for position, word in enumerate(rarest_first)}
+    index: dict[str, list[int]] = defaultdict(list)
+    found = []
+    for position, (line, words, text) in enumerate(unique):
+        ordered = sorted(words, key=rank.__getitem__)
+        prefix = ordered[: len(ordered) - math.ceil(near * len(ordered)) + 1]
+        candidates = {other for word in prefix for other in index[word]}
+        for word in prefix:
+            index[word].append(position)
+        for other in sorted(candidates):
+            earlier, other_words, _other_text = unique[other]
+            shared = len(words & other_words)
+            if shared / (len(words) + len(other_words) - shared) >= near:
+                found.append(Repeat(line, earlier, text, exact=False))
                 break
-            if len(words_a & words_b) / len(words_a | words_b) < near:
-                continue
-            later, earlier, text = (line_b, line_a, text_b) if line_b > line_a else (line_a, line_b, text_a)
-            if later not in found:
-                found[later] = Repeat(later, earlier, text, exact=False)
-    return list(found.values())
+    return found
 
 
 def check_duplication(path: str, text: str, near: float, max_duplicates: int) -> list[Finding]:

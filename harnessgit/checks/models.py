@@ -7,6 +7,7 @@ The models are the gate's interface: `CheckReport.failed` is what it reads, and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -18,15 +19,20 @@ Status = Literal["added", "modified", "deleted", "renamed", "unchanged"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Schemas are built on first use, not at import: `harnessgit check` starts faster.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class Content(_Model):
+# The inputs are plain frozen dataclasses: built by trusted code (the collector or
+# a caller's own FileVersion.from_text), they need no validation, and thousands of
+# them are made per run.
+@dataclass(frozen=True)
+class Content:
     """One side of a file: its size in bytes and, when it is UTF-8 text that was
     read, its text. ``text`` is None for a binary file (a NUL byte), for bytes that
     are not UTF-8, and for a file larger than ``[checks] max_file_bytes`` (not read)."""
 
-    size: int = Field(ge=0)
+    size: int
     text: str | None = None
     binary: bool = False
     invalid_utf8_at: int | None = None  # offset of the first byte that is not UTF-8
@@ -50,7 +56,8 @@ class Content(_Model):
         return cls(size=size, too_large=True)
 
 
-class FileVersion(_Model):
+@dataclass(frozen=True)
+class FileVersion:
     """One file in a change. ``old`` is None for a new file (or one that did not
     exist at the revision compared against), ``new`` is None for a deleted file;
     ``old_path`` names the previous path of a renamed file."""

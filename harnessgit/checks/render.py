@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from harnessgit.checks.models import CheckReport, Finding
-from harnessgit.render import table, to_json
 
 CHANGE = "(whole change)"
 
 
 def report_json(report: CheckReport) -> str:
+    from harnessgit.render import to_json
+
     return to_json(report)
 
 
@@ -36,6 +37,9 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
     out = []
     findings = sorted(report.findings, key=lambda f: (f.level != "failure", f.path is None, f.path or ""))
     if findings:
+        # tabulate only when there is a table: a clean pre-commit run skips the import.
+        from harnessgit.render import table
+
         rows = [[_where(f), f.rule, f.level, _measured(f), number(f.limit)] for f in findings]
         out.append(table(rows, ["file", "rule", "level", "measured", "limit"]))
         out.append("")

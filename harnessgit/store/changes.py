@@ -88,9 +88,13 @@ class ChangesMixin:
         args = [*_RAW_DIFF, *(["--cached"] if cached else []), old, *([new] if new else []), "--"]
         return parse_raw_diff(self.git.run(args).stdout)
 
-    def untracked_files(self) -> list[str]:
-        """Files in the working tree that git does not track and does not ignore."""
-        raw = self.git.run(["ls-files", "-z", "--others", "--exclude-standard", "--full-name"]).stdout
+    def untracked_files(self, paths: list[str] | None = None) -> list[str]:
+        """Files in the working tree that git does not track and does not ignore
+        (only among ``paths`` when given)."""
+        if paths == []:
+            return []
+        args = ["--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--full-name"]
+        raw = self.git.run([*args, "--", *(paths or [])]).stdout
         return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
 
     def tracked_files(self) -> list[str]:
