@@ -111,3 +111,7 @@ def test_tool_shape_problems(data: object, message: str) -> None:
 def test_tool_json_that_does_not_parse() -> None:
     [finding] = check_tool_json("tools/w.json", '{"name": "w",\n "description": ')
     assert finding.message.startswith("is not valid JSON: ") and finding.value == "line 2"
+
+
+def test_tool_json_with_a_byte_order_mark() -> None:
+    assert check_tool_json("tools/w.json", "\ufeff" + json.dumps(ANTHROPIC)) == []

@@ -186,3 +186,14 @@ def test_python_m_harnessgit_check(harness: Path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     assert "collapse" in proc.stdout and proc.stderr == ""
+
+
+def test_file_names_that_are_not_utf8(harness: Path) -> None:
+    name = os.fsencode(harness / "prompts") + b"/caf\xe9.md"
+    with open(name, "wb") as handle:
+        handle.write(b"```\nunclosed\n")
+    result = run(harness)
+    assert result.exit_code == 1
+    assert "prompts/caf\ufffd.md: format: code fence ``` at line 1 is never closed" in result.output
+    report = json.loads(run(harness, "--json").output)
+    assert report["findings"][0]["path"] == "prompts/caf\ufffd.md"

@@ -213,7 +213,7 @@ def check_tool_json(path: str, text: str) -> list[Finding]:
         'or {"name", "description", "input_schema"} (Anthropic), or a list of them'
     )
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         return [
             _finding(

@@ -7,10 +7,15 @@ from harnessgit.checks.models import CheckReport, Finding
 CHANGE = "(whole change)"
 
 
+def printable(text: str) -> str:
+    """File names that are not UTF-8 reach us with surrogate escapes; print U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def report_json(report: CheckReport) -> str:
     from harnessgit.render import to_json
 
-    return to_json(report)
+    return printable(to_json(report))
 
 
 def number(value: int | float | str | None) -> str:
@@ -52,7 +57,7 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
             out.append("")
         out += [f"note: {note}" for note in report.notes]
         out.append(summary(report))
-    return "\n".join(out)
+    return printable("\n".join(out))
 
 
 def summary(report: CheckReport) -> str:
