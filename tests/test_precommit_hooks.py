@@ -9,6 +9,7 @@ changes to tracked files (pre-commit's "shadow repo"), not untracked files.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +89,35 @@ def test_an_invalid_frontmatter_name_fails(harness_repo: Path) -> None:
     result = try_repo(harness_repo, "skills/demo/SKILL.md", GOOD.replace("name: demo", "name: Demo_Skill"))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "skills/demo/SKILL.md: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
+
+
+def test_the_project_checks_its_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's own .pre-commit-config.yaml runs harnessgit on templates/, and they pass.
+
+    Only its local harnessgit hook runs here (the other hooks come from GitHub):
+    in a copy of templates/, staged, with the development install on PATH.
+    """
+    import shutil
+
+    import yaml
+
+    config = yaml.safe_load((HOOK_REPO / ".pre-commit-config.yaml").read_text())
+    local = [repo for repo in config["repos"] if repo["repo"] == "local"]
+    hooks = [hook for repo in local for hook in repo["hooks"] if hook["id"] == "harnessgit-check"]
+    assert len(hooks) == 1
+    repo = tmp_path / "project"
+    shutil.copytree(HOOK_REPO / "templates", repo / "templates")
+    (repo / "notes.txt").write_text("not under templates/\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    (repo / "only-hook.yaml").write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]}))
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    result = pre_commit("run", "--config", "only-hook.yaml", "--all-files", "--verbose", cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "checked 2 harness files: no findings" in result.stdout
+    # The same hook fails on a broken template, so the pass above means something.
+    write(repo, "templates/example/SKILL.md", "---\nname: Example\ndescription: d\n---\n")
+    git(repo, "add", "-A")
+    broken = pre_commit("run", "--config", "only-hook.yaml", "--all-files", cwd=repo)
+    assert broken.returncode == 1 and "is not a valid skill name" in broken.stdout
