@@ -197,3 +197,17 @@ def test_file_names_that_are_not_utf8(harness: Path) -> None:
     assert "prompts/caf\ufffd.md: format: code fence ``` at line 1 is never closed" in result.output
     report = json.loads(run(harness, "--json").output)
     assert report["findings"][0]["path"] == "prompts/caf\ufffd.md"
+
+
+def test_the_check_path_never_imports_gitpython(harness: Path) -> None:
+    # GitPython costs ~120 ms to import; the store loads it only to write objects.
+    write(harness, "prompts/long.md", "## Part 0\nAnswer.\n")
+    code = (
+        "import sys; from harnessgit.cli import main; code = main(['check']); "
+        "print(code, sorted(m for m in sys.modules if m == 'git' or m.startswith(('git.', 'gitdb'))))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=harness, capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "1 []", proc.stdout + proc.stderr
