@@ -118,6 +118,11 @@ def test_symlinks_are_noted_not_followed(harness: Path) -> None:
     assert staged.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert worktree.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert staged.files == [] and worktree.files == []
+    git(harness, "commit", "-qm", "link")  # unchanged and named: still never followed
+    with Store.discover(harness) as store:
+        for check in (check_staged, check_worktree):
+            named = check(store, load_config(harness), head(harness), paths=["prompts/link.md"])
+            assert named.files == [] and named.notes == ["prompts/link.md is a symbolic link: not checked"]
 
 
 def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:

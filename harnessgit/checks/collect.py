@@ -37,6 +37,7 @@ class _Ref:
 class Collected:
     versions: list[FileVersion] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    links: set[str] = field(default_factory=set)  # links and submodules: noted, never read
 
 
 def is_harness(path: str, config: Config) -> bool:
@@ -79,11 +80,13 @@ def collect(
     if paths is not None and len(selected) < len(wanted):
         skipped = len(wanted) - len(selected)
         out.notes.append(f"skipped {skipped} file{'s' if skipped != 1 else ''} outside the harness paths")
-    unchanged = _unchanged_refs(store, source, new, [path for path in selected if path not in by_path])
+    unchanged = _unchanged_refs(store, source, new, [path for path in selected if path not in by_path], out)
     pairs: list[tuple[str, str | None, _Ref | None, _Ref | None]] = []
     for path in selected:
         change = by_path.get(path)
         if change is None:
+            if path in out.links:
+                continue
             ref = unchanged.get(path)
             if ref is None:
                 where = f" in {new[:12]}" if source == "tree" and new else ""
@@ -125,25 +128,36 @@ def _all_files(store: Store, source: Source, new: str | None, changes: dict[str,
     return (set(store.tracked_files()) | {p for p, c in changes.items() if c.status == "A"}) - deleted
 
 
-def _unchanged_refs(store: Store, source: Source, new: str | None, paths: list[str]) -> dict[str, _Ref]:
+def _unchanged_refs(
+    store: Store, source: Source, new: str | None, paths: list[str], out: Collected
+) -> dict[str, _Ref]:
     if not paths:
         return {}
+    refs = {}
     if source == "worktree":
-        return {path: _Ref(disk=path) for path in paths if (store.root / path).is_file()}
+        for path in paths:
+            if (store.root / path).is_symlink():
+                _note_link(path, "a symbolic link", out)
+            elif (store.root / path).is_file():
+                refs[path] = _Ref(disk=path)
+        return refs
     entries = store.entries_at(new, paths) if source == "tree" and new else store.index_entries(paths)
-    return {path: _Ref(sha=entry.sha) for path, entry in entries.items() if entry.mode in _REGULAR}
+    for path, entry in entries.items():
+        ref = _blob_ref(path, Side(entry.mode, entry.sha), out)
+        if ref is not None:
+            refs[path] = ref
+    return refs
+
+
+def _note_link(path: str, what: str, out: Collected) -> None:
+    out.notes.append(f"{path} is {what}: not checked")
+    out.links.add(path)
 
 
 def _blob_ref(path: str, side: Side, out: Collected) -> _Ref | None:
     if side.mode not in _REGULAR:
-        what = (
-            "a symbolic link"
-            if side.mode == "120000"
-            else "a submodule"
-            if side.mode == "160000"
-            else "not a file"
-        )
-        out.notes.append(f"{path} is {what}: not checked")
+        what = {"120000": "a symbolic link", "160000": "a submodule"}.get(side.mode, "not a file")
+        _note_link(path, what, out)
         return None
     return _Ref(sha=side.sha)
 
@@ -153,7 +167,7 @@ def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None
         return _blob_ref(path, side, out)
     # A working-tree file git has not hashed: read it from disk, unless it is a link.
     if (store.root / path).is_symlink():
-        out.notes.append(f"{path} is a symbolic link: not checked")
+        _note_link(path, "a symbolic link", out)
         return None
     return _Ref(disk=path)
 
