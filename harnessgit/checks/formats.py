@@ -104,6 +104,7 @@ def check_skill(path: str, text: str) -> list[Finding]:
     import yaml
 
     try:
+        # yaml.safe_load, with libyaml's loader when PyYAML was built with it (faster).
         data = yaml.load(parts.yaml, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
@@ -116,7 +117,8 @@ def check_skill(path: str, text: str) -> list[Finding]:
                 "invalid YAML",
                 "YAML mapping",
                 f"frontmatter is not valid YAML: {problem}{line}",
-                'quote values that contain a colon, e.g. description: "Use when: ..."',
+                "quote a value that holds ': ' or ' #' or starts with [ { * & ! |, e.g. "
+                'description: "Use when: ..."',
             )
         ]
     if not isinstance(data, dict):
