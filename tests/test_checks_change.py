@@ -145,3 +145,11 @@ def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:
         assert (finding.path, finding.rule, finding.measure) == ("prompts/huge.md", "length", "bytes")
         assert finding.value == 100 * 1024 * 1024
     assert peak < 10 * 1024 * 1024  # bounded: the 100 MB never entered memory
+
+
+def test_revisions_are_never_options(harness: Path) -> None:
+    with Store.discover(harness) as store, pytest.raises(HarnessgitError, match="looks like an option"):
+        check_change(store, load_config(harness), "--output=/tmp/x", head(harness))
+    with Store.discover(harness) as store:
+        by_name = check_change(store, load_config(harness), None, "main")  # names work, once checked
+    assert by_name.files

@@ -19,6 +19,7 @@ from harnessgit import globs
 from harnessgit.checks.models import Content, FileVersion
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
+from harnessgit.names import check_revision
 from harnessgit.store import ZERO, RawChange, Side, Store
 
 Source = Literal["tree", "index", "worktree"]
@@ -58,6 +59,10 @@ def collect(
     (a commit or tree when ``source`` is "tree"), the index or the working tree;
     with ``paths``, exactly those files, changed or not; with ``all_files``, every
     harness file on the new side."""
+    # Revisions reach git as arguments: never as options or ranges (DESIGN.md).
+    for revision in (old, new):
+        if revision is not None:
+            check_revision(revision)
     base = old or store.empty_tree()
     if source == "tree":
         if new is None:
