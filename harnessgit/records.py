@@ -17,7 +17,7 @@ import json
 import logging
 import uuid
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_serializer
 
@@ -70,9 +70,80 @@ class EvidenceRecord(Record):
     item_kinds: dict[str, int] = Field(default_factory=dict)
 
 
-AnyRecord = Annotated[ProposalRecord | EvidenceRecord, Field(discriminator="kind")]
+class EvalRecord(Record):
+    """One completed batch of an evaluation: per-instance, per-repeat scores.
 
-_KINDS: dict[str, type[Record]] = {"proposal": ProposalRecord, "evidence": EvidenceRecord}
+    Columnar (``instances[i]``, ``repeats[i]``, ``scores[i]`` form row i) because
+    thousands of these are read at once, and lists of numbers parse fastest.
+    Written on the evaluated commit; found for any commit with the same harness
+    tree id, evaluator fingerprint and model, which is the cache key.
+    """
+
+    kind: Literal["eval"] = "eval"
+    commit: str
+    harness: str  # git tree id of the harness files alone
+    fingerprint: str  # evaluator command + evaluator files
+    model: str
+    split: str
+    split_hash: str  # the split's instance set: what makes scores comparable
+    manifest: str  # hash of the whole manifest at the time
+    instances: list[str]
+    repeats: list[int]
+    scores: list[float]
+    clusters: list[str | None] | None = None
+    failure_classes: list[str | None] | None = None
+    evidence: str | None = None  # blob of JSON lines: feedback and trajectories, scrubbed
+    cost: dict[str, float] | None = None  # summed over the batch
+    wall_time: float
+    worker: str
+    fresh: bool = False  # run with --no-cache although results were on record
+
+
+class TestPeekRecord(Record):
+    """A look at the held-out test split: made visible, never used to decide."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
+    kind: Literal["test-peek"] = "test-peek"
+    commit: str
+    harness: str
+    fingerprint: str
+    model: str
+    n: int
+    mean: float
+    forced: bool = False
+
+
+class LabelRecord(Record):
+    """A move of a label such as ``production``: who moved it where, and on what grounds."""
+
+    kind: Literal["label"] = "label"
+    name: str
+    commit: str
+    previous: str | None = None
+    reason: str = ""
+    gate: str | None = None  # id of the gate record that let this commit onto the base branch
+    forced: bool = False
+
+
+AnyRecord = Annotated[
+    EvalRecord | ProposalRecord | EvidenceRecord | TestPeekRecord | LabelRecord, Field(discriminator="kind")
+]
+
+_KINDS: dict[str, type[Record]] = {
+    "eval": EvalRecord,
+    "proposal": ProposalRecord,
+    "evidence": EvidenceRecord,
+    "test-peek": TestPeekRecord,
+    "label": LabelRecord,
+}
+
+
+def live(records: list[Record]) -> list[Record]:
+    """Records not superseded by another record in the list."""
+    superseded = {record.supersedes for record in records if record.supersedes}
+    return [record for record in records if record.id not in superseded]
+
+
 _ADAPTER: TypeAdapter[Record] = TypeAdapter(AnyRecord)
 
 

@@ -56,15 +56,17 @@ class CommitInfo:
 
 
 class Store(HistoryMixin, WorktreeMixin):
-    def __init__(self, root: Path, git_dir: Path, *, clock: Clock = local_now) -> None:
+    def __init__(self, root: Path, git_dir: Path, objects: Path, *, clock: Clock = local_now) -> None:
         self.root = root
         self.git_dir = git_dir
+        self.objects = objects
         self.clock = clock
         self.git = Git(root)
         self.catfile = CatFile(root, self.git.env)
         self._odb: Any = None
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}
+        self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
     def discover(cls, path: Path | None = None, *, clock: Clock = local_now) -> Store:
@@ -72,13 +74,15 @@ class Store(HistoryMixin, WorktreeMixin):
         if not where.is_dir():
             raise NotARepository(f"not a directory: {where}")
         git = Git(where)
-        probe = git.run(["rev-parse", "--is-bare-repository", "--absolute-git-dir"], check=False)
+        probe = git.run(
+            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "objects"], check=False
+        )
         if probe.returncode != 0:
             message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
             if "not a git repository" in message:
                 raise NotARepository(f"not a git repository: {where}")
             raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
-        bare, git_dir = probe.stdout.decode().split("\n")[:2]
+        bare, git_dir, objects = probe.stdout.decode().split("\n")[:3]
         if bare == "true":
             raise NotARepository(
                 f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
@@ -86,7 +90,7 @@ class Store(HistoryMixin, WorktreeMixin):
         top = git.run(["rev-parse", "--show-toplevel"], check=False)
         if top.returncode != 0 or not top.stdout.strip():
             raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
-        return cls(Path(top.stdout.decode().strip()), Path(git_dir), clock=clock)
+        return cls(Path(top.stdout.decode().strip()), Path(git_dir), where / objects, clock=clock)
 
     def close(self) -> None:
         self.catfile.close()
@@ -130,12 +134,12 @@ class Store(HistoryMixin, WorktreeMixin):
         return parse_commit(sha, data)
 
     def write_object(self, kind: str, data: bytes) -> str:
-        from gitdb import IStream
+        # GitPython's own loose-object writer (gitdb), in process: GitPython's
+        # GitCmdObjectDB.store would start one `git hash-object` per object.
+        from gitdb import IStream, LooseObjectDB
 
         if self._odb is None:
-            import git
-
-            self._odb = git.Repo(self.root).odb
+            self._odb = LooseObjectDB(str(self.objects))
         stored = self._odb.store(IStream(kind.encode("ascii"), len(data), io.BytesIO(data)))
         hexsha: bytes = stored.hexsha
         return hexsha.decode("ascii")
@@ -216,21 +220,30 @@ class Store(HistoryMixin, WorktreeMixin):
 
     def commit(self, txn: Transaction) -> None:
         """Apply a transaction atomically, re-basing note appends on lost races."""
+        shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
         for attempt in range(MAX_ATTEMPTS):
-            tips = self.ref_values([*txn.notes, EVIDENCE_STORE] if txn.blobs else txn.notes)
+            # Optimistic: guess the notes tips this store last wrote (one git call
+            # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
+            guessed = attempt == 0 and all(ref in self._tips for ref in shared)
+            if guessed:
+                tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
+            else:
+                tips = self.ref_values(shared)
             lines = []
             for move in txn.moves:
                 if move.new is None:
                     lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
                 else:
                     lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
+            written: dict[str, str] = {}
             for notes_ref, appends in txn.notes.items():
                 old = tips.get(notes_ref)
-                new = self._notes_commit(old, appends, txn.reason)
-                lines.append(f"update {notes_ref} {new} {old or ZERO}")
+                written[notes_ref] = self._notes_commit(old, appends, txn.reason)
+                lines.append(f"update {notes_ref} {written[notes_ref]} {old or ZERO}")
             if txn.blobs:
                 old = tips.get(EVIDENCE_STORE)
-                lines.append(f"update {EVIDENCE_STORE} {self._keep_commit(old, txn.blobs)} {old or ZERO}")
+                written[EVIDENCE_STORE] = self._keep_commit(old, txn.blobs)
+                lines.append(f"update {EVIDENCE_STORE} {written[EVIDENCE_STORE]} {old or ZERO}")
             lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
             result = self.git.run(
                 ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
@@ -238,14 +251,20 @@ class Store(HistoryMixin, WorktreeMixin):
                 check=False,
             )
             if result.returncode == 0:
+                self._tips.update(written)
                 return
+            for ref in shared:
+                self._tips.pop(ref, None)
             if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
                 raise GitFailed(["update-ref"], result.returncode, result.stderr)
             self._check_moves_still_apply(txn)
-            time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
+            if not guessed:
+                time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
         raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
 
     def _check_moves_still_apply(self, txn: Transaction) -> None:
+        if not any(move.old is not None for move in txn.moves):
+            return
         current = self.ref_values(move.ref for move in txn.moves)
         for move in txn.moves:
             expected = None if move.old == ZERO else move.old
