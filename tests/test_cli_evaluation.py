@@ -51,6 +51,11 @@ def test_test_command(eval_repo: Path) -> None:
     result = run(eval_repo, "test", "main")
     assert result.exit_code == 0, result.output
     assert "test-split peek" in result.stdout
+    log = json.loads(run(eval_repo, "log", "--json").stdout)
+    assert [(p["n"], p["forced"]) for p in log["test_peeks"]] == [(6, False)]
+    assert "test-split peeks" in run(eval_repo, "log").stdout
+    shown = json.loads(run(eval_repo, "show", "main", "--json").stdout)
+    assert [(e["split"], e["n"], e["current"]) for e in shown["evaluations"]] == [("test", 6, True)]
     refused = run(eval_repo, "eval", "main", "--split", "test")
     assert refused.exit_code == 3 and "harnessgit test" in refused.stderr
 

@@ -76,9 +76,10 @@ def test_propose_show_log(repo: Path) -> None:
     assert data["proposal"]["source"] == "worktree" and data["evidence"][0]["items"] == 1
     assert data["rationale"] == "Add a check step"
 
-    entries = json.loads(run(repo, "log", "--json").stdout)
-    assert [e["subject"] for e in entries] == ["Initial harness"]
-    assert entries[0]["kind"] == "direct"
+    log = json.loads(run(repo, "log", "--json").stdout)
+    assert log["base"] == "main" and log["test_peeks"] == []
+    assert [e["subject"] for e in log["entries"]] == ["Initial harness"]
+    assert log["entries"][0]["kind"] == "direct"
 
 
 def test_propose_from_stdin_patch_and_files(repo: Path) -> None:
@@ -173,7 +174,7 @@ def test_real_subprocess_entry_points(repo: Path) -> None:
         ["git", "harnessgit", "log", "--json"], cwd=repo, capture_output=True, text=True, env=env
     )
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)[0]["subject"] == "Initial harness"
+    assert json.loads(out.stdout)["entries"][0]["subject"] == "Initial harness"
     out = subprocess.run(
         [sys.executable, "-m", "harnessgit", "show", "nope"],
         cwd=repo,

@@ -180,9 +180,9 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
     from harnessgit import render_show
     from harnessgit.show import show as run
 
-    store, _config = state.open()
+    store, config = state.open()
     with store:
-        result = run(store, name)
+        result = run(store, config, name)
     echo(render_show.show_json(result) if as_json else render_show.show_text(result, diff=not no_diff))
     return 0
 
@@ -195,7 +195,7 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
 def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first."""
     from harnessgit import render_show
-    from harnessgit.show import accepted_log
+    from harnessgit.history import accepted_log
 
     store, config = state.open()
     with store:
