@@ -70,11 +70,18 @@ class ScoreSummary(BaseModel):
 
 
 class ScoreBook:
+    """Every evaluation record, grouped by cache key; a key's rows are indexed on first use.
+
+    Loading parses each record once; building per-row objects only for the keys
+    a command asks about keeps `load` close to the cost of reading the notes.
+    """
+
     def __init__(self, records: Iterable[EvalRecord], peeks: Iterable[TestPeekRecord] = ()) -> None:
+        self._records: dict[Key, list[EvalRecord]] = {}
         self._rows: dict[Key, dict[tuple[str, int], Row]] = {}
         self.records: dict[str, EvalRecord] = {}
-        self.peeks = list(peeks)
-        for record in sorted(records, key=lambda r: r.ts):
+        self.peeks = sorted(peeks, key=lambda peek: peek.ts)
+        for record in records:
             self.add(record)
 
     @classmethod
@@ -91,30 +98,34 @@ class ScoreBook:
         return cls(evals, peeks)
 
     def add(self, record: EvalRecord) -> None:
+        key = Key(record.harness, record.fingerprint, record.model)
         self.records[record.id] = record
-        rows = self._rows.setdefault(Key(record.harness, record.fingerprint, record.model), {})
-        for i, instance in enumerate(record.instances):
-            key = (instance, record.repeats[i])
-            previous = rows.get(key)
-            if previous is not None and previous.ts > record.ts:
-                continue
-            rows[key] = Row(
-                instance=instance,
-                repeat=record.repeats[i],
-                score=record.scores[i],
-                cluster=record.clusters[i] if record.clusters else None,
-                failure_class=record.failure_classes[i] if record.failure_classes else None,
-                record=record.id,
-                commit=record.commit,
-                evidence=record.evidence,
-                ts=record.ts,
-            )
+        self._records.setdefault(key, []).append(record)
+        self._rows.pop(key, None)
 
     def rows(self, key: Key) -> dict[tuple[str, int], Row]:
-        return self._rows.get(key, {})
+        """(instance, repeat) -> the newest result on record for this key."""
+        rows = self._rows.get(key)
+        if rows is None:
+            rows = {}
+            for record in sorted(self._records.get(key, []), key=lambda r: r.ts):
+                for i, instance in enumerate(record.instances):
+                    rows[(instance, record.repeats[i])] = Row(
+                        instance=instance,
+                        repeat=record.repeats[i],
+                        score=record.scores[i],
+                        cluster=record.clusters[i] if record.clusters else None,
+                        failure_class=record.failure_classes[i] if record.failure_classes else None,
+                        record=record.id,
+                        commit=record.commit,
+                        evidence=record.evidence,
+                        ts=record.ts,
+                    )
+            self._rows[key] = rows
+        return rows
 
     def cache_keys(self) -> list[Key]:
-        return list(self._rows)
+        return list(self._records)
 
     def summary(
         self, key: Key, split: str, instances: list[str], *, for_decision: bool = False

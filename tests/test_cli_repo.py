@@ -190,3 +190,9 @@ def test_demo_walkthrough_runs(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "harnessgit show" in result.stdout
     assert len(git(tmp_path / "d", "for-each-ref", "refs/heads/harnessgit/cand/").splitlines()) == 2
+
+
+def test_every_command_is_documented() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "cli.md").read_text()
+    missing = [name for name in cli.commands if f"\n## {name}\n" not in text]
+    assert not missing, f"docs/cli.md lacks a section for: {missing}"

@@ -12,7 +12,7 @@ import io
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -65,7 +65,8 @@ class Store(HistoryMixin, WorktreeMixin):
         self.catfile = CatFile(root, self.git.env)
         self._odb: Any = None
         self._idents: dict[str, tuple[str, str]] | None = None
-        self._trees: dict[str, list[TreeEntry]] = {}
+        self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
+        self._commits: dict[str, CommitInfo] = {}
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
@@ -128,10 +129,17 @@ class Store(HistoryMixin, WorktreeMixin):
         return cached
 
     def commit_info(self, sha: str) -> CommitInfo:
+        cached = self._commits.get(sha)
+        if cached is not None:
+            return cached
         kind, data = self.read_object(sha)
         if kind != "commit":
             raise HarnessgitError(f"object {sha} is a {kind}, not a commit")
-        return parse_commit(sha, data)
+        info = parse_commit(sha, data)
+        if len(self._commits) >= _TREE_CACHE:
+            self._commits.clear()
+        self._commits[sha] = info
+        return info
 
     def write_object(self, kind: str, data: bytes) -> str:
         # GitPython's own loose-object writer (gitdb), in process: GitPython's
@@ -196,19 +204,20 @@ class Store(HistoryMixin, WorktreeMixin):
         return result.stdout.decode().strip()
 
     def ref_values(self, refs: Iterable[str]) -> dict[str, str]:
-        wanted = set(refs)
-        if not wanted:
-            return {}
-        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *sorted(wanted)])
+        """Current values of the refs that exist, by full name."""
         values = {}
-        for line in listing.splitlines():
-            sha, _, ref = line.partition(" ")
-            if ref in wanted:
+        for ref in refs:
+            sha = self.ref_value(ref)
+            if sha is not None:
                 values[ref] = sha
         return values
 
     def ref_value(self, ref: str) -> str | None:
-        return self.ref_values([ref]).get(ref)
+        """The object a full ref name points at now, or None (read without a new process)."""
+        if not ref.startswith("refs/"):
+            raise ValueError(f"not a full ref name: {ref}")
+        found = self.catfile.lookup(ref)
+        return found[0] if found else None
 
     def list_refs(self, prefix: str) -> dict[str, str]:
         listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
@@ -297,20 +306,23 @@ class Store(HistoryMixin, WorktreeMixin):
 
     # -- notes -----------------------------------------------------------
 
-    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
-        """Every note on a notes ref: one ``git notes list``, one pipelined cat-file."""
+    def iter_notes(self, notes_ref: str) -> Iterator[tuple[str, bytes]]:
+        """(annotated object, note text) for every note: one ``git notes list``, one
+        pipelined cat-file. A generator, so the caller parses one note while git
+        inflates the next."""
         listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
         pairs = [line.split() for line in listing.splitlines() if line]
-        blobs = {blob: target for blob, target in pairs}
-        notes = {}
-        for blob, _kind, data in self.catfile.read_many(list(blobs)):
-            notes[blobs[blob]] = data
-        return notes
+        targets = {blob: target for blob, target in pairs}
+        for blob, _kind, data in self.catfile.read_many(list(targets)):
+            yield targets[blob], data
+
+    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
+        return dict(self.iter_notes(notes_ref))
 
     def notes(self, notes_ref: str) -> dict[str, list[Record]]:
         return {
             target: parse_note(text, f"{notes_ref} on {target[:12]}")
-            for target, text in self.raw_notes(notes_ref).items()
+            for target, text in self.iter_notes(notes_ref)
         }
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:
