@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harnessgit.errors import ConfigError
+from harnessgit.proposers.settings import CommandProposerSection, ProposerSection
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -86,6 +87,7 @@ class Config(_Section):
     evaluator: EvaluatorSection = Field(default_factory=EvaluatorSection)
     splits: SplitsSection = Field(default_factory=SplitsSection)
     gate: GateSection = Field(default_factory=GateSection)
+    proposer: ProposerSection = Field(default_factory=CommandProposerSection)
     # Whether harnessgit.toml exists; commands that need a real setup refuse without it.
     present: bool = Field(default=False, exclude=True)
 
