@@ -11,6 +11,8 @@ Imported by `harnessgit.config`; imports nothing of harnessgit, like it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -83,11 +85,13 @@ class OfflineProposerSection(_Section):
     kind: Literal["offline"] = "offline"
 
 
-_SECTIONS: dict[str, type[_Section]] = {
-    "command": CommandProposerSection,
-    "openai": OpenAIProposerSection,
-    "offline": OfflineProposerSection,
-}
+_SECTIONS: Mapping[str, type[_Section]] = MappingProxyType(
+    {
+        "command": CommandProposerSection,
+        "openai": OpenAIProposerSection,
+        "offline": OfflineProposerSection,
+    }
+)
 
 
 def _kind_of(value: Any) -> str | None:
