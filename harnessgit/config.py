@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harnessgit.errors import ConfigError
+from harnessgit.proposer_settings import CommandProposerSection, ProposerSection
 from harnessgit.scrub import DEFAULT_PATTERNS
 
 if sys.version_info >= (3, 11):
@@ -107,6 +108,7 @@ class Config(_Section):
     splits: SplitsSection = Field(default_factory=SplitsSection)
     gate: GateSection = Field(default_factory=GateSection)
     scrub: ScrubSection = Field(default_factory=ScrubSection)
+    proposer: ProposerSection = Field(default_factory=CommandProposerSection)
     # Whether harnessgit.toml exists; commands that need a real setup refuse without it.
     present: bool = Field(default=False, exclude=True)
 

@@ -120,13 +120,93 @@ class LabelRecord(Record):
     name: str
     commit: str
     previous: str | None = None
+    author: str = ""
     reason: str = ""
     gate: str | None = None  # id of the gate record that let this commit onto the base branch
     forced: bool = False
 
 
+class GateRecord(Record):
+    """One gate decision: a candidate against the base tip on the selection split.
+
+    Written on the candidate commit for every attempt (rejections count against
+    the selection set too), and on the merge commit when a merge lands. Holds
+    what `verify` needs to recompute the decision from the stored scores.
+    """
+
+    kind: Literal["gate"] = "gate"
+    candidate: str | None
+    commit: str  # the candidate commit gated
+    tree: str  # its tree: what the merge commit must hold
+    base: str  # the base tip it was compared with
+    base_branch: str
+    harness: str
+    base_harness: str
+    fingerprint: str
+    model: str
+    split: str
+    split_hash: str
+    passed: bool
+    reasons: list[str]
+    method: str
+    attempt: int  # k: distinct comparisons gated on this selection set, this one included
+    alpha: float
+    alpha_k: float
+    alpha_spent: float
+    min_effect: float
+    min_instances: int
+    allow_small: bool
+    seed: int
+    resamples: int
+    n: int
+    base_mean: float | None
+    candidate_mean: float | None
+    difference: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    lower_bound: float | None = None
+    p_value: float | None = None
+    mde: float | None = None
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    regressed: list[str] = Field(default_factory=list)  # the first few, by name
+    regressed_count: int = 0
+    checks: list[str] = Field(default_factory=list)  # failing check findings, one line each
+    merge: str | None = None  # the merge commit, on the copy written there
+
+
+class OverrideRecord(Record):
+    """A base-branch move made without passing the gate, on purpose and on the record."""
+
+    kind: Literal["override"] = "override"
+    commit: str  # the commit that moved the base branch
+    candidate: str | None
+    action: str  # e.g. "revert"
+    reason: str
+    author: str
+
+
+class RetireRecord(Record):
+    """A candidate branch moved to the archive: dominated, rejected, or merged."""
+
+    kind: Literal["retire"] = "retire"
+    candidate: str
+    commit: str
+    reason: str  # dominated | rejected | merged
+    detail: str = ""
+
+
 AnyRecord = Annotated[
-    EvalRecord | ProposalRecord | EvidenceRecord | TestPeekRecord | LabelRecord, Field(discriminator="kind")
+    EvalRecord
+    | ProposalRecord
+    | EvidenceRecord
+    | TestPeekRecord
+    | LabelRecord
+    | GateRecord
+    | OverrideRecord
+    | RetireRecord,
+    Field(discriminator="kind"),
 ]
 
 _KINDS: dict[str, type[Record]] = {
@@ -135,6 +215,9 @@ _KINDS: dict[str, type[Record]] = {
     "evidence": EvidenceRecord,
     "test-peek": TestPeekRecord,
     "label": LabelRecord,
+    "gate": GateRecord,
+    "override": OverrideRecord,
+    "retire": RetireRecord,
 }
 
 

@@ -171,6 +171,10 @@ class Store(HistoryMixin, WorktreeMixin):
         text = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
         return self.write_object("commit", text.encode("utf-8"))
 
+    def identity(self) -> str:
+        """Who is acting: the committer, as ``Name <email>``."""
+        return self._signature("COMMITTER").rsplit(" ", 2)[0]
+
     def _signature(self, who: str) -> str:
         if self._idents is None:
             self._idents = {}
