@@ -36,8 +36,13 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
     if previous == target:
         raise HarnessgitError(f"label {name!r} already points at {target[:12]}")
     record = LabelRecord(
-        ts=store.clock(), name=name, commit=target, previous=previous, author=store.identity(),
-        reason=reason, gate=_gate_of(store, target),
+        ts=store.clock(),
+        name=name,
+        commit=target,
+        previous=previous,
+        author=store.identity(),
+        reason=reason,
+        gate=_gate_of(store, target),
     )
     txn = Transaction(f"label {name} -> {target[:12]}")
     txn.move(ref, target, previous)
