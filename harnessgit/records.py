@@ -172,6 +172,7 @@ class GateRecord(Record):
     ties: int = 0
     regressed: list[str] = Field(default_factory=list)  # the first few, by name
     regressed_count: int = 0
+    instances: str | None = None  # blob: the compared instance ids, one per line, sorted
     checks: list[str] = Field(default_factory=list)  # failing check findings, one line each
     merge: str | None = None  # the merge commit, on the copy written there
 

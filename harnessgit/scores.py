@@ -124,6 +124,9 @@ class ScoreBook:
             self._rows[key] = rows
         return rows
 
+    def records_for(self, key: Key) -> list[EvalRecord]:
+        return list(self._records.get(key, []))
+
     def cache_keys(self) -> list[Key]:
         return list(self._records)
 

@@ -67,6 +67,7 @@ class Store(HistoryMixin, WorktreeMixin):
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
         self._commits: dict[str, CommitInfo] = {}
+        self._listings: dict[str, dict[str, TreeEntry]] = {}
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
@@ -140,6 +141,17 @@ class Store(HistoryMixin, WorktreeMixin):
             self._commits.clear()
         self._commits[sha] = info
         return info
+
+    def commit_tree_id(self, rev: str) -> str:
+        """The tree of a commit (or the tree itself, given a tree id)."""
+        if rev in self._commits:
+            return self._commits[rev].tree
+        kind, _data = self.read_object(rev)
+        if kind == "tree":
+            return rev
+        if kind != "commit":
+            raise HarnessgitError(f"object {rev} is a {kind}, not a commit")
+        return self.commit_info(rev).tree
 
     def write_object(self, kind: str, data: bytes) -> str:
         # GitPython's own loose-object writer (gitdb), in process: GitPython's

@@ -81,6 +81,11 @@ class WorktreeMixin:
             result = self.git.run(["merge-file", "-p", "--quiet", *names], check=False)
         return result.stdout if result.returncode == 0 else None
 
+    def fast_forward_checkout(self, old: str, new: str) -> None:
+        """Move the index and working tree from ``old`` to ``new`` (HEAD's branch already
+        points at ``new``), as a fast-forward would; local edits to untouched files stay."""
+        self.git.run(["read-tree", "-m", "-u", old, new])
+
     def head_branch(self) -> str | None:
         """The branch HEAD is on, or None when HEAD is detached."""
         result = self.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
