@@ -8,7 +8,8 @@ from typing import Literal
 from harnessgit import layout
 from harnessgit.errors import UnknownRevision
 from harnessgit.names import CANDIDATE_ID, check_ref_name, check_revision
-from harnessgit.store import Store
+from harnessgit.records import RetireRecord
+from harnessgit.store import Store, Transaction
 
 State = Literal["live", "archived"]
 
@@ -66,3 +67,22 @@ def candidate_of(store: Store, sha: str) -> str | None:
         if key == layout.CANDIDATE_TRAILER:
             return value.strip() or None
     return None
+
+
+def retire(store: Store, txn: Transaction, candidate: str, sha: str, reason: str, detail: str = "") -> None:
+    """Move a live candidate's branch to the archive (still pinned, still audited)."""
+    txn.delete(layout.candidate_ref(candidate), sha)
+    txn.create(layout.archive_ref(candidate), sha)
+    txn.append(
+        layout.NOTES_EVIDENCE,
+        sha,
+        [
+            RetireRecord(
+                ts=store.clock(),
+                candidate=candidate,
+                commit=sha,
+                reason=reason,
+                detail=detail,
+            )
+        ],
+    )

@@ -14,6 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harnessgit.errors import ConfigError
+from harnessgit.proposer_settings import CommandProposerSection, ProposerSection
+from harnessgit.scrub import DEFAULT_PATTERNS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -57,6 +59,7 @@ class EvaluatorSection(_Section):
     timeout: float = Field(default=600.0, gt=0)  # seconds per batch
     batch_size: int = Field(default=10, ge=1)
     jobs: int = Field(default=1, ge=1)
+    max_line_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)  # one line of evaluator output
     # Files whose content is part of the evaluator fingerprint. Default: every
     # file outside the harness paths, so an edit to the grader invalidates the cache.
     files: list[str] | None = None
@@ -200,14 +203,36 @@ class ChecksSection(_Section):
         return [glob for kind in self.kinds.values() for glob in kind.paths]
 
 
+class ScrubSection(_Section):
+    # Regular expressions redacted from evidence before it is written, in addition
+    # to the built-in ones (API keys, bearer tokens, AWS keys, private key blocks).
+    patterns: list[str] = Field(default_factory=list)
+    defaults: bool = True
+
+    @field_validator("patterns")
+    @classmethod
+    def _compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+        return patterns
+
+
 class Config(_Section):
     harness: HarnessSection = Field(default_factory=HarnessSection)
     evaluator: EvaluatorSection = Field(default_factory=EvaluatorSection)
     splits: SplitsSection = Field(default_factory=SplitsSection)
     gate: GateSection = Field(default_factory=GateSection)
     checks: ChecksSection = Field(default_factory=ChecksSection)
+    scrub: ScrubSection = Field(default_factory=ScrubSection)
+    proposer: ProposerSection = Field(default_factory=CommandProposerSection)
     # Whether harnessgit.toml exists; commands that need a real setup refuse without it.
     present: bool = Field(default=False, exclude=True)
+
+    def scrub_patterns(self) -> list[str]:
+        return (list(DEFAULT_PATTERNS) if self.scrub.defaults else []) + self.scrub.patterns
 
 
 def load_config(root: Path) -> Config:

@@ -39,6 +39,12 @@ class ProposalError(HarnessgitError):
     pass
 
 
+class ProposerFailed(HarnessgitError):
+    """A proposer could not produce an answer at all: unreachable or failing
+    endpoint after its retries, a rejected API key, a proposer command that
+    crashed or timed out. A bad answer is not this: it is a RejectedProposal."""
+
+
 class RecordError(HarnessgitError):
     """A record or evidence file that does not parse."""
 

@@ -82,7 +82,7 @@ def propose(
     records: list[Record] = []
     evidence_blob = None
     if evidence:
-        data, kinds = encode_evidence(evidence, Scrubber())
+        data, kinds = encode_evidence(evidence, Scrubber(config.scrub_patterns()))
         evidence_blob = store.write_blob(data)
         records.append(
             EvidenceRecord(

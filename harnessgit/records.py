@@ -17,7 +17,7 @@ import json
 import logging
 import uuid
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_serializer
 
@@ -70,9 +70,164 @@ class EvidenceRecord(Record):
     item_kinds: dict[str, int] = Field(default_factory=dict)
 
 
-AnyRecord = Annotated[ProposalRecord | EvidenceRecord, Field(discriminator="kind")]
+class EvalRecord(Record):
+    """One completed batch of an evaluation: per-instance, per-repeat scores.
 
-_KINDS: dict[str, type[Record]] = {"proposal": ProposalRecord, "evidence": EvidenceRecord}
+    Columnar (``instances[i]``, ``repeats[i]``, ``scores[i]`` form row i) because
+    thousands of these are read at once, and lists of numbers parse fastest.
+    Written on the evaluated commit; found for any commit with the same harness
+    tree id, evaluator fingerprint and model, which is the cache key.
+    """
+
+    kind: Literal["eval"] = "eval"
+    commit: str
+    harness: str  # git tree id of the harness files alone
+    fingerprint: str  # evaluator command + evaluator files
+    model: str
+    split: str
+    split_hash: str  # the split's instance set: what makes scores comparable
+    manifest: str  # hash of the whole manifest at the time
+    instances: list[str]
+    repeats: list[int]
+    scores: list[float]
+    clusters: list[str | None] | None = None
+    failure_classes: list[str | None] | None = None
+    evidence: str | None = None  # blob of JSON lines: feedback and trajectories, scrubbed
+    cost: dict[str, float] | None = None  # summed over the batch
+    wall_time: float
+    worker: str
+    fresh: bool = False  # run with --no-cache although results were on record
+
+
+class TestPeekRecord(Record):
+    """A look at the held-out test split: made visible, never used to decide."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
+    kind: Literal["test-peek"] = "test-peek"
+    commit: str
+    harness: str
+    fingerprint: str
+    model: str
+    n: int
+    mean: float
+    forced: bool = False
+
+
+class LabelRecord(Record):
+    """A move of a label such as ``production``: who moved it where, and on what grounds."""
+
+    kind: Literal["label"] = "label"
+    name: str
+    commit: str
+    previous: str | None = None
+    author: str = ""
+    reason: str = ""
+    gate: str | None = None  # id of the gate record that let this commit onto the base branch
+    forced: bool = False
+
+
+class GateRecord(Record):
+    """One gate decision: a candidate against the base tip on the selection split.
+
+    Written on the candidate commit for every attempt (rejections count against
+    the selection set too), and on the merge commit when a merge lands. Holds
+    what `verify` needs to recompute the decision from the stored scores.
+    """
+
+    kind: Literal["gate"] = "gate"
+    candidate: str | None
+    commit: str  # the candidate commit gated
+    tree: str  # its tree: what the merge commit must hold
+    base: str  # the base tip it was compared with
+    base_branch: str
+    harness: str
+    base_harness: str
+    fingerprint: str
+    model: str
+    split: str
+    split_hash: str
+    passed: bool
+    reasons: list[str]
+    method: str
+    attempt: int  # k: distinct comparisons gated on this selection set, this one included
+    alpha: float
+    alpha_k: float
+    alpha_spent: float
+    min_effect: float
+    min_instances: int
+    allow_small: bool
+    seed: int
+    resamples: int
+    n: int
+    base_mean: float | None
+    candidate_mean: float | None
+    difference: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    lower_bound: float | None = None
+    p_value: float | None = None
+    mde: float | None = None
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    regressed: list[str] = Field(default_factory=list)  # the first few, by name
+    regressed_count: int = 0
+    instances: str | None = None  # blob: the compared instance ids, one per line, sorted
+    checks: list[str] = Field(default_factory=list)  # failing check findings, one line each
+    merge: str | None = None  # the merge commit, on the copy written there
+
+
+class OverrideRecord(Record):
+    """A base-branch move made without passing the gate, on purpose and on the record."""
+
+    kind: Literal["override"] = "override"
+    commit: str  # the commit that moved the base branch
+    candidate: str | None
+    action: str  # e.g. "revert"
+    reason: str
+    author: str
+
+
+class RetireRecord(Record):
+    """A candidate branch moved to the archive: dominated, rejected, or merged."""
+
+    kind: Literal["retire"] = "retire"
+    candidate: str
+    commit: str
+    reason: str  # dominated | rejected | merged
+    detail: str = ""
+
+
+AnyRecord = Annotated[
+    EvalRecord
+    | ProposalRecord
+    | EvidenceRecord
+    | TestPeekRecord
+    | LabelRecord
+    | GateRecord
+    | OverrideRecord
+    | RetireRecord,
+    Field(discriminator="kind"),
+]
+
+_KINDS: dict[str, type[Record]] = {
+    "eval": EvalRecord,
+    "proposal": ProposalRecord,
+    "evidence": EvidenceRecord,
+    "test-peek": TestPeekRecord,
+    "label": LabelRecord,
+    "gate": GateRecord,
+    "override": OverrideRecord,
+    "retire": RetireRecord,
+}
+
+
+def live(records: list[Record]) -> list[Record]:
+    """Records not superseded by another record in the list."""
+    superseded = {record.supersedes for record in records if record.supersedes}
+    return [record for record in records if record.id not in superseded]
+
+
 _ADAPTER: TypeAdapter[Record] = TypeAdapter(AnyRecord)
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from harnessgit.history import LogResult
 from harnessgit.render import changes, short, size, table, to_json
-from harnessgit.show import LogEntry, ShowResult
+from harnessgit.show import ShowResult
 
 
 def show_json(result: ShowResult) -> str:
@@ -46,17 +47,30 @@ def show_text(result: ShowResult, *, diff: bool = True) -> str:
         lines += ["", "evidence:", table(rows, ["label", "items", "size", "kinds", "blob"])]
     else:
         lines += ["", "evidence: none"]
+    if result.evaluations:
+        rows = [
+            [
+                e.split,
+                e.model,
+                short(e.fingerprint, 8) + ("" if e.current else " (old)"),
+                e.n,
+                f"{e.mean:.3f}" if e.mean is not None else "-",
+                f"{e.stderr:.3f}" if e.stderr is not None else "-",
+            ]
+            for e in result.evaluations
+        ]
+        lines += ["", "evaluations:", table(rows, ["split", "model", "evaluator", "n", "mean", "SE"])]
     if diff and result.diff:
         lines += ["", result.diff.rstrip("\n")]
     return "\n".join(lines)
 
 
-def log_json(entries: list[LogEntry]) -> str:
-    return to_json(entries)
+def log_json(result: LogResult) -> str:
+    return to_json(result)
 
 
-def log_text(entries: list[LogEntry]) -> str:
-    if not entries:
+def log_text(result: LogResult) -> str:
+    if not result.entries:
         return "no commits"
     rows = [
         [
@@ -67,6 +81,23 @@ def log_text(entries: list[LogEntry]) -> str:
             e.subject[:60],
             ", ".join(f.path for f in e.files)[:40] or "-",
         ]
-        for e in entries
+        for e in result.entries
     ]
-    return table(rows, ["commit", "date", "kind", "candidate", "subject", "files"])
+    text = table(rows, ["commit", "date", "kind", "candidate", "subject", "files"])
+    if result.test_peeks:
+        peeks = [
+            [
+                p.ts[:19],
+                short(p.commit, 10),
+                short(p.harness, 10),
+                p.model,
+                p.n,
+                f"{p.mean:.3f}",
+                "forced" if p.forced else "",
+            ]
+            for p in result.test_peeks
+        ]
+        text += "\n\ntest-split peeks (never used to decide):\n" + table(
+            peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
+        )
+    return text

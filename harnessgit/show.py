@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from harnessgit import layout
-from harnessgit.candidates import base_tip, candidate_of, resolve
+from harnessgit.candidates import candidate_of, resolve
 from harnessgit.config import Config
 from harnessgit.records import EvidenceRecord, ProposalRecord
-from harnessgit.store import CommitInfo, Store
+from harnessgit.store import Store
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -43,6 +43,16 @@ class Proposed(_Out):
     components: list[str]
 
 
+class EvaluationSummary(_Out):
+    split: str
+    model: str
+    fingerprint: str
+    n: int
+    mean: float | None
+    stderr: float | None
+    current: bool  # evaluated with the evaluator and model harnessgit.toml names now
+
+
 class ShowResult(_Out):
     commit: str
     tree: str
@@ -57,19 +67,10 @@ class ShowResult(_Out):
     files: list[FileChange]
     diff: str
     evidence: list[Evidence]
+    evaluations: list[EvaluationSummary]
 
 
-class LogEntry(_Out):
-    commit: str
-    date: str
-    author: str
-    subject: str
-    kind: str  # "merge": an accepted candidate; "direct": a commit made without harnessgit
-    candidate: str | None
-    files: list[FileChange]
-
-
-def show(store: Store, name: str) -> ShowResult:
+def show(store: Store, config: Config, name: str) -> ShowResult:
     target = resolve(store, name)
     info = store.commit_info(target.sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
@@ -96,7 +97,7 @@ def show(store: Store, name: str) -> ShowResult:
         )
         if proposal
         else None,
-        files=_files(store, parent, info.sha),
+        files=files_between(store, parent, info.sha),
         diff=store.diff_text(parent, info.sha),
         evidence=[
             Evidence(
@@ -105,41 +106,47 @@ def show(store: Store, name: str) -> ShowResult:
             for r in records
             if isinstance(r, EvidenceRecord)
         ],
+        evaluations=evaluations_of(store, config, target.sha),
     )
 
 
-def _files(store: Store, a: str, b: str) -> list[FileChange]:
+def evaluations_of(store: Store, config: Config, commit: str) -> list[EvaluationSummary]:
+    """Scores on record for this commit's harness, per split, model and evaluator."""
+    if not config.present:
+        return []
+    from harnessgit.evaluate import eval_context
+    from harnessgit.scores import ScoreBook
+    from harnessgit.splits import ManifestError, load_manifest
+
+    try:
+        manifest = load_manifest(store.root, config.splits.manifest)
+    except ManifestError:
+        return []
+    current = eval_context(store, config, commit).key
+    book = ScoreBook.load(store)
+    found = []
+    for key in book.cache_keys():
+        if key.harness != current.harness:
+            continue
+        for split, ids in manifest.splits.items():
+            summary = book.summary(key, split, ids)
+            if summary.n:
+                found.append(
+                    EvaluationSummary(
+                        split=split,
+                        model=key.model,
+                        fingerprint=key.fingerprint,
+                        n=summary.n,
+                        mean=summary.mean,
+                        stderr=summary.stderr,
+                        current=key == current,
+                    )
+                )
+    return found
+
+
+def files_between(store: Store, a: str, b: str) -> list[FileChange]:
     return [
         FileChange(path=s.path, status=s.status, added=s.added, removed=s.removed, old_path=s.old_path)
         for s in store.diff_files(a, b)
     ]
-
-
-def accepted_log(
-    store: Store, config: Config, *, base: str | None = None, limit: int | None = None
-) -> list[LogEntry]:
-    """The base branch's first-parent chain, newest first: one entry per accepted edit."""
-    tip = base_tip(store, base or config.harness.base)
-    entries = []
-    for sha in store.first_parent_chain(tip, limit=limit):
-        info = store.commit_info(sha)
-        merged = info.parents[1] if len(info.parents) > 1 else None
-        before = info.parents[0] if info.parents else EMPTY_TREE
-        entries.append(
-            LogEntry(
-                commit=sha,
-                date=info.author_time.isoformat(),
-                author=info.author,
-                subject=info.subject,
-                kind="merge" if merged else "direct",
-                candidate=_merged_candidate(store, info, merged),
-                files=_files(store, before, sha),
-            )
-        )
-    return entries
-
-
-def _merged_candidate(store: Store, info: CommitInfo, merged: str | None) -> str | None:
-    if merged is None:
-        return candidate_of(store, info.sha)
-    return candidate_of(store, merged)

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.config import load_config
+from harnessgit.history import accepted_log
 from harnessgit.init import init_repository
 from harnessgit.propose import propose
 from harnessgit.render_show import log_text, show_text
-from harnessgit.show import accepted_log, show
+from harnessgit.show import show
 from harnessgit.store import Store
 
 SKILL = """\
@@ -84,7 +85,7 @@ def walkthrough(directory: Path, say: Callable[[str], None]) -> None:
         )
 
         say(f"\n$ harnessgit show {first.candidate}")
-        say(show_text(show(store, first.candidate)))
+        say(show_text(show(store, config, first.candidate)))
         say("\n$ harnessgit log   # main moves only through the gate: nothing accepted yet")
         say(log_text(accepted_log(store, config)))
     say(f"\nThe repository is in {directory}: try `git log --all --oneline` and `harnessgit show` there.")

@@ -179,3 +179,16 @@ def test_concurrent_writers_lose_nothing(repo: Path) -> None:
         records = store.notes_on(layout.NOTES_EVALS, head)
     names = {r.candidate for r in records if isinstance(r, ProposalRecord)}
     assert len(records) == 400 and len(names) == 400
+
+
+def test_ref_reads_see_updates_by_other_processes(repo: Path) -> None:
+    with Store.discover(repo) as store:
+        first = store.ref_value("refs/heads/main")
+        assert first == git(repo, "rev-parse", "main").strip()  # the cat-file process is running now
+        git(repo, "commit", "-q", "--allow-empty", "-m", "moved by plain git")
+        assert store.ref_value("refs/heads/main") == git(repo, "rev-parse", "main").strip() != first
+        git(repo, "pack-refs", "--all")
+        git(repo, "commit", "-q", "--allow-empty", "-m", "moved again, refs packed")
+        assert store.ref_value("refs/heads/main") == git(repo, "rev-parse", "main").strip()
+        git(repo, "update-ref", "-d", "refs/heads/main")
+        assert store.ref_value("refs/heads/main") is None

@@ -32,6 +32,11 @@ class State:
     debug: bool = False
     quiet: bool = False
 
+    def path(self, value: str | Path) -> Path:
+        """A path the user typed, relative to -C DIRECTORY as git -C would have it."""
+        path = Path(value)
+        return path if self.directory is None or path.is_absolute() else self.directory / path
+
     def open(self) -> tuple[Store, Config]:
         from harnessgit.config import load_config
         from harnessgit.store import Store

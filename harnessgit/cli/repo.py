@@ -71,11 +71,11 @@ def init(
     return 0
 
 
-def _read_input(path: str, what: str) -> bytes:
+def _read_input(state: State, path: str, what: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     try:
-        return Path(path).read_bytes()
+        return state.path(path).read_bytes()
     except OSError as exc:
         from harnessgit.errors import HarnessgitError
 
@@ -139,9 +139,9 @@ def propose(
         component, sep, path = item.partition("=")
         if not sep or not component or not path:
             raise click.BadParameter(f"{item!r}: expected COMPONENT=PATH", param_hint="--file")
-        sources[component] = _read_input(path, "file")
-    items = parse_jsonl(_read_input(evidence, "evidence file"), evidence) if evidence else None
-    edit = sources or (_read_input(patch, "patch") if patch else None)
+        sources[component] = _read_input(state, path, "file")
+    items = parse_jsonl(_read_input(state, evidence, "evidence file"), evidence) if evidence else None
+    edit = sources or (_read_input(state, patch, "patch") if patch else None)
     store, config = state.open()
     with store:
         result = run(store, require(config), edit, parent=parent, rationale=message, evidence=items)
@@ -180,9 +180,9 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
     from harnessgit import render_show
     from harnessgit.show import show as run
 
-    store, _config = state.open()
+    store, config = state.open()
     with store:
-        result = run(store, name)
+        result = run(store, config, name)
     echo(render_show.show_json(result) if as_json else render_show.show_text(result, diff=not no_diff))
     return 0
 
@@ -195,7 +195,7 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
 def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first."""
     from harnessgit import render_show
-    from harnessgit.show import accepted_log
+    from harnessgit.history import accepted_log
 
     store, config = state.open()
     with store:
@@ -206,7 +206,8 @@ def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int
 
 @cli.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-def demo(directory: Path | None) -> int:
+@click.pass_obj
+def demo(state: State, directory: Path | None) -> int:
     """Walk through init, propose, show and log in a new repository (offline).
 
     DIRECTORY must be new or empty; default: a fresh temporary directory.
@@ -215,6 +216,8 @@ def demo(directory: Path | None) -> int:
 
     from harnessgit.walkthrough import walkthrough
 
-    target = directory or Path(tempfile.mkdtemp(prefix="harnessgit-demo-")) / "harness"
+    target = (
+        state.path(directory) if directory else Path(tempfile.mkdtemp(prefix="harnessgit-demo-")) / "harness"
+    )
     walkthrough(target, echo)
     return 0

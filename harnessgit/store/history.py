@@ -26,12 +26,15 @@ class FileStat:
 
 class HistoryMixin:
     git: Git
+    _listings: dict[str, dict[str, TreeEntry]]  # tree id -> files under it (trees never change)
 
     if TYPE_CHECKING:
 
         def read_tree(self, sha: str) -> list[TreeEntry]: ...
 
         def read_blob(self, sha: str) -> bytes: ...
+
+        def commit_tree_id(self, commit: str) -> str: ...
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         result = self.git.run(["merge-base", "--is-ancestor", ancestor, descendant], check=False)
@@ -107,17 +110,27 @@ class HistoryMixin:
         }
 
     def files_at(self, commit: str) -> dict[str, TreeEntry]:
-        """Every file in a commit's tree, by path (``ls-tree -r``)."""
-        raw = self.git.run(["ls-tree", "-r", "-z", "--full-tree", commit]).stdout
-        files = {}
-        for item in raw.split(b"\0"):
-            if not item:
-                continue
-            meta, _, path = item.partition(b"\t")
-            mode, _kind, sha = meta.decode().split()
-            name = path.decode("utf-8", "surrogateescape")
-            files[name] = TreeEntry(mode, name, sha)
-        return files
+        """Every file in a commit's tree, by path; read through cat-file with subtree
+        listings memoised by tree id, so candidates that share most of their tree
+        cost little more than their differences."""
+        tree = self.commit_tree_id(commit)
+        return dict(self._files_under(tree))
+
+    def _files_under(self, tree: str) -> dict[str, TreeEntry]:
+        memo = self._listings
+        found = memo.get(tree)
+        if found is None:
+            found = {}
+            for entry in self.read_tree(tree):
+                if entry.is_tree:
+                    for path, sub in self._files_under(entry.sha).items():
+                        found[f"{entry.name}/{path}"] = sub
+                elif entry.mode != "160000":  # submodules are not files
+                    found[entry.name] = entry
+            if len(memo) > 4096:
+                memo.clear()
+            memo[tree] = found
+        return found
 
     def entry_at(self, tree: str, path: str) -> TreeEntry | None:
         entry: TreeEntry | None = None

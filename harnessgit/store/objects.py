@@ -66,6 +66,22 @@ def format_tree(entries: Iterable[TreeEntry]) -> bytes:
     )
 
 
+# A wide pipe lets git inflate objects well ahead of the reader during bulk
+# reads, instead of stopping every 64 KiB (Linux's default pipe size).
+_PIPE_BYTES = 1024 * 1024
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named in the fcntl module only from Python 3.10 on Linux
+
+
+def _widen_pipe(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        import fcntl
+
+        assert proc.stdout is not None
+        fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, OSError):
+        pass  # not Linux, or above /proc/sys/fs/pipe-max-size: the default pipe still works
+
+
 class CatFile:
     """A persistent ``git cat-file --batch`` process."""
 
@@ -84,7 +100,9 @@ class CatFile:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                bufsize=_PIPE_BYTES,
             )
+            _widen_pipe(self._proc)
         return self._proc
 
     def close(self) -> None:
@@ -98,10 +116,20 @@ class CatFile:
 
     def read(self, sha: str) -> tuple[str, bytes] | None:
         """(type, content) of one object, or None when it does not exist."""
+        found = self.lookup(sha)
+        return (found[1], found[2]) if found else None
+
+    def lookup(self, name: str) -> tuple[str, str, bytes] | None:
+        """(id, type, content) of the object a full ref name or object id names, or None.
+
+        A long-running cat-file re-reads loose refs and a changed packed-refs file
+        on every lookup, so this sees other processes' ref updates; it saves a git
+        process per ref read on the hot path of proposing and recording.
+        """
         with self._lock:
             proc = self._start()
             assert proc.stdin and proc.stdout
-            proc.stdin.write(sha.encode("ascii") + b"\n")
+            proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
             proc.stdin.flush()
             return self._read_one(proc)
 
@@ -130,7 +158,7 @@ class CatFile:
                     if found is None:
                         raise HarnessgitError(f"object {sha} is missing from the repository")
                     done += 1
-                    yield sha, found[0], found[1]
+                    yield sha, found[1], found[2]
             finally:
                 if done < len(shas) or failure:
                     # Unread answers are still in the pipe: this process is out of step.
@@ -148,16 +176,16 @@ class CatFile:
             self._proc = None
 
     @staticmethod
-    def _read_one(proc: subprocess.Popen[bytes]) -> tuple[str, bytes] | None:
+    def _read_one(proc: subprocess.Popen[bytes]) -> tuple[str, str, bytes] | None:
         assert proc.stdout
         header = proc.stdout.readline()
         if not header:
             raise HarnessgitError("git cat-file stopped unexpectedly")
         parts = header.split()
-        if len(parts) == 2 and parts[1] == b"missing":
+        if len(parts) >= 2 and parts[-1] in (b"missing", b"ambiguous"):
             return None
         if len(parts) != 3:
             raise HarnessgitError(f"unexpected git cat-file output: {header[:80]!r}")
         size = int(parts[2])
         data = proc.stdout.read(size + 1)[:size]
-        return parts[1].decode("ascii"), data
+        return parts[0].decode("ascii"), parts[1].decode("ascii"), data

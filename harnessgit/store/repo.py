@@ -12,7 +12,7 @@ import io
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -57,15 +57,19 @@ class CommitInfo:
 
 
 class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
-    def __init__(self, root: Path, git_dir: Path, *, clock: Clock = local_now) -> None:
+    def __init__(self, root: Path, git_dir: Path, objects: Path, *, clock: Clock = local_now) -> None:
         self.root = root
         self.git_dir = git_dir
+        self.objects = objects
         self.clock = clock
         self.git = Git(root)
         self.catfile = CatFile(root, self.git.env)
         self._odb: Any = None
         self._idents: dict[str, tuple[str, str]] | None = None
-        self._trees: dict[str, list[TreeEntry]] = {}
+        self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
+        self._commits: dict[str, CommitInfo] = {}
+        self._listings: dict[str, dict[str, TreeEntry]] = {}
+        self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
     def discover(cls, path: Path | None = None, *, clock: Clock = local_now) -> Store:
@@ -73,13 +77,15 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         if not where.is_dir():
             raise NotARepository(f"not a directory: {where}")
         git = Git(where)
-        probe = git.run(["rev-parse", "--is-bare-repository", "--absolute-git-dir"], check=False)
+        probe = git.run(
+            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "objects"], check=False
+        )
         if probe.returncode != 0:
             message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
             if "not a git repository" in message:
                 raise NotARepository(f"not a git repository: {where}")
             raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
-        bare, git_dir = probe.stdout.decode().split("\n")[:2]
+        bare, git_dir, objects = probe.stdout.decode().split("\n")[:3]
         if bare == "true":
             raise NotARepository(
                 f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
@@ -87,7 +93,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         top = git.run(["rev-parse", "--show-toplevel"], check=False)
         if top.returncode != 0 or not top.stdout.strip():
             raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
-        return cls(Path(top.stdout.decode().strip()), Path(git_dir), clock=clock)
+        return cls(Path(top.stdout.decode().strip()), Path(git_dir), where / objects, clock=clock)
 
     def close(self) -> None:
         self.catfile.close()
@@ -125,18 +131,36 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         return cached
 
     def commit_info(self, sha: str) -> CommitInfo:
+        cached = self._commits.get(sha)
+        if cached is not None:
+            return cached
         kind, data = self.read_object(sha)
         if kind != "commit":
             raise HarnessgitError(f"object {sha} is a {kind}, not a commit")
-        return parse_commit(sha, data)
+        info = parse_commit(sha, data)
+        if len(self._commits) >= _TREE_CACHE:
+            self._commits.clear()
+        self._commits[sha] = info
+        return info
+
+    def commit_tree_id(self, rev: str) -> str:
+        """The tree of a commit (or the tree itself, given a tree id)."""
+        if rev in self._commits:
+            return self._commits[rev].tree
+        kind, _data = self.read_object(rev)
+        if kind == "tree":
+            return rev
+        if kind != "commit":
+            raise HarnessgitError(f"object {rev} is a {kind}, not a commit")
+        return self.commit_info(rev).tree
 
     def write_object(self, kind: str, data: bytes) -> str:
-        from gitdb import IStream
+        # GitPython's own loose-object writer (gitdb), in process: GitPython's
+        # GitCmdObjectDB.store would start one `git hash-object` per object.
+        from gitdb import IStream, LooseObjectDB
 
         if self._odb is None:
-            import git
-
-            self._odb = git.Repo(self.root).odb
+            self._odb = LooseObjectDB(str(self.objects))
         stored = self._odb.store(IStream(kind.encode("ascii"), len(data), io.BytesIO(data)))
         hexsha: bytes = stored.hexsha
         return hexsha.decode("ascii")
@@ -159,6 +183,10 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         lines.append(f"committer {self._signature('COMMITTER')}")
         text = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
         return self.write_object("commit", text.encode("utf-8"))
+
+    def identity(self) -> str:
+        """Who is acting: the committer, as ``Name <email>``."""
+        return self._signature("COMMITTER").rsplit(" ", 2)[0]
 
     def _signature(self, who: str) -> str:
         if self._idents is None:
@@ -193,19 +221,20 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         return result.stdout.decode().strip()
 
     def ref_values(self, refs: Iterable[str]) -> dict[str, str]:
-        wanted = set(refs)
-        if not wanted:
-            return {}
-        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *sorted(wanted)])
+        """Current values of the refs that exist, by full name."""
         values = {}
-        for line in listing.splitlines():
-            sha, _, ref = line.partition(" ")
-            if ref in wanted:
+        for ref in refs:
+            sha = self.ref_value(ref)
+            if sha is not None:
                 values[ref] = sha
         return values
 
     def ref_value(self, ref: str) -> str | None:
-        return self.ref_values([ref]).get(ref)
+        """The object a full ref name points at now, or None (read without a new process)."""
+        if not ref.startswith("refs/"):
+            raise ValueError(f"not a full ref name: {ref}")
+        found = self.catfile.lookup(ref)
+        return found[0] if found else None
 
     def list_refs(self, prefix: str) -> dict[str, str]:
         listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
@@ -217,21 +246,30 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
 
     def commit(self, txn: Transaction) -> None:
         """Apply a transaction atomically, re-basing note appends on lost races."""
+        shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
         for attempt in range(MAX_ATTEMPTS):
-            tips = self.ref_values([*txn.notes, EVIDENCE_STORE] if txn.blobs else txn.notes)
+            # Optimistic: guess the notes tips this store last wrote (one git call
+            # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
+            guessed = attempt == 0 and all(ref in self._tips for ref in shared)
+            if guessed:
+                tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
+            else:
+                tips = self.ref_values(shared)
             lines = []
             for move in txn.moves:
                 if move.new is None:
                     lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
                 else:
                     lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
+            written: dict[str, str] = {}
             for notes_ref, appends in txn.notes.items():
                 old = tips.get(notes_ref)
-                new = self._notes_commit(old, appends, txn.reason)
-                lines.append(f"update {notes_ref} {new} {old or ZERO}")
+                written[notes_ref] = self._notes_commit(old, appends, txn.reason)
+                lines.append(f"update {notes_ref} {written[notes_ref]} {old or ZERO}")
             if txn.blobs:
                 old = tips.get(EVIDENCE_STORE)
-                lines.append(f"update {EVIDENCE_STORE} {self._keep_commit(old, txn.blobs)} {old or ZERO}")
+                written[EVIDENCE_STORE] = self._keep_commit(old, txn.blobs)
+                lines.append(f"update {EVIDENCE_STORE} {written[EVIDENCE_STORE]} {old or ZERO}")
             lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
             result = self.git.run(
                 ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
@@ -239,14 +277,20 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
                 check=False,
             )
             if result.returncode == 0:
+                self._tips.update(written)
                 return
+            for ref in shared:
+                self._tips.pop(ref, None)
             if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
                 raise GitFailed(["update-ref"], result.returncode, result.stderr)
             self._check_moves_still_apply(txn)
-            time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
+            if not guessed:
+                time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
         raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
 
     def _check_moves_still_apply(self, txn: Transaction) -> None:
+        if not any(move.old is not None for move in txn.moves):
+            return
         current = self.ref_values(move.ref for move in txn.moves)
         for move in txn.moves:
             expected = None if move.old == ZERO else move.old
@@ -279,20 +323,23 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
 
     # -- notes -----------------------------------------------------------
 
-    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
-        """Every note on a notes ref: one ``git notes list``, one pipelined cat-file."""
+    def iter_notes(self, notes_ref: str) -> Iterator[tuple[str, bytes]]:
+        """(annotated object, note text) for every note: one ``git notes list``, one
+        pipelined cat-file. A generator, so the caller parses one note while git
+        inflates the next."""
         listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
         pairs = [line.split() for line in listing.splitlines() if line]
-        blobs = {blob: target for blob, target in pairs}
-        notes = {}
-        for blob, _kind, data in self.catfile.read_many(list(blobs)):
-            notes[blobs[blob]] = data
-        return notes
+        targets = {blob: target for blob, target in pairs}
+        for blob, _kind, data in self.catfile.read_many(list(targets)):
+            yield targets[blob], data
+
+    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
+        return dict(self.iter_notes(notes_ref))
 
     def notes(self, notes_ref: str) -> dict[str, list[Record]]:
         return {
             target: parse_note(text, f"{notes_ref} on {target[:12]}")
-            for target, text in self.raw_notes(notes_ref).items()
+            for target, text in self.iter_notes(notes_ref)
         }
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:

@@ -64,6 +64,13 @@ class WorktreeMixin:
                 raise HarnessgitError(f"the patch does not apply: {reason.removeprefix('error: ')}")
             return self.git.run(["write-tree"], env=env).stdout.decode().strip()
 
+    def checkout_tree(self, tree: str, directory: Path) -> None:
+        """Write a tree's files into ``directory`` through a throw-away index."""
+        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.git.run(["read-tree", tree], env=env)
+            self.git.run(["checkout-index", "--all", "--force", f"--prefix={directory}/"], env=env)
+
     def merge_text(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         """A clean three-way merge of one file's text, or None on a conflict."""
         with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
@@ -73,6 +80,11 @@ class WorktreeMixin:
                 names.append(str(Path(tmp) / name))
             result = self.git.run(["merge-file", "-p", "--quiet", *names], check=False)
         return result.stdout if result.returncode == 0 else None
+
+    def fast_forward_checkout(self, old: str, new: str) -> None:
+        """Move the index and working tree from ``old`` to ``new`` (HEAD's branch already
+        points at ``new``), as a fast-forward would; local edits to untouched files stay."""
+        self.git.run(["read-tree", "-m", "-u", old, new])
 
     def head_branch(self) -> str | None:
         """The branch HEAD is on, or None when HEAD is detached."""

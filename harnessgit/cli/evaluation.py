@@ -1,0 +1,179 @@
+"""Commands that run or read evaluations: eval, scores, test, trajectory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import click
+
+from harnessgit.cli._base import State, cli, echo
+
+
+def _instances(values: tuple[str, ...]) -> list[str] | None:
+    ids = [part for value in values for part in value.split(",") if part]
+    return ids or None
+
+
+def _stderr_sink(state: State) -> Callable[[str], None]:
+    if state.quiet:
+        logger = logging.getLogger("harnessgit.evaluator")
+        return lambda line: logger.debug("evaluator: %s", line)
+    return lambda line: click.echo(line, err=True)
+
+
+@cli.command("eval")
+@click.argument("rev", metavar="REV")
+@click.option("--split", default="selection", show_default=True, help="The split to evaluate on.")
+@click.option(
+    "--instances",
+    "--instance",
+    "instances",
+    multiple=True,
+    metavar="ID[,ID...]",
+    help="Only these instances of the split (repeatable, or comma-separated).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time. Default: [evaluator] jobs.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Evaluate every instance K times; the per-instance mean is the unit of analysis.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Run everything again even if results are on record (recorded as a fresh run).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def eval_command(
+    state: State,
+    rev: str,
+    split: str,
+    instances: tuple[str, ...],
+    jobs: int | None,
+    repeats: int,
+    no_cache: bool,
+    as_json: bool,
+) -> int:
+    """Evaluate REV's harness on a split, running only what is not on record yet."""
+    from harnessgit import render_eval
+    from harnessgit.evaluate import evaluate
+
+    store, config = state.open()
+    progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
+    with store:
+        result = evaluate(
+            store,
+            config,
+            rev,
+            split=split,
+            instances=_instances(instances),
+            jobs=jobs,
+            repeats=repeats,
+            no_cache=no_cache,
+            progress=progress,
+            on_stderr=_stderr_sink(state),
+        )
+    echo(render_eval.evaluation_json(result) if as_json else render_eval.evaluation_text(result))
+    return 0
+
+
+@cli.command()
+@click.argument("rev", metavar="REV")
+@click.option("--split", default="selection", show_default=True, help="The split to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def scores(state: State, rev: str, split: str, as_json: bool) -> int:
+    """Per-instance scores on record for REV's harness, their mean and standard error."""
+    from harnessgit import render_eval
+    from harnessgit.candidates import resolve
+    from harnessgit.config import require
+    from harnessgit.evaluate import eval_context
+    from harnessgit.render import to_json
+    from harnessgit.scores import ScoreBook
+    from harnessgit.splits import load_manifest
+
+    store, config = state.open()
+    with store:
+        require(config)
+        ids = load_manifest(store.root, config.splits.manifest).ids(split)
+        context = eval_context(store, config, resolve(store, rev).sha)
+        summary = ScoreBook.load(store).summary(context.key, split, ids)
+    echo(to_json(summary) if as_json else render_eval.scores_text(summary, context.commit))
+    return 0
+
+
+@cli.command("test")
+@click.argument("rev", metavar="REV")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Look although the test split was already seen for another harness since the last "
+    "label move (the peek is recorded as forced).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time. Default: [evaluator] jobs.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json: bool) -> int:
+    """Evaluate the held-out test split once, and record that you looked.
+
+    No automatic decision (gate, frontier, evolve) ever reads test scores.
+    """
+    from harnessgit import render_eval
+    from harnessgit.heldout import peek_test_split
+
+    store, config = state.open()
+    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("test")
+    with store:
+        result = peek_test_split(
+            store, config, rev, force=force, jobs=jobs, progress=progress, on_stderr=_stderr_sink(state)
+        )
+    echo(render_eval.evaluation_json(result.evaluation) if as_json else render_eval.heldout_text(result))
+    return 0
+
+
+@cli.command()
+@click.argument("rev", metavar="REV")
+@click.argument("instance", metavar="INSTANCE")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
+    """Show the feedback and trajectory recorded for INSTANCE on REV's harness."""
+    import json
+
+    from harnessgit.render import to_json
+    from harnessgit.trajectories import trajectories
+
+    store, config = state.open()
+    with store:
+        found = trajectories(store, config, rev, instance)
+    if as_json:
+        echo(to_json({"instance": instance, "repeats": found}))
+        return 0
+    for entry in found:
+        echo(
+            f"{instance} repeat {entry['repeat']}: score {entry['score']:g}"
+            + (f", {entry['failure_class']}" if entry.get("failure_class") else "")
+        )
+        if entry.get("feedback"):
+            echo(f"  feedback: {entry['feedback']}")
+        if entry.get("trajectory") is not None:
+            text = entry["trajectory"]
+            echo("  trajectory: " + (text if isinstance(text, str) else json.dumps(text, indent=2)))
+    return 0

@@ -1,0 +1,185 @@
+"""The ``kind = "command"`` proposer: any program that speaks JSON on stdin/stdout.
+
+harnessgit writes the `ProposalRequest` as one JSON object to the command's
+stdin and reads one JSON object from its stdout (docs/proposers.md):
+
+    {"text": "<the complete new text>"}                     a replacement, or
+    {"operations": [{"op": "append", "text": "..."}, ...]}  delta operations,
+    optionally "rationale": "..." and "usage": {"model", "prompt_tokens",
+    "completion_tokens", "cost_usd"} for the evidence and cost budgets.
+
+Where the line falls: an envelope that breaks the protocol (exit status not 0,
+a timeout, stdout that is not one JSON object of this shape) means the command
+is broken and every further call would fail the same way, so it raises
+`ProposerFailed` naming the command and the end of its stderr. What is inside a
+well-formed envelope is the proposal: operations that do not parse or do not
+apply, an empty or unchanged text, are a `RejectedProposal` and the loop goes on.
+
+The command runs without a shell, in its own process group, so a timeout kills
+whatever it started too (a grandchild holding stdout open would otherwise keep
+us waiting past the timeout).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harnessgit.errors import ConfigError, ProposerFailed
+from harnessgit.proposer_settings import CommandProposerSection
+from harnessgit.proposers.edits import EditRejected, rejected, settle
+from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
+from harnessgit.proposers.reply import validate_operations
+
+STDERR_LINES = 5
+_LINE_CHARS = 200
+
+
+class _ReportedUsage(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = None
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0)
+
+
+class _Answer(BaseModel):
+    """The envelope. ``operations`` stays raw JSON here: its content is the proposal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str | None = None
+    operations: list[Any] | None = None
+    rationale: str = ""
+    usage: _ReportedUsage = Field(default_factory=_ReportedUsage)
+
+
+class CommandProposer:
+    def __init__(
+        self,
+        section: CommandProposerSection,
+        *,
+        cwd: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if section.command is None:
+            raise ConfigError(
+                "no proposer configured: set [proposer] command = [...] (argv) or "
+                'kind = "openai" in harnessgit.toml (see docs/proposers.md)'
+            )
+        self.argv = list(section.command)
+        self.timeout = section.timeout
+        self.cwd = cwd
+        self.name = f"command:{shlex.join(self.argv)}"
+        self._clock = clock
+
+    def propose(self, request: ProposalRequest) -> ProposedEdit | RejectedProposal:
+        started = self._clock()
+        stdout, stderr = self._run(request.model_dump_json().encode("utf-8"))
+        answer = self._answer(stdout, stderr)
+        reported = answer.usage
+        usage = Usage(
+            model=reported.model,
+            prompt_tokens=reported.prompt_tokens,
+            completion_tokens=reported.completion_tokens,
+            cost_usd=reported.cost_usd,
+            latency_seconds=max(0.0, self._clock() - started),
+        )
+        raw = stdout.decode("utf-8")
+        common: dict[str, Any] = {
+            "proposer": self.name,
+            "rationale": answer.rationale,
+            "raw_output": raw,
+            "usage": usage,
+        }
+        if answer.operations is None:
+            return settle(request, text=answer.text, **common)
+        try:
+            operations = validate_operations(answer.operations)
+        except EditRejected as problem:
+            return rejected(request, problem, **common)
+        return settle(request, operations=operations, **common)
+
+    def _run(self, payload: bytes) -> tuple[bytes, bytes]:
+        try:
+            process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ProposerFailed(f"cannot run the proposer command {self._shown()}: {exc.strerror}") from None
+        try:
+            stdout, stderr = process.communicate(payload, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            _, stderr = process.communicate()
+            raise ProposerFailed(
+                f"the proposer command {self._shown()} gave no answer within {self.timeout:g} s"
+                f"{_tail(stderr)}"
+            ) from None
+        if process.returncode != 0:
+            raise ProposerFailed(
+                f"the proposer command {self._shown()} failed with exit status {process.returncode}"
+                f"{_tail(stderr)}"
+            )
+        return stdout, stderr
+
+    def _answer(self, stdout: bytes, stderr: bytes) -> _Answer:
+        def broken(problem: str) -> ProposerFailed:
+            return ProposerFailed(f"the proposer command {self._shown()} {problem}{_tail(stderr)}")
+
+        try:
+            data = json.loads(stdout.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise broken("printed bytes that are not UTF-8") from None
+        except ValueError as exc:
+            empty = "printed nothing" if not stdout.strip() else f"did not print one JSON object ({exc})"
+            raise broken(empty) from None
+        if not isinstance(data, dict):
+            raise broken(f"printed JSON {type(data).__name__}, not an object")
+        try:
+            answer = _Answer.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(part) for part in first["loc"])
+            message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+            raise broken(f"printed an answer with {key}: {message}") from None
+        if (answer.text is None) == (answer.operations is None):
+            raise broken('must print either "text" or "operations" (exactly one of them)')
+        return answer
+
+    def _shown(self) -> str:
+        return shlex.join(self.argv)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover - no process groups
+            process.kill()
+    except ProcessLookupError:  # pragma: no cover - it ended just now
+        pass
+
+
+def _tail(stderr: bytes) -> str:
+    """The last lines of stderr, on one line: where a failing command says why."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    shown = [line if len(line) <= _LINE_CHARS else line[: _LINE_CHARS - 3] + "..." for line in lines]
+    return "; stderr: " + " | ".join(shown[-STDERR_LINES:])

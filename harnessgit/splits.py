@@ -1,0 +1,92 @@
+"""The split manifest: which instances train, select and test.
+
+``{"train": [...], "selection": [...], "test": [...]}``: lists of unique instance
+ids, disjoint across splits. The train split produces experience, the selection
+split decides (frontier, gate), the test split is reported and never decides
+(SkillOpt's discipline, arXiv 2605.23904).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessgit.errors import HarnessgitError
+
+SPLITS = ("train", "selection", "test")
+MAX_ID_LENGTH = 512
+
+
+class ManifestError(HarnessgitError):
+    pass
+
+
+@dataclass(frozen=True)
+class Manifest:
+    splits: dict[str, list[str]]
+    hash: str  # of the whole manifest, order of ids ignored
+
+    def ids(self, split: str) -> list[str]:
+        if split not in self.splits:
+            known = ", ".join(sorted(self.splits)) or "none"
+            raise ManifestError(f"unknown split {split!r} (the manifest has: {known})")
+        return self.splits[split]
+
+    def split_hash(self, split: str) -> str:
+        """Identifies one split's instance set: what makes selection scores comparable.
+
+        Editing the train split must not look like a fresh selection set (that would
+        reset the gate's alpha spending), so comparability uses this, not `hash`.
+        """
+        return _digest({split: sorted(self.ids(split))})
+
+
+def _digest(value: object) -> str:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def parse_manifest(data: bytes, name: str = "manifest") -> Manifest:
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ManifestError(f"{name} is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{name} must be a JSON object of split name -> list of instance ids")
+    splits: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for split, ids in raw.items():
+        if not isinstance(ids, list):
+            raise ManifestError(f"{name}: split {split!r} must be a list of instance ids")
+        seen: set[str] = set()
+        for value in ids:
+            if not isinstance(value, str) or not value or len(value) > MAX_ID_LENGTH:
+                raise ManifestError(f"{name}: split {split!r} has an invalid instance id {value!r}")
+            if any(char in value for char in "\n\r\0"):
+                raise ManifestError(f"{name}: instance id {value!r} contains a line break")
+            if value in seen:
+                raise ManifestError(f"{name}: instance {value!r} appears twice in split {split!r}")
+            if value in owner:
+                raise ManifestError(
+                    f"{name}: instance {value!r} is in both {owner[value]!r} and {split!r}: "
+                    "splits must be disjoint"
+                )
+            seen.add(value)
+            owner[value] = split
+        splits[split] = list(ids)
+    return Manifest(splits, _digest({split: sorted(ids) for split, ids in splits.items()}))
+
+
+def load_manifest(root: Path, relative: str) -> Manifest:
+    path = root / relative
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ManifestError(
+            f"split manifest {relative} not found ([splits] manifest in harnessgit.toml)"
+        ) from None
+    except OSError as exc:
+        raise ManifestError(f"cannot read split manifest {relative}: {exc.strerror}") from None
+    return parse_manifest(data, relative)
