@@ -115,9 +115,32 @@ def test_the_project_checks_its_templates(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     result = pre_commit("run", "--config", "only-hook.yaml", "--all-files", "--verbose", cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "checked 2 harness files: no findings" in result.stdout
+    assert "checked 2 harness files: no findings" in result.stdout  # templates/example
     # The same hook fails on a broken template, so the pass above means something.
     write(repo, "templates/example/SKILL.md", "---\nname: Example\ndescription: d\n---\n")
     git(repo, "add", "-A")
     broken = pre_commit("run", "--config", "only-hook.yaml", "--all-files", cwd=repo)
     assert broken.returncode == 1 and "is not a valid skill name" in broken.stdout
+
+
+def test_repository_templates_pass_at_their_own_root(tmp_path: Path) -> None:
+    """A template with its own harnessgit.toml is copied to become a repository (see
+    its README); there, every harness file passes `harnessgit check --all`."""
+    import shutil
+
+    templates = [path.parent for path in sorted((HOOK_REPO / "templates").glob("*/harnessgit.toml"))]
+    assert templates, "no repository template to check"
+    for template in templates:
+        repo = tmp_path / template.name
+        shutil.copytree(template, repo)
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        result = subprocess.run(
+            [sys.executable, "-m", "harnessgit", "check", "--all", "--staged"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, f"{template.name}: {result.stdout}{result.stderr}"
+        assert "no findings" in result.stdout
