@@ -34,8 +34,16 @@ def clopper_pearson_lower(successes: int, trials: int, alpha: float) -> float:
     the theta at which P(X >= successes) = alpha (Clopper & Pearson 1934)."""
     if successes == 0:
         return 0.0
-    tail = _binomial_tail(successes, trials)
-    return _bisect(lambda theta: tail(theta) - alpha, 0.0, 1.0)
+    k, n = successes, trials
+    tail = _binomial_tail(k, n)
+    # d/dtheta P(X >= k) = n C(n-1, k-1) theta^(k-1) (1-theta)^(n-k): a Beta density.
+    log_scale = math.log(n) + math.lgamma(n) - math.lgamma(k) - math.lgamma(n - k + 1)
+
+    def slope(theta: float) -> float:
+        return math.exp(log_scale + (k - 1) * math.log(theta) + (n - k) * math.log1p(-theta))
+
+    guess = k / n - NormalDist().inv_cdf(1 - alpha) * math.sqrt(k * (n - k) / n) / n
+    return _newton(lambda theta: tail(theta) - alpha, slope, 0.0, 1.0, guess)
 
 
 def clopper_pearson_upper(successes: int, trials: int, alpha: float) -> float:
@@ -67,23 +75,13 @@ def student_t_quantile(alpha: float, df: int) -> float:
     lo, hi = 0.0, 1.0
     while student_t_sf(hi, df) > alpha:
         lo, hi = hi, hi * 2
-    # Newton's method from the Cornish-Fisher guess, kept inside a shrinking bracket
-    # (bisecting when a step leaves it): a handful of series evaluations, not 64.
-    t = min(max(_cornish_fisher(NormalDist().inv_cdf(1 - alpha), df), lo), hi)
     log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    for _ in range(_BISECTIONS):
-        excess = student_t_sf(t, df) - alpha  # decreasing in t
-        if excess > 0:
-            lo = t
-        else:
-            hi = t
-        density = math.exp(log_norm - (df + 1) / 2 * math.log1p(t * t / df))
-        step = t + excess / density
-        step = step if lo < step < hi else (lo + hi) / 2
-        if abs(step - t) <= 1e-14 * max(1.0, abs(t)):
-            return step
-        t = step
-    return t
+
+    def density(t: float) -> float:
+        return math.exp(log_norm - (df + 1) / 2 * math.log1p(t * t / df))
+
+    guess = _cornish_fisher(NormalDist().inv_cdf(1 - alpha), df)
+    return _newton(lambda t: alpha - student_t_sf(t, df), density, lo, hi, guess)
 
 
 def _central_probability(t: float, df: int) -> float:
@@ -147,3 +145,26 @@ def _bisect(increasing: Callable[[float], float], lo: float, hi: float) -> float
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+def _newton(
+    increasing: Callable[[float], float], slope: Callable[[float], float], lo: float, hi: float, guess: float
+) -> float:
+    """The root in [lo, hi] of an increasing function with the given derivative:
+    Newton steps inside a shrinking bracket, bisecting whenever a step would leave
+    it. A handful of evaluations where plain bisection needs 64."""
+    x = guess if lo < guess < hi else (lo + hi) / 2
+    for _ in range(_BISECTIONS):
+        value = increasing(x)
+        if value < 0:
+            lo = x
+        else:
+            hi = x
+        gradient = slope(x)
+        step = x - value / gradient if gradient > 0 else (lo + hi) / 2
+        if not lo < step < hi:
+            step = (lo + hi) / 2
+        if abs(step - x) <= 1e-15 * max(1.0, abs(x)) or hi - lo <= 1e-15 * max(1.0, abs(x)):
+            return step
+        x = step
+    return x
