@@ -59,6 +59,11 @@ if TYPE_CHECKING:
 # At least this many resamples in the tail that decides, so that the Monte Carlo
 # error of the verdict stays small (relative error of the tail count ~ 1/sqrt(20)).
 MIN_TAIL = 20
+# A cap, or an evolve loop's thousandth attempt (alpha_k ~ 3e-8) would ask for a
+# billion resamples. 2 million take ~13 s at n = 1,000 with partial credit.
+MAX_RESAMPLES = 2_000_000
+# Below this level no resample count within the cap can ever pass a candidate.
+SMALLEST_ALPHA = 1 / (MAX_RESAMPLES + 1)
 # The two-sided interval shown to people, from the first `resamples` draws.
 CI_LEVEL = 0.95
 # Elements per drawn array: bounds memory (16 MB of float64) at any n and B.
@@ -97,8 +102,9 @@ class BootstrapBound(BaseModel):
 
 
 def required_resamples(alpha: float, resamples: int) -> int:
-    """Resamples needed so that at least MIN_TAIL of them fall in an alpha tail."""
-    return max(resamples, math.ceil(MIN_TAIL / alpha) - 1)
+    """Resamples needed so that at least MIN_TAIL of them fall in an alpha tail
+    (at most MAX_RESAMPLES)."""
+    return max(resamples, min(math.ceil(MIN_TAIL / alpha) - 1, MAX_RESAMPLES))
 
 
 def bootstrap_bound(
@@ -157,6 +163,7 @@ def bootstrap_bound(
         if reached >= threshold:
             break  # T resamples already reach t_obs: not passed, whatever follows
     t_all = np.concatenate(blocks)
+    # threshold 0: alpha is below SMALLEST_ALPHA, and no candidate can pass.
     passed = t_obs > t_critical and drawn == planned and reached < threshold
     p_value = max((1 + reached) / (drawn + 1), student_t_sf(t_obs, df) if student_floor else 0.0)
 
@@ -169,6 +176,8 @@ def bootstrap_bound(
     q_high = max(_kth_largest(first, ci_tail), ci_critical)
     q_low = min(-_kth_largest(-first, ci_tail), -ci_critical)
     lo, hi = support
+    # No bound at a level the resamples cannot resolve: report the trivial one.
+    lower = lo if threshold == 0 else _clip(estimate - _scaled(q, se), lo, hi)
     return BootstrapBound(
         units=count,
         clustered=bool(np.any(size_arr != 1)),
@@ -176,7 +185,7 @@ def bootstrap_bound(
         null=null,
         estimate=estimate,
         se=se,
-        lower_bound=_clip(estimate - _scaled(q, se), lo, hi),
+        lower_bound=lower,
         ci_low=_clip(estimate - _scaled(q_high, se), lo, hi),
         ci_high=_clip(estimate - _scaled(q_low, se), lo, hi),
         p_value=min(1.0, p_value),

@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harnessgit.bootstrap import BootstrapBound, bootstrap_bound
+from harnessgit.bootstrap import SMALLEST_ALPHA, BootstrapBound, bootstrap_bound
 from harnessgit.config import GateSection
 from harnessgit.signtest import SignBound, sign_bound
 
@@ -212,7 +212,7 @@ def decide(
         bound = bootstrap_bound(
             sums, sizes, alpha=alpha_k, null=gate.min_effect, resamples=gate.resamples, seed=gate.seed
         )
-    units = "clusters" if scores.clusters is not None else "instances"
+    units = "clusters" if bound.clustered else "instances"
     mde = None
     if comparison.difference.se > 0 and comparison.effective_n is not None:
         mde = minimum_detectable_effect(comparison.sd, comparison.effective_n, alpha_k)
@@ -223,7 +223,13 @@ def decide(
             f"only {comparison.n} instances on the selection split; the gate needs at least "
             f"{gate.min_instances} (min_instances), or --allow-small"
         )
-    if not bound.passed:
+    if isinstance(bound, BootstrapBound) and alpha_k < SMALLEST_ALPHA:
+        reasons.append(
+            f"attempt {attempt} on this selection set leaves alpha_{attempt} = {alpha_k:.2g}, below what"
+            " the bootstrap can resolve: no candidate can pass; refresh the selection set (new"
+            ' instances, new manifest) or use method = "sign" for 0/1 scores'
+        )
+    elif not bound.passed:
         lower = _points(bound.lower_bound, signed=True)
         reasons.append(
             f"the {_percent(1 - alpha_k)} lower bound of the difference, {lower} points, does not clear"
@@ -256,7 +262,8 @@ def _sign_test_misuse(gate: GateSection, comparison: PairedComparison) -> list[s
     """The sign test bounds the net win rate, which is the mean difference only for
     0/1 scores of independent instances. On partial credit it tests the median: a
     rewrite that gains 5 points on nine instances in ten and loses 45 on the tenth
-    (no change on average) passed it 99.6% of the time in the simulation benchmark."""
+    (no change on average) passed it in nearly every simulated selection set
+    (docs/benchmarks.md, "Gate")."""
     if gate.method != "sign":
         return []
     if not comparison.binary:

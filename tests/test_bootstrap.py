@@ -9,7 +9,14 @@ import random
 import numpy as np
 import pytest
 
-from harnessgit.bootstrap import MIN_TAIL, bootstrap_bound, bootstrap_means, required_resamples
+from harnessgit.bootstrap import (
+    MAX_RESAMPLES,
+    MIN_TAIL,
+    SMALLEST_ALPHA,
+    bootstrap_bound,
+    bootstrap_means,
+    required_resamples,
+)
 from harnessgit.distributions import student_t_quantile
 
 
@@ -168,3 +175,11 @@ def test_rejects_bad_input() -> None:
         bootstrap_bound([0.5], [1], alpha=0.05, null=0.0, resamples=100, seed=0)
     with pytest.raises(ValueError, match="alpha"):
         bootstrap_bound([0.5, 0.1], [1, 1], alpha=0.0, null=0.0, resamples=100, seed=0)
+
+
+def test_resamples_are_capped_and_below_the_cap_nothing_passes() -> None:
+    assert required_resamples(1e-9, 10_000) == MAX_RESAMPLES
+    strong = [1.0] * 38 + [0.0] * 2
+    bound = bootstrap_bound(*singles(strong), alpha=SMALLEST_ALPHA / 2, null=0.0, resamples=1000, seed=0)
+    assert not bound.passed and bound.lower_bound == -1.0
+    assert bound.resamples_used == 1000  # no point drawing towards an unreachable tail

@@ -266,3 +266,12 @@ def test_importing_stats_does_not_import_numpy() -> None:
     code = "import sys, harnessgit.stats, harnessgit.frontier; print('numpy' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_an_evolve_loop_thousandth_attempt_is_refused_quickly() -> None:
+    # alpha_1000 ~ 3e-8 would need ~600 million resamples; the gate says why not.
+    decision = decide(binary(30, 0, 5, 0), FAST, attempt=1000)
+    assert not decision.passed
+    assert decision.bound.lower_bound == -1.0
+    assert any("refresh the selection set" in reason for reason in decision.reasons)
+    assert decision.bound.method == "bootstrap" and decision.bound.resamples_used == 2000
