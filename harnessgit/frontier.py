@@ -1,0 +1,178 @@
+"""The Pareto frontier of candidates on the selection split (GEPA's rule), and
+GEPA's parent sampling from it.
+
+Pure: a complete score matrix in, frozen models out; no git, no I/O.
+
+The rule (GEPA, arXiv 2507.19457, sec. 3 and Algorithm 2; gepa's
+``gepa_utils.remove_dominated_programs``): for each selection instance keep the
+candidates with the best score, ties kept (an instance's *front*). Then remove
+dominated candidates: take the candidates that lead at least one instance in
+ascending order of mean score, and drop one if every front it belongs to still
+holds another candidate that has not been dropped. A candidate is on the frontier
+when it survives; it *leads* the instances whose pruned front holds it, and GEPA
+samples the next parent with probability proportional to the number of instances
+led.
+
+Matching gepa exactly, including ties (tests/test_frontier.py compares with gepa's
+own code on random matrices):
+
+- Means are ``sum(row) / len(row)`` summed in instance order, as gepa's state
+  computes them, so that two candidates tie on the mean exactly when they do in gepa.
+- Equal means keep the order in which candidates first appear in a front, scanning
+  instances in pool order (gepa's stable ``sorted`` over a dict filled front by
+  front). Within one front gepa iterates a Python ``set`` of program indices, an
+  order CPython does not promise; for pools of up to 8 programs it is ascending
+  index. harnessgit always uses the pool order, so give ``candidates`` in creation
+  order (base first), as gepa numbers its programs.
+- gepa restarts its scan after every removal. A single pass is equivalent: dropping a
+  candidate only removes cover from the fronts, so one that could not be dropped
+  earlier in the scan still cannot.
+- Sampling: gepa draws ``rng.choice`` from a list holding each frontier candidate
+  once per instance led, in order of first appearance in the pruned fronts. The
+  frontier rows keep that order, so `sample_parent(frontier, seed)` draws what
+  ``select_program_candidate_from_pareto_front(..., random.Random(seed))`` draws.
+
+The pool must be complete (every candidate scored on every instance): GEPA's
+validation scores are complete, and a missing score would silently drop a
+candidate from that instance's front. The caller restricts the pool to evaluations
+with one evaluator fingerprint, manifest hash and model.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PoolCandidate(_Model):
+    id: str
+    parent: str | None  # None for the base
+    scores: list[float] = Field(min_length=1)  # one per pool instance, in pool order
+
+
+class ScorePool(_Model):
+    """Candidates by selection instances. ``candidates`` in pool order: the base tip
+    first, then candidates in creation order (gepa's program index)."""
+
+    instances: list[str] = Field(min_length=1)
+    candidates: list[PoolCandidate] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _complete(self) -> ScorePool:
+        if len(set(self.instances)) != len(self.instances):
+            raise ValueError("instance ids must be unique")
+        ids = [c.id for c in self.candidates]
+        if len(set(ids)) != len(ids):
+            raise ValueError("candidate ids must be unique")
+        for candidate in self.candidates:
+            if len(candidate.scores) != len(self.instances):
+                raise ValueError(
+                    f"candidate {candidate.id} has {len(candidate.scores)} scores for "
+                    f"{len(self.instances)} instances: the pool must be complete"
+                )
+            if not all(math.isfinite(s) for s in candidate.scores):
+                raise ValueError(f"candidate {candidate.id} has a score that is not a finite number")
+        return self
+
+
+class InstanceFront(_Model):
+    instance: str
+    best_score: float
+    best: list[str]  # every candidate with the best score, in pool order
+    kept: list[str]  # those that survive dominated-candidate removal
+
+
+class FrontierRow(_Model):
+    candidate: str
+    parent: str | None
+    mean: float
+    instances_led: int  # instances whose pruned front holds this candidate
+    weight: int  # GEPA's sampling weight: the instances led
+
+
+class Frontier(_Model):
+    # Frontier candidates in GEPA's sampling order (first appearance in the pruned
+    # fronts); sort a copy for display, `sample_parent` relies on this order.
+    rows: list[FrontierRow]
+    fronts: list[InstanceFront]  # one per instance, in pool order
+    dominated: list[str]  # led an instance but every front they lead is covered
+    never_best: list[str]  # best on no instance
+
+    @property
+    def members(self) -> list[str]:
+        return [row.candidate for row in self.rows]
+
+
+def compute_frontier(pool: ScorePool) -> Frontier:
+    candidates = pool.candidates
+    # gepa: sum(scores.values()) / len(scores); the same float operations, so that
+    # exact ties on the mean are the same ties.
+    means = [sum(c.scores) / len(c.scores) for c in candidates]
+    fronts: list[list[int]] = []
+    for column in range(len(pool.instances)):
+        best = max(c.scores[column] for c in candidates)
+        fronts.append([i for i, c in enumerate(candidates) if c.scores[column] == best])
+
+    first_seen: dict[int, None] = {}  # an ordered set
+    for front in fronts:
+        first_seen.update(dict.fromkeys(front))
+    # Ascending mean; sorted() is stable, so ties keep the first-appearance order.
+    order = sorted(first_seen, key=lambda i: means[i])
+
+    fronts_of: dict[int, list[int]] = {i: [] for i in order}
+    for f, front in enumerate(fronts):
+        for i in front:
+            fronts_of[i].append(f)
+    alive = [len(front) for front in fronts]  # survivors per front
+    dropped: set[int] = set()
+    for i in order:
+        # Droppable if each of its fronts has a survivor besides itself.
+        if all(alive[f] >= 2 for f in fronts_of[i]):
+            dropped.add(i)
+            for f in fronts_of[i]:
+                alive[f] -= 1
+
+    kept = [[i for i in front if i not in dropped] for front in fronts]
+    led: dict[int, int] = {}
+    for front in kept:
+        for i in front:
+            led[i] = led.get(i, 0) + 1
+    rows = [
+        FrontierRow(
+            candidate=candidates[i].id,
+            parent=candidates[i].parent,
+            mean=means[i],
+            instances_led=count,
+            weight=count,
+        )
+        for i, count in led.items()
+    ]
+    return Frontier(
+        rows=rows,
+        fronts=[
+            InstanceFront(
+                instance=instance,
+                best_score=candidates[fronts[column][0]].scores[column],
+                best=[candidates[i].id for i in fronts[column]],
+                kept=[candidates[i].id for i in kept[column]],
+            )
+            for column, instance in enumerate(pool.instances)
+        ],
+        dominated=[candidates[i].id for i in range(len(candidates)) if i in dropped],
+        never_best=[c.id for i, c in enumerate(candidates) if i not in first_seen],
+    )
+
+
+def sample_parent(frontier: Frontier, seed: int) -> str:
+    """Draw a parent with probability proportional to the instances it leads
+    (GEPA's rule), reproducibly for a seed."""
+    if not frontier.rows:
+        raise ValueError("the frontier is empty")
+    tickets = [row.candidate for row in frontier.rows for _ in range(row.weight)]
+    return random.Random(seed).choice(tickets)
