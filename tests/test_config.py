@@ -54,3 +54,56 @@ def test_invalid_config_names_the_key(text: bytes, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("[", r"\[")) as info:
         parse_config(text)
     assert "\n" not in str(info.value)
+
+
+def test_checks_defaults_per_kind() -> None:
+    checks = Config().checks
+    assert list(checks.kinds) == ["skill", "agents", "tool", "prompt", "other"]
+    skill = checks.kinds["skill"]
+    assert (skill.max_lines, skill.max_tokens, skill.measure, skill.format) == (500, 5000, "body", "skill")
+    assert checks.kinds["prompt"].max_chars == 5000
+    assert checks.kinds["agents"].max_lines == 300
+    assert checks.kinds["tool"].format == "tool-json" and not checks.kinds["tool"].duplication
+    assert checks.kinds["other"].paths == [] and checks.kinds["other"].format == "none"
+
+
+def test_checks_tables_change_only_the_keys_they_name() -> None:
+    checks = parse_config(b"""
+[checks]
+tokenizer = "estimate"
+change_max_hunks = 5
+[checks.severity]
+edit-size = "warning"
+duplication = "off"
+[checks.kinds.skill]
+max_tokens = 4000
+[checks.kinds.runbook]
+paths = ["runbooks/*.md"]
+max_lines = 200
+""").checks
+    assert checks.tokenizer == "estimate" and checks.change_max_hunks == 5
+    assert checks.severity.edit_size == "warning" and checks.severity.duplication == "off"
+    assert checks.kinds["skill"].max_tokens == 4000
+    assert checks.kinds["skill"].max_lines == 500 and checks.kinds["skill"].paths == ["**/SKILL.md"]
+    assert next(iter(checks.kinds)) == "runbook"  # matched before the built-in kinds
+    assert checks.kinds["runbook"].max_lines == 200 and checks.kinds["runbook"].growth_fail == 2.0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b"[checks]\nfoo = 1\n", "checks.foo: unknown key"),
+        (b"[checks.kinds.skill]\nmax_tokenz = 1\n", "checks.kinds.skill.max_tokenz: unknown key"),
+        (b"[checks.severity]\nlengthh = 'off'\n", "checks.severity.lengthh: unknown key"),
+        (b"[checks.severity]\nlength = 'fatal'\n", "checks.severity.length"),
+        (b"[checks.kinds.runbook]\nmax_lines = 3\n", "checks.kinds: runbook: a new kind needs paths"),
+        (b"[checks.kinds.Run_Book]\npaths = ['x']\n", "kind names use lowercase letters"),
+        (b"[checks.kinds.skill]\npaths = ['/abs']\n", "checks.kinds.skill.paths"),
+        (b"[checks.kinds.skill]\nmax_lines = 0\n", "checks.kinds.skill.max_lines"),
+        (b"[checks]\ntokenizer = 'bpe'\n", "checks.tokenizer"),
+    ],
+)
+def test_invalid_checks_config_names_the_key(text: bytes, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace(".", r"\.")) as info:
+        parse_config(text)
+    assert "\n" not in str(info.value)

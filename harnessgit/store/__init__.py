@@ -1,5 +1,6 @@
 """The store: the only part of harnessgit that talks to git."""
 
+from harnessgit.store.changes import RawChange, Side
 from harnessgit.store.history import FileStat
 from harnessgit.store.objects import ZERO, TreeEntry
 from harnessgit.store.repo import CommitInfo, Store
@@ -14,6 +15,8 @@ __all__ = [
     "Blob",
     "CommitInfo",
     "FileStat",
+    "RawChange",
+    "Side",
     "Store",
     "Transaction",
     "TreeEntry",

@@ -21,6 +21,7 @@ from typing import Any
 from harnessgit.errors import ConcurrentUpdate, GitFailed, HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
 from harnessgit.records import Record, parse_note
+from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
 from harnessgit.store.objects import MODE_TREE, ZERO, CatFile, TreeEntry, format_tree, parse_tree
@@ -55,7 +56,7 @@ class CommitInfo:
         return self.message.split("\n", 1)[1].strip() if "\n" in self.message else ""
 
 
-class Store(HistoryMixin, WorktreeMixin):
+class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
     def __init__(self, root: Path, git_dir: Path, objects: Path, *, clock: Clock = local_now) -> None:
         self.root = root
         self.git_dir = git_dir

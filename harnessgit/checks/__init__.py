@@ -1,0 +1,49 @@
+"""Harness checks: length, growth, collapse, format, duplication and edit size.
+
+Bloat, collapse and large rewrites are how text optimisers fail (docs/checks.md);
+these rules stop them before a commit (the pre-commit hook) and before a merge
+(the gate). Rules apply by kind of file, chosen by glob in ``[checks.kinds]``.
+
+The interface (stable; the gate and the CLI use nothing else):
+
+- ``check_change(store, config, old, new, *, paths=None, rules=None, all_files=False)
+  -> CheckReport``: the harness files that differ between two commits or trees
+  (``old`` None: every file is new). The gate calls
+  ``check_change(store, config, base_sha, candidate_sha)`` and passes only when
+  ``report.failed`` is False.
+- ``check_staged(store, config, old, ...)`` and ``check_worktree(store, config, old, ...)``:
+  the index or the working tree against ``old``, for the hook and the CLI.
+- ``check_files(files: Sequence[FileVersion], config: ChecksSection, *, rules=None,
+  tokenizer=None) -> CheckReport``: the pure core, no git and no I/O (except
+  loading tiktoken when it is installed and asked for). A `FileVersion` is one
+  path with its ``old`` and ``new`` `Content` (None: absent); ``Content`` carries
+  the byte size, the text when it is UTF-8, and flags for binary, invalid UTF-8
+  and too-large files. ``FileVersion.from_text(path, old, new)`` builds one.
+- `CheckReport`: ``files`` (`FileSummary`: path, kind, status, sizes), ``findings``
+  (`Finding`: path (None for the whole change), rule, level "failure" or
+  "warning", measure, value, limit, one-line message and hint, details),
+  ``tokenizer`` and ``tokens_exact``, ``notes``, and ``failed``.
+
+Rendering (text table, JSON) lives in `harnessgit.checks.render`; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from harnessgit.checks.change import check_change, check_staged, check_worktree
+from harnessgit.checks.core import check_files, kind_of
+from harnessgit.checks.models import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
+
+__all__ = [
+    "RULES",
+    "CheckReport",
+    "Content",
+    "FileSummary",
+    "FileVersion",
+    "Finding",
+    "Rule",
+    "check_change",
+    "check_files",
+    "check_staged",
+    "check_worktree",
+    "kind_of",
+]

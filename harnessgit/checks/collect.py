@@ -1,0 +1,220 @@
+"""Building `FileVersion`s from a repository: the git-facing half of the checks.
+
+The new side of a change is a commit or tree, the index (what pre-commit checks)
+or the working tree; the old side is a commit or tree, or nothing (every file is
+new). Only harness files are collected: those matching ``[harness] paths`` or a
+``[checks.kinds]`` glob. Files over ``[checks] max_file_bytes`` are sized, never
+read, so memory stays bounded whatever a repository holds.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from harnessgit import globs
+from harnessgit.checks.models import Content, FileVersion
+from harnessgit.config import Config
+from harnessgit.errors import HarnessgitError
+from harnessgit.names import check_revision
+from harnessgit.store import ZERO, RawChange, Side, Store
+
+Source = Literal["tree", "index", "worktree"]
+_REGULAR = ("100644", "100755")
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """Where one side of a file is: a blob, or a path in the working tree."""
+
+    sha: str | None = None
+    disk: str | None = None
+
+
+@dataclass
+class Collected:
+    versions: list[FileVersion] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    links: set[str] = field(default_factory=set)  # links and submodules: noted, never read
+
+
+def is_harness(path: str, config: Config) -> bool:
+    return globs.matches(path, config.harness.paths) or globs.matches(path, config.checks.globs())
+
+
+def collect(
+    store: Store,
+    config: Config,
+    old: str | None,
+    source: Source,
+    new: str | None = None,
+    *,
+    paths: list[str] | None = None,
+    all_files: bool = False,
+) -> Collected:
+    """The harness files changed from ``old`` (None: the empty tree) to ``new``
+    (a commit or tree when ``source`` is "tree"), the index or the working tree;
+    with ``paths``, exactly those files, changed or not; with ``all_files``, every
+    harness file on the new side."""
+    # Revisions reach git as arguments: never as options or ranges (DESIGN.md).
+    for revision in (old, new):
+        if revision is not None:
+            check_revision(revision)
+    base = old or store.empty_tree()
+    if source == "tree":
+        if new is None:
+            raise HarnessgitError("collect: a tree source needs a new commit or tree")
+        changes = store.diff_raw(base, new)
+    else:
+        changes = store.diff_raw(base, cached=source == "index")
+    if source == "worktree":
+        untracked = store.untracked_files(None if all_files else paths)
+        changes += [RawChange("A", path, None, Side("100644", ZERO)) for path in untracked]
+    by_path = {change.path: change for change in changes}
+    out = Collected()
+    if paths is not None:
+        wanted = list(dict.fromkeys(paths))
+    elif all_files:
+        wanted = sorted(_all_files(store, source, new, by_path))
+    else:
+        wanted = sorted(by_path)
+    selected = [path for path in wanted if _selected(path, by_path.get(path), config)]
+    if paths is not None and len(selected) < len(wanted):
+        skipped = len(wanted) - len(selected)
+        out.notes.append(f"skipped {skipped} file{'s' if skipped != 1 else ''} outside the harness paths")
+    unchanged = _unchanged_refs(store, source, new, [path for path in selected if path not in by_path], out)
+    pairs: list[tuple[str, str | None, _Ref | None, _Ref | None]] = []
+    for path in selected:
+        change = by_path.get(path)
+        if change is None:
+            if path in out.links:
+                continue
+            ref = unchanged.get(path)
+            if ref is None:
+                where = f" in {new[:12]}" if source == "tree" and new else ""
+                raise HarnessgitError(f"{path}: no such file{where}")
+            pairs.append((path, None, ref, ref))
+            continue
+        old_ref = _blob_ref(path, change.old, out) if change.old else None
+        new_ref = _new_ref(store, path, change.new, out) if change.new else None
+        if (change.old and old_ref is None) or (change.new and new_ref is None):
+            continue  # a symbolic link or a submodule: noted, not checked
+        pairs.append((path, change.old_path, old_ref, new_ref))
+    contents = _read(
+        store, [ref for _p, _o, *refs in pairs for ref in refs if ref], config.checks.max_file_bytes
+    )
+    for path, old_path, old_ref, new_ref in pairs:
+        out.versions.append(
+            FileVersion(
+                path=path,
+                old_path=old_path,
+                old=contents[old_ref] if old_ref else None,
+                new=contents[new_ref] if new_ref else None,
+            )
+        )
+    return out
+
+
+def _selected(path: str, change: RawChange | None, config: Config) -> bool:
+    if is_harness(path, config):
+        return True
+    return change is not None and change.old_path is not None and is_harness(change.old_path, config)
+
+
+def _all_files(store: Store, source: Source, new: str | None, changes: dict[str, RawChange]) -> set[str]:
+    if source == "tree" and new is not None:
+        return set(store.entries_at(new))
+    if source == "index":
+        return set(store.index_entries())
+    deleted = {path for path, change in changes.items() if change.new is None}
+    return (set(store.tracked_files()) | {p for p, c in changes.items() if c.status == "A"}) - deleted
+
+
+def _unchanged_refs(
+    store: Store, source: Source, new: str | None, paths: list[str], out: Collected
+) -> dict[str, _Ref]:
+    if not paths:
+        return {}
+    refs = {}
+    if source == "worktree":
+        for path in paths:
+            if (store.root / path).is_symlink():
+                _note_link(path, "a symbolic link", out)
+            elif (store.root / path).is_file():
+                refs[path] = _Ref(disk=path)
+        return refs
+    entries = store.entries_at(new, paths) if source == "tree" and new else store.index_entries(paths)
+    for path, entry in entries.items():
+        ref = _blob_ref(path, Side(entry.mode, entry.sha), out)
+        if ref is not None:
+            refs[path] = ref
+    return refs
+
+
+def _note_link(path: str, what: str, out: Collected) -> None:
+    out.notes.append(f"{path} is {what}: not checked")
+    out.links.add(path)
+
+
+def _blob_ref(path: str, side: Side, out: Collected) -> _Ref | None:
+    if side.mode not in _REGULAR:
+        what = {"120000": "a symbolic link", "160000": "a submodule"}.get(side.mode, "not a file")
+        _note_link(path, what, out)
+        return None
+    return _Ref(sha=side.sha)
+
+
+def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None:
+    if side.sha != ZERO:
+        return _blob_ref(path, side, out)
+    # A working-tree file git has not hashed: read it from disk, unless it is a link.
+    if (store.root / path).is_symlink():
+        _note_link(path, "a symbolic link", out)
+        return None
+    return _Ref(disk=path)
+
+
+def _read(store: Store, refs: list[_Ref], max_bytes: int) -> dict[_Ref, Content]:
+    contents: dict[_Ref, Content] = {}
+    shas = [ref.sha for ref in refs if ref.sha]
+    sizes = store.object_sizes(shas)
+    small = [sha for sha in shas if sizes.get(sha, 0) <= max_bytes]
+    blobs = store.read_blobs(small)
+    for ref in refs:
+        if ref.sha:
+            data = blobs.get(ref.sha)
+            contents[ref] = Content.unread(sizes[ref.sha]) if data is None else Content.from_bytes(data)
+        elif ref.disk:
+            contents[ref] = read_disk(store.root / ref.disk, max_bytes)
+    return contents
+
+
+def read_disk(path: Path, max_bytes: int) -> Content:
+    """A working-tree file's content, never reading more than ``max_bytes`` + 1."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise HarnessgitError(f"{path} is not a regular file")
+        if info.st_size > max_bytes:
+            return Content.unread(info.st_size)
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise HarnessgitError(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > max_bytes:  # it grew while we looked
+        return Content.unread(len(data))
+    return Content.from_bytes(data)
+
+
+def disk_versions(root: Path, paths: list[str], config: Config) -> Collected:
+    """Files outside any git repository: every file is new, nothing to compare with."""
+    out = Collected(notes=["not in a git repository: growth, collapse and edit size need a previous version"])
+    selected = [path for path in paths if is_harness(path, config)]
+    if len(selected) < len(paths):
+        out.notes.append(f"skipped {len(paths) - len(selected)} files outside the harness paths")
+    for path in selected:
+        out.versions.append(FileVersion(path=path, new=read_disk(root / path, config.checks.max_file_bytes)))
+    return out

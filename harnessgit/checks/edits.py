@@ -1,0 +1,78 @@
+"""The edit-size rule: hunks and changed lines against a budget, per file and per change.
+
+The harness edits that held up were few and small: SkillOpt accepted 1 to 4 edits
+per benchmark (arXiv 2605.23904), each checked on instances the optimiser had not
+seen. Only files that existed before count: a new file is judged by its length,
+a deleted one is reported as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from harnessgit.checks.compare import Comparison
+from harnessgit.checks.models import Finding
+
+_FILE_HINT = "split the edit into smaller changes that can each be verified (and reverted) alone"
+_CHANGE_HINT = "propose fewer edits at once: one change per idea keeps the gate's evidence readable"
+
+
+def _budget(
+    path: str | None, scope: str, hunks: int, changed: int, limits: tuple[int | None, int | None]
+) -> list[Finding]:
+    max_hunks, max_changed = limits
+    hint = _FILE_HINT if path is not None else _CHANGE_HINT
+    findings = []
+    if max_hunks is not None and hunks > max_hunks:
+        findings.append(
+            Finding(
+                path=path,
+                rule="edit-size",
+                level="failure",
+                measure="hunks",
+                value=hunks,
+                limit=max_hunks,
+                message=f"{scope} touches {hunks} places (hunks), over the budget of {max_hunks}",
+                hint=hint,
+            )
+        )
+    if max_changed is not None and changed > max_changed:
+        findings.append(
+            Finding(
+                path=path,
+                rule="edit-size",
+                level="failure",
+                measure="changed lines",
+                value=changed,
+                limit=max_changed,  # added + removed lines
+                message=f"{scope} changes {changed} lines, over the budget of {max_changed}",
+                hint=hint,
+            )
+        )
+    return findings
+
+
+def check_file_edit(
+    path: str, comparison: Comparison, max_hunks: int | None, max_changed: int | None
+) -> list[Finding]:
+    return _budget(path, "the edit", comparison.hunks, comparison.changed_lines, (max_hunks, max_changed))
+
+
+def check_change_edit(
+    edits: Iterable[tuple[Comparison, int | None, int | None]], max_hunks: int | None, max_changed: int | None
+) -> list[Finding]:
+    """The change's budget; ``edits`` are (comparison, file max_hunks, file max_changed_lines)."""
+    items = list(edits)
+    if not items:
+        return []
+    if len(items) == 1:
+        # One file: where its own (smaller) budget already applies, it speaks for the change.
+        _comparison, file_hunks, file_changed = items[0]
+        if file_hunks is not None and max_hunks is not None and file_hunks <= max_hunks:
+            max_hunks = None
+        if file_changed is not None and max_changed is not None and file_changed <= max_changed:
+            max_changed = None
+    hunks = sum(comparison.hunks for comparison, _h, _c in items)
+    changed = sum(comparison.changed_lines for comparison, _h, _c in items)
+    scope = f"the change ({len(items)} file{'s' if len(items) != 1 else ''})"
+    return _budget(None, scope, hunks, changed, (max_hunks, max_changed))

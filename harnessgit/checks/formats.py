@@ -1,0 +1,263 @@
+"""The format rule: text that the model or the agent runtime would read wrongly.
+
+- Encoding: harness files are UTF-8 text; a binary file or invalid bytes fail.
+- Code fences: an unterminated fence is the mark of a truncated LLM output; GEPA
+  once adopted one as a candidate (gepa issue #390).
+- SKILL.md: YAML frontmatter with ``name`` and ``description`` as the Agent Skills
+  specification requires.
+- Tool descriptions: JSON in the shape of a function tool (OpenAI or Anthropic style).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harnessgit.checks.models import Content, Finding
+from harnessgit.checks.text import code_fences, shorten, split_frontmatter
+
+# Agent Skills specification: name is 1-64 characters of lowercase letters, digits
+# and single hyphens (no leading, trailing or doubled hyphen); description 1-1,024.
+SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+SKILL_NAME_MAX = 64
+SKILL_DESCRIPTION_MAX = 1024
+# OpenAI and Anthropic both restrict function names to these characters, at most 64.
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_NAME_RULE = "1-64 of a-z 0-9 and single -"
+
+
+def _finding(
+    path: str, measure: str, value: int | float | str, limit: int | str | None, message: str, hint: str
+) -> Finding:
+    return Finding(
+        path=path,
+        rule="format",
+        level="failure",
+        measure=measure,
+        value=value,
+        limit=limit,
+        message=message,
+        hint=hint,
+    )
+
+
+def check_encoding(path: str, content: Content) -> list[Finding]:
+    if content.binary:
+        return [
+            _finding(
+                path,
+                "encoding",
+                "binary",
+                "UTF-8 text",
+                "is a binary file (it contains a NUL byte)",
+                "harness files are text the model reads: keep binaries out of the harness paths",
+            )
+        ]
+    if content.invalid_utf8_at is not None:
+        return [
+            _finding(
+                path,
+                "encoding",
+                f"invalid byte at offset {content.invalid_utf8_at}",
+                "UTF-8 text",
+                f"is not UTF-8 text (invalid byte at offset {content.invalid_utf8_at})",
+                "re-save the file as UTF-8",
+            )
+        ]
+    return []
+
+
+def check_fences(path: str, text: str) -> list[Finding]:
+    fences = code_fences(text.splitlines())
+    if fences.unterminated_at is None:
+        return []
+    return [
+        _finding(
+            path,
+            "unterminated code fence",
+            f"line {fences.unterminated_at}",
+            "closed fences",
+            f"code fence {shorten(fences.opener, 30)} at line {fences.unterminated_at} is never closed",
+            "the text looks truncated (a cut-off LLM output was once adopted as a candidate, gepa #390): "
+            "restore the end",
+        )
+    ]
+
+
+def check_skill(path: str, text: str) -> list[Finding]:
+    hint = "SKILL.md starts with ---, then name: and description: (Agent Skills specification), then ---"
+    parts = split_frontmatter(text)
+    if parts.unterminated:
+        return [
+            _finding(
+                path,
+                "frontmatter",
+                "unterminated",
+                "--- ... ---",
+                "frontmatter is never closed with ---",
+                hint,
+            )
+        ]
+    if parts.yaml is None:
+        return [_finding(path, "frontmatter", "missing", "--- ... ---", "has no YAML frontmatter", hint)]
+    import yaml
+
+    try:
+        # yaml.safe_load, with libyaml's loader when PyYAML was built with it (faster).
+        data = yaml.load(parts.yaml, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 2}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return [
+            _finding(
+                path,
+                "frontmatter",
+                "invalid YAML",
+                "YAML mapping",
+                f"frontmatter is not valid YAML: {problem}{line}",
+                "quote a value that holds ': ' or ' #' or starts with [ { * & ! |, e.g. "
+                'description: "Use when: ..."',
+            )
+        ]
+    if not isinstance(data, dict):
+        return [
+            _finding(
+                path,
+                "frontmatter",
+                type(data).__name__,
+                "YAML mapping",
+                "frontmatter is not a mapping of keys",
+                hint,
+            )
+        ]
+    return _skill_name(path, data.get("name")) + _skill_description(path, data.get("description"))
+
+
+def _folder(path: str) -> str | None:
+    """The name of the folder holding the file, None at the repository root."""
+    parts = path.split("/")
+    return parts[-2] if len(parts) > 1 else None
+
+
+def _skill_name(path: str, name: Any) -> list[Finding]:
+    hint = "name the skill like its folder: lowercase letters, digits and single hyphens"
+    if name is None:
+        return [_finding(path, "name", "missing", _NAME_RULE, "frontmatter has no name", hint)]
+    if not isinstance(name, str):
+        return [
+            _finding(
+                path,
+                "name",
+                repr(name),
+                _NAME_RULE,
+                f"name must be a string, not {type(name).__name__}",
+                hint,
+            )
+        ]
+    if not 1 <= len(name) <= SKILL_NAME_MAX or not SKILL_NAME.fullmatch(name):
+        return [
+            _finding(
+                path,
+                "name",
+                shorten(name, 70),
+                _NAME_RULE,
+                f"name {shorten(name, 40)!r} is not a valid skill name",
+                hint,
+            )
+        ]
+    folder = _folder(path)
+    if folder is not None and folder != name:
+        return [
+            _finding(
+                path,
+                "name",
+                name,
+                f"folder name {folder!r}",
+                f"name {name!r} differs from its folder {folder!r}",
+                "rename the folder or the skill so that they match",
+            )
+        ]
+    return []
+
+
+def _skill_description(path: str, description: Any) -> list[Finding]:
+    hint = "say what the skill does and when to use it, in at most 1,024 characters"
+    limit = f"1-{SKILL_DESCRIPTION_MAX:,} characters"
+    if description is None:
+        return [_finding(path, "description", "missing", limit, "frontmatter has no description", hint)]
+    if not isinstance(description, str):
+        return [
+            _finding(
+                path, "description", type(description).__name__, limit, "description must be a string", hint
+            )
+        ]
+    if not description.strip():
+        return [_finding(path, "description", 0, limit, "description is empty", hint)]
+    if len(description) > SKILL_DESCRIPTION_MAX:
+        return [
+            _finding(
+                path,
+                "description characters",
+                len(description),
+                SKILL_DESCRIPTION_MAX,
+                f"description is {len(description):,} characters, over {SKILL_DESCRIPTION_MAX:,}",
+                hint,
+            )
+        ]
+    return []
+
+
+def check_tool_json(path: str, text: str) -> list[Finding]:
+    hint = (
+        'expected {"name", "description", "parameters"} (OpenAI, optionally under "function") '
+        'or {"name", "description", "input_schema"} (Anthropic), or a list of them'
+    )
+    try:
+        data = json.loads(text.removeprefix("\ufeff"))
+    except json.JSONDecodeError as exc:
+        return [
+            _finding(
+                path,
+                "JSON",
+                f"line {exc.lineno}",
+                "valid JSON",
+                f"is not valid JSON: {exc.msg} at line {exc.lineno}",
+                hint,
+            )
+        ]
+    tools = data if isinstance(data, list) else [data]
+    if not tools:
+        return [_finding(path, "tool shape", "empty list", "one or more tools", "lists no tools", hint)]
+    findings = []
+    for index, tool in enumerate(tools):
+        where = f"tool {index + 1}: " if isinstance(data, list) else ""
+        problem = _tool_problem(tool)
+        if problem:
+            findings.append(
+                _finding(path, "tool shape", problem, "a function tool", f"{where}{problem}", hint)
+            )
+    return findings
+
+
+def _tool_problem(tool: Any) -> str | None:
+    if not isinstance(tool, dict):
+        return f"a {type(tool).__name__}, not an object"
+    if tool.get("type") == "function" and isinstance(tool.get("function"), dict):
+        tool = tool["function"]  # OpenAI Chat Completions: {"type": "function", "function": {...}}
+    name = tool.get("name")
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+        return (
+            "no name" if name is None else f"name {shorten(str(name), 40)!r} is not 1-64 of a-z A-Z 0-9 _ -"
+        )
+    description = tool.get("description")
+    if not isinstance(description, str) or not description.strip():
+        return f"{name}: no description"
+    keys = [key for key in ("parameters", "input_schema", "inputSchema") if key in tool]
+    if not keys:
+        return f"{name}: no parameters or input_schema"
+    schema = tool[keys[0]]
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return f'{name}: {keys[0]} is not a JSON schema with "type": "object"'
+    return None

@@ -1,0 +1,133 @@
+"""What the checks read (a `FileVersion`: one file before and after a change) and
+what they return (a `CheckReport` of `Finding`s).
+
+The models are the gate's interface: `CheckReport.failed` is what it reads, and
+`harnessgit check --json` prints a `CheckReport` as is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
+RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
+Level = Literal["failure", "warning"]
+Status = Literal["added", "modified", "deleted", "renamed", "unchanged"]
+
+
+class _Model(BaseModel):
+    # Schemas are built on first use, not at import: `harnessgit check` starts faster.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+# The inputs are plain frozen dataclasses: built by trusted code (the collector or
+# a caller's own FileVersion.from_text), they need no validation, and thousands of
+# them are made per run.
+@dataclass(frozen=True)
+class Content:
+    """One side of a file: its size in bytes and, when it is UTF-8 text that was
+    read, its text. ``text`` is None for a binary file (a NUL byte), for bytes that
+    are not UTF-8, and for a file larger than ``[checks] max_file_bytes`` (not read)."""
+
+    size: int
+    text: str | None = None
+    binary: bool = False
+    invalid_utf8_at: int | None = None  # offset of the first byte that is not UTF-8
+    too_large: bool = False
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, max_bytes: int | None = None) -> Content:
+        if max_bytes is not None and len(data) > max_bytes:
+            return cls(size=len(data), too_large=True)
+        # git's own test for "binary": a NUL byte in the first 8,000 bytes (xdiff-interface.c).
+        if b"\0" in data[:8000]:
+            return cls(size=len(data), binary=True)
+        try:
+            return cls(size=len(data), text=data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            return cls(size=len(data), invalid_utf8_at=exc.start)
+
+    @classmethod
+    def unread(cls, size: int) -> Content:
+        """A file over the size limit, known only by its size."""
+        return cls(size=size, too_large=True)
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    """One file in a change. ``old`` is None for a new file (or one that did not
+    exist at the revision compared against), ``new`` is None for a deleted file;
+    ``old_path`` names the previous path of a renamed file."""
+
+    path: str
+    old: Content | None = None
+    new: Content | None = None
+    old_path: str | None = None
+
+    @classmethod
+    def from_text(
+        cls, path: str, old: str | bytes | None, new: str | bytes | None, *, old_path: str | None = None
+    ) -> FileVersion:
+        """Convenience for callers that hold the texts (tests, the Python API)."""
+
+        def side(value: str | bytes | None) -> Content | None:
+            if value is None:
+                return None
+            return Content.from_bytes(value.encode("utf-8") if isinstance(value, str) else value)
+
+        return cls(path=path, old=side(old), new=side(new), old_path=old_path)
+
+    @property
+    def status(self) -> Status:
+        if self.new is None:
+            return "deleted"
+        if self.old is None:
+            return "added"
+        if self.old_path is not None and self.old_path != self.path:
+            return "renamed"
+        if self.old == self.new:
+            return "unchanged"
+        return "modified"
+
+
+class Finding(_Model):
+    """One rule's verdict on one file (``path`` None: on the change as a whole)."""
+
+    path: str | None
+    rule: Rule
+    level: Level
+    measure: str  # what was measured, e.g. "body lines", "growth ratio", "hunks"
+    value: int | float | str
+    limit: int | float | str | None
+    message: str  # one line: what is wrong
+    hint: str  # one line: what to do about it
+    details: list[str] = Field(default_factory=list)  # e.g. the sections that disappeared
+
+
+class FileSummary(_Model):
+    path: str
+    kind: str
+    status: Status
+    old_path: str | None = None
+    chars: int | None = None
+    lines: int | None = None
+    tokens: int | None = None
+
+
+class CheckReport(_Model):
+    files: list[FileSummary] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    tokenizer: str  # e.g. "estimate: 4 characters per token" or "tiktoken o200k_base"
+    tokens_exact: bool
+    notes: list[str] = Field(default_factory=list)  # e.g. a tokenizer that could not be loaded
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed(self) -> bool:
+        return any(finding.level == "failure" for finding in self.findings)
+
+    def count(self, level: Level) -> int:
+        return sum(1 for finding in self.findings if finding.level == level)

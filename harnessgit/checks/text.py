@@ -1,0 +1,90 @@
+"""Reading the structure of harness text: frontmatter, code fences, headings, lines.
+
+Pure functions over strings; the rules build on them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# CommonMark fences: at most three spaces of indentation, then three or more
+# backticks or tildes. A backtick fence's info string cannot contain a backtick.
+_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
+_FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
+_HEADING = re.compile(r" {0,3}(?P<level>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ \t]*")
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """A document split at its YAML frontmatter (``---`` ... ``---`` at the very top)."""
+
+    yaml: str | None  # None when the document has no frontmatter
+    body: str
+    body_line: int  # 1-based line number where the body starts
+    unterminated: bool = False  # an opening ``---`` without a closing one
+
+
+def split_frontmatter(text: str) -> Frontmatter:
+    lines = text.removeprefix("\ufeff").splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return Frontmatter(None, text, 1)
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() == "---":
+            return Frontmatter("".join(lines[1:index]), "".join(lines[index + 1 :]), index + 2)
+    return Frontmatter(None, text, 1, unterminated=True)
+
+
+@dataclass(frozen=True)
+class Fences:
+    inside: list[bool]  # per line: inside a fenced code block (fence lines included)
+    unterminated_at: int | None  # 1-based line of a fence that is never closed
+    opener: str = ""  # that fence's opening line
+
+
+def code_fences(lines: list[str]) -> Fences:
+    inside = [False] * len(lines)
+    open_fence: tuple[str, int] | None = None  # (fence characters, line index)
+    for index, line in enumerate(lines):
+        if open_fence is None:
+            found = _FENCE_OPEN.fullmatch(line)
+            if found and not (found["fence"][0] == "`" and "`" in found["info"]):
+                open_fence = (found["fence"], index)
+                inside[index] = True
+            continue
+        inside[index] = True
+        closing = _FENCE_CLOSE.fullmatch(line)
+        fence = open_fence[0]
+        if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence):
+            open_fence = None
+    if open_fence is None:
+        return Fences(inside, None)
+    return Fences(inside, open_fence[1] + 1, lines[open_fence[1]].strip())
+
+
+def headings(text: str) -> list[str]:
+    """ATX headings outside code fences, as written (``## Title``), in order."""
+    lines = text.splitlines()
+    fenced = code_fences(lines).inside
+    found = []
+    for line, in_code in zip(lines, fenced, strict=True):
+        if in_code:
+            continue
+        match = _HEADING.fullmatch(line)
+        if match and match["title"].strip():
+            found.append(f"{match['level']} {match['title'].strip()}")
+    return found
+
+
+def heading_key(heading: str) -> str:
+    """Headings compare by their words: ``## Output  format`` == ``### Output format``."""
+    return " ".join(heading.lstrip("#").lower().split())
+
+
+def count_lines(text: str) -> int:
+    return len(text.splitlines())
+
+
+def shorten(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."

@@ -1,0 +1,146 @@
+"""`harnessgit check`: the harness checks from the command line and from pre-commit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import click
+
+from harnessgit.cli._base import State, cli, echo
+
+if TYPE_CHECKING:
+    from harnessgit.checks.models import CheckReport, Rule
+    from harnessgit.store import Store
+
+# The rule names of harnessgit.checks.models.RULES, spelt out so that `--help` does
+# not import pydantic (tests/test_cli_checks.py keeps the two equal).
+RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
+
+
+@cli.command()
+@click.argument("files", nargs=-1, metavar="[FILES]...")
+@click.option(
+    "--against",
+    metavar="REV",
+    help="Compare with this revision. Default: HEAD (nothing before the first commit), "
+    "or REV's first parent with --rev.",
+)
+@click.option(
+    "--staged",
+    is_flag=True,
+    help="Check the staged content (the index) instead of the working tree, as the pre-commit hook does.",
+)
+@click.option(
+    "--rev",
+    metavar="REV",
+    help="Check the content of this commit instead of the working tree (with --against: "
+    "the change between the two, as the gate does).",
+)
+@click.option(
+    "--all",
+    "all_files",
+    is_flag=True,
+    help="Check every harness file, not only those changed since --against.",
+)
+@click.option(
+    "--rule",
+    "rules",
+    multiple=True,
+    type=click.Choice(RULE_NAMES),
+    help="Run only this rule (repeatable). Default: every rule not turned off in [checks.severity].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def check(
+    state: State,
+    files: tuple[str, ...],
+    against: str | None,
+    staged: bool,
+    rev: str | None,
+    all_files: bool,
+    rules: tuple[str, ...],
+    as_json: bool,
+) -> int:
+    """Check harness files for bloat, collapse, bad format, duplication and large edits.
+
+    Without FILES, checks the harness files changed since --against (default
+    HEAD) in the working tree, the index (--staged) or a commit (--rev). Exits 1
+    when a rule fails, 0 when there are only warnings. Limits come from
+    [checks] in harnessgit.toml; the defaults need no configuration.
+    """
+    from harnessgit.checks import change
+    from harnessgit.checks.render import report_json, report_text
+    from harnessgit.config import load_config
+    from harnessgit.errors import NotARepository
+    from harnessgit.store import Store
+
+    if staged and rev:
+        raise click.UsageError("use either --staged or --rev, not both")
+    selected = cast("list[Rule]", [rule for rule in RULE_NAMES if rule in rules]) or None
+    here = (state.directory or Path.cwd()).absolute()
+    try:
+        store = Store.discover(state.directory)
+    except NotARepository:
+        if staged or rev or against or not files:
+            raise
+        report = _outside_git(here, files, selected)
+    else:
+        with store:
+            config = load_config(store.root)
+            paths = _repo_paths(store, here, files) if files else None
+            if rev:
+                new = store.resolve_commit(rev)
+                old = store.resolve_commit(against) if against else _first_parent(store, new)
+                report = change.check_change(
+                    store, config, old, new, paths=paths, rules=selected, all_files=all_files
+                )
+            else:
+                old = store.resolve_commit(against) if against else _head(store)
+                run = change.check_staged if staged else change.check_worktree
+                report = run(store, config, old, paths=paths, rules=selected, all_files=all_files)
+    echo(report_json(report) if as_json else report_text(report, quiet=state.quiet))
+    return 1 if report.failed else 0
+
+
+def _head(store: Store) -> str | None:
+    from harnessgit.errors import UnknownRevision
+
+    try:
+        return store.resolve_commit("HEAD")
+    except UnknownRevision:
+        return None  # before the first commit every file is new
+
+
+def _first_parent(store: Store, commit: str) -> str | None:
+    parents = store.commit_info(commit).parents
+    return parents[0] if parents else None
+
+
+def _repo_paths(store: Store, here: Path, files: tuple[str, ...]) -> list[str]:
+    """FILES as repository-relative paths (they are given relative to the current directory)."""
+    from harnessgit.errors import HarnessgitError
+
+    root = store.root.resolve()
+    paths = []
+    for name in files:
+        given = here / name
+        # Resolve the folder, not the file: a harness file may be a symbolic link.
+        absolute = given.parent.resolve() / given.name
+        try:
+            relative = absolute.relative_to(root)
+        except ValueError:
+            raise HarnessgitError(f"{name} is outside the repository {root}") from None
+        paths.append(relative.as_posix())
+    return paths
+
+
+def _outside_git(here: Path, files: tuple[str, ...], rules: list[Rule] | None) -> CheckReport:
+    from harnessgit.checks.change import report_for
+    from harnessgit.checks.collect import disk_versions
+    from harnessgit.config import load_config
+
+    paths = [os.path.relpath(here / name, here).replace(os.sep, "/") for name in files]
+    config = load_config(here)
+    return report_for(disk_versions(here, paths, config), config, rules)

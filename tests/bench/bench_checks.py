@@ -1,0 +1,125 @@
+"""Benchmark `harnessgit check`: one file, and a pre-commit-sized run over 200 files.
+
+Run from the repository root:
+
+    .venv/bin/python tests/bench/bench_checks.py [--runs N]
+
+Prints median wall times (including interpreter start) and ratios to baselines
+measured in the same run on the same machine: bare `python -c pass` start-up,
+and `git diff --stat` over the same 200 files. Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Text with the word frequencies of prose: 2,000 made-up words drawn by Zipf's law.
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "de", "pa", "gu", "ze"]
+
+
+FLOOR = "import harnessgit.cli, harnessgit.store; from harnessgit.config import Config; Config()"
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def median_ms(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> float:
+    run(argv, cwd, env)  # warm the page cache and .pyc files
+    return 1000 * statistics.median(run(argv, cwd, env) for _ in range(runs))
+
+
+def vocabulary(rng: random.Random, size: int = 2000) -> list[str]:
+    return ["".join(rng.choices(SYLLABLES, k=rng.randint(1, 4))) for _ in range(size)]
+
+
+def skill(name: str, rng: random.Random, steps: int, words: list[str]) -> str:
+    weights = [1 / rank for rank in range(1, len(words) + 1)]
+    lines = [f"- {' '.join(rng.choices(words, weights, k=rng.randint(6, 16)))}." for _ in range(steps)]
+    return (
+        f"---\nname: {name}\ndescription: Skill {name} for the benchmark.\n---\n# {name}\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def git(repo: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def build_repo(root: Path, env: dict[str, str], files: int) -> Path:
+    """A harness repository of `files` SKILL.md files (~60 lines each), with every one edited and staged."""
+    repo = root / "harness"
+    repo.mkdir()
+    git(repo, env, "init", "-q", "-b", "main")
+    rng = random.Random(0)
+    words = vocabulary(rng)
+    for i in range(files):
+        path = repo / "skills" / f"skill-{i}" / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(skill(f"skill-{i}", rng, 60, words))
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-q", "-m", "base")
+    for i in range(files):
+        path = repo / "skills" / f"skill-{i}" / "SKILL.md"
+        path.write_text(path.read_text().replace("- ", "- Always ", 1))
+    git(repo, env, "add", "-A")
+    return repo
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21, help="timed runs per measurement (default 21)")
+    parser.add_argument("--files", type=int, default=200, help="files in the pre-commit run (default 200)")
+    args = parser.parse_args()
+    python = sys.executable
+    with tempfile.TemporaryDirectory(prefix="harnessgit-bench-") as tmp:
+        env = dict(os.environ, HOME=tmp, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b")
+        env.update(GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@b")
+        repo = build_repo(Path(tmp), env, args.files)
+        paths = [f"skills/skill-{i}/SKILL.md" for i in range(args.files)]
+        one = [python, "-m", "harnessgit", "check", paths[0]]
+        hook = [python, "-m", "harnessgit", "check", "--staged", *paths]
+        figures = {
+            "python -c pass": median_ms([python, "-c", "pass"], repo, env, args.runs),
+            "harnessgit --help": median_ms([python, "-m", "harnessgit", "--help"], repo, env, args.runs),
+            # What every harnessgit command that reads harnessgit.toml pays before any work.
+            "floor: import cli + store, validate Config()": median_ms(
+                [python, "-c", FLOOR], repo, env, args.runs
+            ),
+            "check 1 file": median_ms(one, repo, env, args.runs),
+            f"git diff --cached --stat ({args.files} files)": median_ms(
+                ["git", "diff", "--cached", "--stat", "--", *paths], repo, env, args.runs
+            ),
+            f"check --staged ({args.files} files, the hook's entry)": median_ms(hook, repo, env, args.runs),
+        }
+    start = figures["python -c pass"]
+    floor = figures["floor: import cli + store, validate Config()"]
+    diff = figures[f"git diff --cached --stat ({args.files} files)"]
+    print(
+        f"harnessgit check benchmark: {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, median of {args.runs} runs"
+    )
+    for name, value in figures.items():
+        ratio = f"{value / start:5.1f}x python start-up"
+        if name.startswith("check"):
+            ratio += f", {value - floor:+6.1f} ms over the floor"
+        if "files" in name and "check" in name:
+            ratio += f", {value / diff:5.1f}x git diff --stat"
+        print(f"  {name:50s} {value:7.1f} ms   {ratio}")
+    print("targets: check 1 file <= 250 ms; hook over 200 files < 1000 ms")
+
+
+if __name__ == "__main__":
+    main()

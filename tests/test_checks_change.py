@@ -1,0 +1,155 @@
+"""check_change / check_staged / check_worktree against real repositories."""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harnessgit.checks import check_change, check_staged, check_worktree
+from harnessgit.config import load_config
+from harnessgit.errors import HarnessgitError
+from harnessgit.store import Store
+from tests.conftest import git, write
+from tests.harness_text import prompt
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def harness(make_repo: Callable[..., Path]) -> Path:
+    return make_repo(
+        {"prompts/long.md": prompt(8), "skills/demo/SKILL.md": "---\nname: demo\ndescription: d\n---\n"}
+    )
+
+
+def test_the_gate_call_between_two_commits(harness: Path) -> None:
+    base = head(harness)
+    write(harness, "prompts/long.md", "## Part 0\nAnswer.\n")
+    write(harness, "eval.py", "print('not a harness file')\n")
+    git(harness, "commit", "-qam", "candidate")
+    with Store.discover(harness) as store:
+        report = check_change(store, load_config(harness), base, head(harness))
+    assert [file.path for file in report.files] == ["prompts/long.md"]  # eval.py is not harness
+    assert report.failed and [finding.rule for finding in report.findings] == ["collapse"]
+    assert "section gone: ## Part 7" in report.findings[0].details
+
+
+def test_renamed_deleted_and_new_files(harness: Path) -> None:
+    base = head(harness)
+    git(harness, "mv", "prompts/long.md", "prompts/moved.md")
+    git(harness, "rm", "-q", "prompts/system.md")
+    write(harness, "prompts/fresh.md", "A new prompt.\n")
+    git(harness, "add", "-A")
+    git(harness, "commit", "-qm", "move")
+    with Store.discover(harness) as store:
+        report = check_change(store, load_config(harness), base, head(harness))
+    statuses = {file.path: (file.status, file.old_path) for file in report.files}
+    assert statuses == {
+        "prompts/fresh.md": ("added", None),
+        "prompts/moved.md": ("renamed", "prompts/long.md"),
+        "prompts/system.md": ("deleted", None),
+    }
+    assert report.findings == []
+
+
+def test_old_none_means_every_file_is_new(harness: Path) -> None:
+    with Store.discover(harness) as store:
+        report = check_change(store, load_config(harness), None, head(harness))
+    assert {file.status for file in report.files} == {"added"}
+    assert "skills/demo/SKILL.md" in [file.path for file in report.files]
+
+
+def test_staged_content_not_the_working_tree(harness: Path) -> None:
+    write(harness, "prompts/long.md", "## Part 0\nstaged collapse\n")
+    git(harness, "add", "prompts/long.md")
+    write(harness, "prompts/long.md", prompt(8))  # unstaged: back to the original
+    with Store.discover(harness) as store:
+        config = load_config(harness)
+        staged = check_staged(store, config, head(harness))
+        worktree = check_worktree(store, config, head(harness))
+    assert [finding.rule for finding in staged.findings] == ["collapse"]
+    assert worktree.findings == [] and worktree.files == []
+
+
+def test_worktree_includes_untracked_and_explicit_unchanged_files(harness: Path) -> None:
+    write(harness, "prompts/untracked.md", "```python\nprint('cut off')\n")
+    with Store.discover(harness) as store:
+        config = load_config(harness)
+        changed = check_worktree(store, config, head(harness))
+        named = check_worktree(store, config, head(harness), paths=["skills/demo/SKILL.md", "eval.py"])
+        everything = check_worktree(store, config, head(harness), all_files=True)
+    assert [(f.path, f.rule) for f in changed.findings] == [("prompts/untracked.md", "format")]
+    assert [(f.path, f.status) for f in named.files] == [("skills/demo/SKILL.md", "unchanged")]
+    assert named.notes == ["skipped 1 file outside the harness paths"]
+    assert {f.path for f in everything.files} == {
+        "SKILL.md",
+        "prompts/long.md",
+        "prompts/system.md",
+        "prompts/untracked.md",
+        "skills/demo/SKILL.md",
+    }
+
+
+def test_unborn_head_and_missing_files(tmp_path: Path) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write(repo, "SKILL.md", "---\nname: Bad Name\ndescription: d\n---\n")
+    git(repo, "add", "-A")
+    with Store.discover(repo) as store:
+        report = check_staged(store, load_config(repo), None)
+        assert [(f.path, f.status) for f in report.files] == [("SKILL.md", "added")]
+        assert report.failed
+        with pytest.raises(HarnessgitError, match=r"prompts/nope\.md: no such file"):
+            check_worktree(store, load_config(repo), None, paths=["prompts/nope.md"])
+
+
+def test_symlinks_are_noted_not_followed(harness: Path) -> None:
+    (harness / "prompts" / "link.md").symlink_to("/etc/passwd")
+    git(harness, "add", "-A")
+    with Store.discover(harness) as store:
+        staged = check_staged(store, load_config(harness), head(harness))
+        worktree = check_worktree(store, load_config(harness), head(harness))
+    assert staged.notes == ["prompts/link.md is a symbolic link: not checked"]
+    assert worktree.notes == ["prompts/link.md is a symbolic link: not checked"]
+    assert staged.files == [] and worktree.files == []
+    git(harness, "commit", "-qm", "link")  # unchanged and named: still never followed
+    with Store.discover(harness) as store:
+        for check in (check_staged, check_worktree):
+            named = check(store, load_config(harness), head(harness), paths=["prompts/link.md"])
+            assert named.files == [] and named.notes == ["prompts/link.md is a symbolic link: not checked"]
+
+
+def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:
+    big = harness / "prompts" / "huge.md"
+    with open(big, "wb") as handle:
+        for _ in range(100):
+            handle.write(b"a" * (1024 * 1024))
+    git(harness, "add", "prompts/huge.md")
+    with Store.discover(harness) as store:
+        config = load_config(harness)
+        tracemalloc.start()
+        try:
+            staged = check_staged(store, config, head(harness))
+            worktree = check_worktree(store, config, head(harness))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    for report in (staged, worktree):
+        [finding] = report.findings
+        assert (finding.path, finding.rule, finding.measure) == ("prompts/huge.md", "length", "bytes")
+        assert finding.value == 100 * 1024 * 1024
+    assert peak < 10 * 1024 * 1024  # bounded: the 100 MB never entered memory
+
+
+def test_revisions_are_never_options(harness: Path) -> None:
+    with Store.discover(harness) as store, pytest.raises(HarnessgitError, match="looks like an option"):
+        check_change(store, load_config(harness), "--output=/tmp/x", head(harness))
+    with Store.discover(harness) as store:
+        by_name = check_change(store, load_config(harness), None, "main")  # names work, once checked
+    assert by_name.files

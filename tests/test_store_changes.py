@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harnessgit.store import ZERO, Side, Store
+from harnessgit.store.changes import parse_raw_diff
+from tests.conftest import git, write
+
+
+def test_diff_raw_between_commits_index_and_worktree(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "mv", "prompts/system.md", "prompts/renamed.md")
+    write(repo, "SKILL.md", "staged\n")
+    git(repo, "add", "SKILL.md")
+    write(repo, "SKILL.md", "unstaged\n")
+    (repo / "eval.py").unlink()
+    write(repo, "prompts/new.md", "untracked\n")
+    with Store.discover(repo) as store:
+        staged = {change.path: change for change in store.diff_raw(head, cached=True)}
+        assert set(staged) == {"SKILL.md", "prompts/renamed.md"}
+        renamed = staged["prompts/renamed.md"]
+        assert (renamed.status, renamed.old_path) == ("R", "prompts/system.md")
+        assert store.read_blob(staged["SKILL.md"].new.sha) == b"staged\n"  # type: ignore[union-attr]
+        worktree = {change.path: change for change in store.diff_raw(head)}
+        assert worktree["SKILL.md"].new == Side("100644", ZERO)  # read it from disk
+        assert worktree["eval.py"].status == "D" and worktree["eval.py"].new is None
+        assert store.untracked_files() == ["prompts/new.md"]
+        assert store.untracked_files(["prompts/new.md", "SKILL.md"]) == ["prompts/new.md"]
+        assert store.untracked_files(["SKILL.md"]) == [] and store.untracked_files([]) == []
+        git(repo, "commit", "-q", "-m", "next")
+        new = git(repo, "rev-parse", "HEAD").strip()
+        between = {change.path: change.status for change in store.diff_raw(head, new)}
+        assert between == {"SKILL.md": "M", "prompts/renamed.md": "R"}
+        empty = store.empty_tree()
+        assert {change.status for change in store.diff_raw(empty, new)} == {"A"}
+
+
+def test_index_entries_entries_at_and_sizes(repo: Path) -> None:
+    write(repo, "weird [name]*.md", "glob characters are literal\n")
+    git(repo, "add", "-A")
+    with Store.discover(repo) as store:
+        entries = store.index_entries(["weird [name]*.md", "missing.md"])
+        assert list(entries) == ["weird [name]*.md"]
+        assert store.index_entries([]) == {}
+        head = store.resolve_commit("HEAD")
+        at_head = store.entries_at(head, ["SKILL.md", "prompts/system.md"])
+        assert sorted(at_head) == ["SKILL.md", "prompts/system.md"]
+        sha = at_head["SKILL.md"].sha
+        assert store.object_sizes([sha, ZERO]) == {sha: len((repo / "SKILL.md").read_bytes())}
+        assert store.read_blobs([sha, sha]) == {sha: (repo / "SKILL.md").read_bytes()}
+        assert "weird [name]*.md" in store.tracked_files()
+
+
+def test_parse_raw_diff_handles_names_with_newlines_and_tabs() -> None:
+    raw = (
+        b":100644 100644 " + b"a" * 40 + b" " + b"b" * 40 + b" M\0we\tird\nname.md\0"
+        b":000000 100644 " + b"0" * 40 + b" " + b"c" * 40 + b" A\0new.md\0"
+        b":100644 100644 " + b"d" * 40 + b" " + b"d" * 40 + b" R100\0old.md\0moved.md\0"
+    )
+    changes = parse_raw_diff(raw)
+    assert [(c.status, c.path, c.old_path) for c in changes] == [
+        ("M", "we\tird\nname.md", None),
+        ("A", "new.md", None),
+        ("R", "moved.md", "old.md"),
+    ]
+    assert changes[1].old is None
+
+
+def test_listings_do_not_touch_the_index(repo: Path) -> None:
+    write(repo, "SKILL.md", "changed\n")
+    index = repo / ".git" / "index"
+    before = (index.read_bytes(), os.stat(index).st_mtime_ns)
+    with Store.discover(repo) as store:
+        head = store.resolve_commit("HEAD")
+        store.diff_raw(head)
+        store.diff_raw(head, cached=True)
+        store.index_entries()
+    assert (index.read_bytes(), os.stat(index).st_mtime_ns) == before
