@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from harnessgit import layout
 from harnessgit.candidates import base_tip, candidate_of
 from harnessgit.config import Config
-from harnessgit.records import TestPeekRecord
+from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.store import CommitInfo, Store
 
@@ -24,6 +24,35 @@ class LogEntry(_Out):
     kind: str  # "merge": an accepted candidate; "direct": a commit made without harnessgit
     candidate: str | None
     files: list[FileChange]
+    gate: GateSummary | None = None
+    override: Override | None = None
+
+
+class GateSummary(_Out):
+    passed: bool
+    n: int
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    attempt: int
+    alpha_k: float
+    alpha_spent: float
+
+
+class Override(_Out):
+    action: str
+    reason: str
+    author: str
+
+
+class SelectionSpend(_Out):
+    """Gate attempts on one selection set (one split hash) and the alpha they spent."""
+
+    split_hash: str
+    attempts: int
+    alpha: float
+    alpha_spent: float
+    passed: int
 
 
 class TestPeek(_Out):
@@ -40,6 +69,7 @@ class LogResult(_Out):
     base: str
     entries: list[LogEntry]
     test_peeks: list[TestPeek]
+    selection_sets: list[SelectionSpend]
 
 
 def accepted_log(
@@ -48,8 +78,12 @@ def accepted_log(
     """The base branch's first-parent chain, newest first: one entry per accepted edit."""
     branch = base or config.harness.base
     tip = base_tip(store, branch)
+    gates = store.notes(layout.NOTES_GATE)
     entries = []
     for sha in store.first_parent_chain(tip, limit=limit):
+        records = gates.get(sha, [])
+        gate = next((r for r in reversed(records) if isinstance(r, GateRecord) and r.merge == sha), None)
+        override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
         info = store.commit_info(sha)
         merged = info.parents[1] if len(info.parents) > 1 else None
         before = info.parents[0] if info.parents else EMPTY_TREE
@@ -62,9 +96,47 @@ def accepted_log(
                 kind="merge" if merged else "direct",
                 candidate=_merged_candidate(store, info, merged),
                 files=files_between(store, before, sha),
+                gate=GateSummary(
+                    passed=gate.passed,
+                    n=gate.n,
+                    difference=gate.difference,
+                    ci_low=gate.ci_low,
+                    ci_high=gate.ci_high,
+                    attempt=gate.attempt,
+                    alpha_k=gate.alpha_k,
+                    alpha_spent=gate.alpha_spent,
+                )
+                if gate
+                else None,
+                override=Override(action=override.action, reason=override.reason, author=override.author)
+                if override
+                else None,
             )
         )
-    return LogResult(base=branch, entries=entries, test_peeks=test_peeks(store))
+    all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
+    return LogResult(
+        base=branch, entries=entries, test_peeks=test_peeks(store), selection_sets=selection_spend(all_gates)
+    )
+
+
+def selection_spend(gates: list[GateRecord]) -> list[SelectionSpend]:
+    """Per selection set: distinct comparisons gated, and the alpha they spent."""
+    by_set: dict[str, list[GateRecord]] = {}
+    for record in gates:
+        by_set.setdefault(record.split_hash, []).append(record)
+    spends = []
+    for split_hash, records in by_set.items():
+        latest = max(records, key=lambda r: r.attempt)
+        spends.append(
+            SelectionSpend(
+                split_hash=split_hash,
+                attempts=latest.attempt,
+                alpha=latest.alpha,
+                alpha_spent=latest.alpha_spent,
+                passed=len({(r.base_harness, r.harness) for r in records if r.passed}),
+            )
+        )
+    return spends
 
 
 def test_peeks(store: Store) -> list[TestPeek]:

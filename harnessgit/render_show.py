@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harnessgit.history import LogResult
+from harnessgit.history import LogEntry, LogResult
 from harnessgit.render import changes, short, size, table, to_json
 from harnessgit.show import ShowResult
 
@@ -63,6 +63,16 @@ def show_text(result: ShowResult, *, diff: bool = True) -> str:
     if diff and result.diff:
         lines += ["", result.diff.rstrip("\n")]
     return "\n".join(lines)
+
+
+def _gate_cell(entry: LogEntry) -> str:
+    if entry.override is not None:
+        return f"override ({entry.override.action}): {entry.override.reason[:30]}"
+    gate = entry.gate
+    if gate is None:
+        return "-" if entry.kind == "direct" else "no gate record"
+    diff = f"{gate.difference * 100:+.1f} pts" if gate.difference is not None else "?"
+    return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
 
 
 def log_json(result: LogResult) -> str:

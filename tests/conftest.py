@@ -14,6 +14,8 @@ import pytest
 
 FIXED_DATE = "2026-01-01T00:00:00+00:00"
 
+pytest_plugins = ["tests.gating_fixtures"]  # the gate_repo fixture
+
 
 @pytest.fixture(autouse=True)
 def hermetic_seal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:

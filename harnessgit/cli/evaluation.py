@@ -15,7 +15,7 @@ def _instances(values: tuple[str, ...]) -> list[str] | None:
     return ids or None
 
 
-def _stderr_sink(state: State) -> Callable[[str], None]:
+def stderr_sink(state: State) -> Callable[[str], None]:
     if state.quiet:
         logger = logging.getLogger("harnessgit.evaluator")
         return lambda line: logger.debug("evaluator: %s", line)
@@ -82,7 +82,7 @@ def eval_command(
             repeats=repeats,
             no_cache=no_cache,
             progress=progress,
-            on_stderr=_stderr_sink(state),
+            on_stderr=stderr_sink(state),
         )
     echo(render_eval.evaluation_json(result) if as_json else render_eval.evaluation_text(result))
     return 0
@@ -142,7 +142,7 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("test")
     with store:
         result = peek_test_split(
-            store, config, rev, force=force, jobs=jobs, progress=progress, on_stderr=_stderr_sink(state)
+            store, config, rev, force=force, jobs=jobs, progress=progress, on_stderr=stderr_sink(state)
         )
     echo(render_eval.evaluation_json(result.evaluation) if as_json else render_eval.heldout_text(result))
     return 0

@@ -1,0 +1,229 @@
+"""Commands that decide what reaches the base branch: frontier, gate, merge, revert, label, verify."""
+
+from __future__ import annotations
+
+import click
+
+from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli.evaluation import stderr_sink
+from harnessgit.errors import EXIT_NO, EXIT_OK
+
+
+@cli.command()
+@click.option(
+    "--split",
+    default="selection",
+    show_default=True,
+    help="The split the frontier is computed on (only selection decides).",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Make the live candidate branches exactly the frontier plus the candidates not yet "
+    "evaluated; retire the rest to refs/harnessgit/archive/ in one transaction.",
+)
+@click.option("--sample", is_flag=True, help="Print one parent drawn with GEPA's weights (instances led).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
+@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def frontier(
+    state: State, split: str, update: bool, sample: bool, seed: int, base: str | None, as_json: bool
+) -> int:
+    """The Pareto frontier of the live candidates on the selection split (GEPA's rule)."""
+    from harnessgit import render_gate
+    from harnessgit.errors import HarnessgitError
+    from harnessgit.frontier import sample_parent
+    from harnessgit.pool import frontier_view, update_frontier
+
+    if split != "selection":
+        raise HarnessgitError("the frontier decides, so it is computed on the selection split only")
+    store, config = state.open()
+    with store:
+        view = frontier_view(store, config, base=base)
+        if update:
+            view = update_frontier(store, config, view)
+    sampled = sample_parent(view.frontier, seed) if sample else None
+    if as_json:
+        echo(render_gate.frontier_json(view, sampled))
+    elif sample:
+        echo(sampled or "")
+    else:
+        echo(render_gate.frontier_text(view))
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("candidate", metavar="CAND")
+@click.option("--base", metavar="BRANCH", help="The branch to gate against. Default: [harness] base.")
+@click.option(
+    "--allow-small",
+    is_flag=True,
+    help="Decide even when the selection split has fewer than [gate] min_instances instances.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@click.pass_obj
+def gate(
+    state: State, candidate: str, base: str | None, allow_small: bool, jobs: int | None, as_json: bool
+) -> int:
+    """Decide whether CAND may move the base branch; exit 0 on pass, 1 on reject.
+
+    Evaluates whatever selection scores are missing (through the cache) and
+    records the attempt: repeated gating spends the selection set's error rate.
+    """
+    from harnessgit import render_eval, render_gate
+    from harnessgit.gate import run_gate
+
+    store, config = state.open()
+    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
+    with store:
+        outcome = run_gate(
+            store,
+            config,
+            candidate,
+            base=base,
+            allow_small=allow_small,
+            jobs=jobs,
+            progress=progress,
+            on_stderr=stderr_sink(state),
+        )
+    echo(render_gate.gate_json(outcome) if as_json else render_gate.gate_text(outcome))
+    return EXIT_OK if outcome.passed else EXIT_NO
+
+
+@cli.command()
+@click.argument("candidate", metavar="CAND")
+@click.option("--base", metavar="BRANCH", help="The branch to merge into. Default: [harness] base.")
+@click.option(
+    "--allow-small",
+    is_flag=True,
+    help="Let the gate decide on fewer than [gate] min_instances selection instances.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def merge(
+    state: State, candidate: str, base: str | None, allow_small: bool, jobs: int | None, as_json: bool
+) -> int:
+    """Run the gate on CAND and, only if it passes, merge it (--no-ff) into the base branch.
+
+    The merge commit, its gate record and the retirement of the candidate land in
+    one ref transaction; exit 1 when the gate rejects.
+    """
+    from harnessgit import render_eval, render_gate
+    from harnessgit.merge import merge as run
+
+    store, config = state.open()
+    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
+    with store:
+        result = run(
+            store,
+            config,
+            candidate,
+            base=base,
+            allow_small=allow_small,
+            jobs=jobs,
+            progress=progress,
+            on_stderr=stderr_sink(state),
+        )
+    echo(render_gate.merge_json(result) if as_json else render_gate.merge_text(result))
+    return EXIT_OK if result.merge else EXIT_NO
+
+
+@cli.command()
+@click.argument("rev", metavar="REV")
+@click.option(
+    "--reason", default="", metavar="TEXT", help="Why the edit is reverted (required with --no-gate)."
+)
+@click.option(
+    "--no-gate",
+    is_flag=True,
+    help="Land the revert at once without the gate: an explicit override, recorded with "
+    "--reason and listed by verify.",
+)
+@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+@click.pass_obj
+def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None) -> int:
+    """Propose the inverse of the accepted edit REV as a candidate (then gate and merge it)."""
+    from harnessgit.merge import revert as run
+    from harnessgit.render import short
+
+    store, config = state.open()
+    with store:
+        proposal, landed = run(store, config, rev, base=base, reason=reason, no_gate=no_gate)
+    echo(proposal.candidate)
+    if landed is not None and landed.merge:
+        echo(f"merged without the gate (override recorded) as {short(landed.merge)}", err=True)
+    elif not state.quiet:
+        echo(f"next: harnessgit merge {proposal.candidate}", err=True)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.argument("rev", metavar="[REV]", required=False)
+@click.option("--reason", default="", metavar="TEXT", help="Why the label moves (recorded).")
+@click.option("--list", "list_", is_flag=True, help="List the labels and their last recorded moves.")
+@click.option("--history", "history_", is_flag=True, help="List every recorded move (of NAME, if given).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def label(
+    state: State, name: str | None, rev: str | None, reason: str, list_: bool, history_: bool, as_json: bool
+) -> int:
+    """Point label NAME (e.g. production) at REV, recording when, who and why.
+
+    Moving a label also starts a new test-split peek period.
+    """
+    from harnessgit import labels, render_gate
+    from harnessgit.render import to_json
+
+    store, _config = state.open()
+    with store:
+        if list_ or (name is None and not history_):
+            found = labels.list_labels(store)
+            echo(render_gate.labels_json(found) if as_json else render_gate.labels_text(found))
+            return EXIT_OK
+        if history_:
+            moves = labels.history(store, name)
+            echo(
+                to_json(moves)
+                if as_json
+                else "\n".join(render_gate.label_move_text(m) + f"  {m.reason}" for m in moves)
+                or "no recorded moves"
+            )
+            return EXIT_OK
+        if rev is None:
+            raise click.UsageError("label NAME REV: say where the label should point")
+        assert name is not None
+        record = labels.move_label(store, name, rev, reason=reason)
+    echo(to_json(record) if as_json else render_gate.label_move_text(record))
+    return EXIT_OK
+
+
+@cli.command()
+@click.option("--base", metavar="BRANCH", help="The branch to verify. Default: [harness] base.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def verify(state: State, base: str | None, as_json: bool) -> int:
+    """Re-check the base branch from the record; exit 1 on any problem (for CI)."""
+    from harnessgit import render_gate
+    from harnessgit.verify import verify as run
+
+    store, config = state.open()
+    with store:
+        report = run(store, config, base=base)
+    echo(render_gate.verify_json(report) if as_json else render_gate.verify_text(report))
+    return EXIT_OK if report.ok else EXIT_NO

@@ -1,0 +1,118 @@
+"""`harnessgit frontier`: the Pareto frontier of the live candidates, from the record.
+
+The pool is the base branch tip plus every live candidate evaluated on the whole
+selection split with the base's evaluator fingerprint and model (same split, so
+the scores are comparable). `harnessgit.frontier` computes GEPA's frontier on it;
+``update`` makes the live candidate branches exactly the frontier plus the
+candidates not yet evaluated, retiring the rest to the archive in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from harnessgit import layout
+from harnessgit.candidates import base_tip, candidate_tips, retire
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluate import eval_context
+from harnessgit.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
+from harnessgit.records import ProposalRecord
+from harnessgit.scores import ScoreBook
+from harnessgit.splits import load_manifest
+from harnessgit.store import Store, Transaction
+
+SELECTION = "selection"
+
+
+@dataclass(frozen=True)
+class Member:
+    id: str  # candidate id, or the base branch name
+    commit: str
+    parent: str | None  # candidate id, base branch name, or a short commit id
+
+
+@dataclass(frozen=True)
+class FrontierView:
+    branch: str
+    frontier: Frontier
+    members: dict[str, Member]
+    waiting: list[str]  # live candidates not (comparably) evaluated on the whole selection split
+    retired: list[str]  # set by update: candidates moved to the archive
+
+
+def frontier_view(
+    store: Store, config: Config, *, base: str | None = None, book: ScoreBook | None = None
+) -> FrontierView:
+    config = require(config)
+    branch = base or config.harness.base
+    manifest = load_manifest(store.root, config.splits.manifest)
+    ids = manifest.ids(SELECTION)
+    book = book if book is not None else ScoreBook.load(store)
+    tip = base_tip(store, branch)
+    reference = eval_context(store, config, tip).key
+    base_summary = book.summary(reference, SELECTION, ids, for_decision=True)
+    if base_summary.missing:
+        raise HarnessgitError(
+            f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
+        )
+    proposals = _proposals(store)
+    tips = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "live"}
+    names = {sha: cid for cid, (_state, sha) in candidate_tips(store).items()}
+
+    def created(cid: str) -> datetime:
+        proposal = proposals.get(tips[cid])
+        return proposal.ts if proposal else store.commit_info(tips[cid]).author_time
+
+    ordered = sorted(tips, key=created)  # GEPA numbers programs in creation order
+    members = {branch: Member(branch, tip, None)}
+    pool = [PoolCandidate(id=branch, parent=None, scores=[i.mean for i in base_summary.instances])]
+    waiting = []
+    for cid in ordered:
+        sha = tips[cid]
+        key = eval_context(store, config, sha).key
+        summary = book.summary(key, SELECTION, ids, for_decision=True)
+        if key.fingerprint != reference.fingerprint or key.model != reference.model or summary.missing:
+            waiting.append(cid)
+            continue
+        parent = _parent_name(store, proposals, names, sha, branch, tip)
+        members[cid] = Member(cid, sha, parent)
+        pool.append(PoolCandidate(id=cid, parent=parent, scores=[i.mean for i in summary.instances]))
+    frontier = compute_frontier(ScorePool(instances=ids, candidates=pool))
+    return FrontierView(branch, frontier, members, waiting, [])
+
+
+def update_frontier(store: Store, config: Config, view: FrontierView) -> FrontierView:
+    """Retire every evaluated live candidate that is not on the frontier, atomically."""
+    on_frontier = set(view.frontier.members)
+    retired = [cid for cid in view.members if cid != view.branch and cid not in on_frontier]
+    if retired:
+        txn = Transaction("frontier update")
+        for cid in retired:
+            reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
+            retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
+        store.commit(txn)
+    return FrontierView(view.branch, view.frontier, view.members, view.waiting, retired)
+
+
+def _parent_name(
+    store: Store, proposals: dict[str, ProposalRecord], names: dict[str, str], sha: str, branch: str, tip: str
+) -> str | None:
+    proposal = proposals.get(sha)
+    parents = store.commit_info(sha).parents
+    parent = proposal.parent if proposal else (parents[0] if parents else None)
+    if parent is None:
+        return None
+    if parent in names:
+        return names[parent]
+    return branch if parent == tip else parent[:12]
+
+
+def _proposals(store: Store) -> dict[str, ProposalRecord]:
+    found: dict[str, ProposalRecord] = {}
+    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+        for record in records:
+            if isinstance(record, ProposalRecord):
+                found[commit] = record
+    return found
