@@ -250,7 +250,7 @@ def _md_flips(flips: Flips) -> Section:
         if count > len(shown):
             body.append(f"- … and {count - len(shown)} more (`harnessgit scores` lists them all)")
         body.append("")
-    return Section(head, body, ["</details>", ""], priority=4, what="flipped-instance lines")
+    return Section(head, body, ["</details>", ""], priority=5, what="flipped-instance lines")
 
 
 def _md_shift(shift: FailureShift) -> Section:
@@ -266,7 +266,7 @@ def _md_shift(shift: FailureShift) -> Section:
         f"{c.head_count} ({_share(c.head_share)}) |"
         for c in shift.classes
     ]
-    return Section(head, body, [""], priority=5, what="classes")
+    return Section(head, body, [""], priority=6, what="classes")
 
 
 def _share(value: float | None) -> str:
@@ -313,7 +313,7 @@ def _md_edits(result: ReviewResult) -> Section:
     body = [line for edit in result.edits for line in _md_edit(edit)]
     if result.edits_count > len(result.edits):
         body.append(f"- … and {result.edits_count - len(result.edits)} older commits")
-    return Section(head, body, [""], priority=6, what="rationale and evidence lines")
+    return Section(head, body, [""], priority=4, what="rationale and evidence lines")
 
 
 def _md_diff(files: list[FileDiff]) -> Section:
