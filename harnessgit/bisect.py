@@ -73,6 +73,7 @@ class BisectResult(_Out):
     steps: list[Step]  # every commit judged, in the order judged
     first_bad: FirstBad | None
     suspects: list[str]  # when skipped commits hide the answer: the commits it is among
+    notes: list[str]  # e.g. the evaluator changed between good and the first bad edit
 
 
 def bisect(
@@ -115,6 +116,7 @@ def bisect(
             steps=steps,
             first_bad=first,
             suspects=suspects or [],
+            notes=_grader_notes(store, config, good_sha, first) if first else [],
         )
 
     known: dict[int, Step] = {}
@@ -193,6 +195,7 @@ def _first_bad(
     assert old is not None and new is not None  # both were judged, so both are on record
     own = own_effect(old, new)
     context = eval_context(store, config, sha)
+    previous = eval_context(store, config, before.commit)
     manifest = load_manifest(store.root, config.splits.manifest)
     measured = Measured(
         fingerprint=context.key.fingerprint,
@@ -236,8 +239,21 @@ def _first_bad(
             override=override,
             failing=after.failing,
             gate_instances=compared,
+            grader_changed=previous.key.fingerprint != context.key.fingerprint,
         ),
     )
+
+
+def _grader_notes(store: Store, config: Config, good: str, first: FirstBad) -> list[str]:
+    """A drop measured across a change of the evaluator's own files may be the grader's."""
+    before = eval_context(store, config, first.before.commit).key.fingerprint
+    if eval_context(store, config, good).key.fingerprint == before:
+        return []
+    return [
+        "the evaluator's files changed between good and the commit before the first bad edit "
+        "(their evaluator fingerprints differ): scores on either side of that change come from "
+        "different graders"
+    ]
 
 
 def judged_commit(store: Store) -> str:

@@ -116,9 +116,21 @@ def slipped_through(
     override: OverrideRecord | None = None,
     failing: list[str] | None = None,
     gate_instances: list[str] | None = None,
+    grader_changed: bool = False,
 ) -> list[str]:
-    """The checks the edit got past, most decisive first; every sentence is about this edit."""
-    reasons = _ungated(kind, override)
+    """The checks the edit got past, most decisive first; every sentence is about this edit.
+
+    ``grader_changed``: the edit changed files the evaluator depends on (its evaluator
+    fingerprint differs from the commit before it's), so its scores and the ones
+    before it come from different graders."""
+    reasons = []
+    if grader_changed:
+        reasons.append(
+            "it changed files the evaluator depends on (its evaluator fingerprint differs from the "
+            "commit before it): the scores on either side come from different graders, so the drop "
+            "may be the grader's, not the harness's"
+        )
+    reasons += _ungated(kind, override)
     if gate is not None:
         reasons += _gated(criterion, gate, own, measured, failing or [], gate_instances)
     if not criterion.per_instance and own.difference is not None and cumulative is not None:

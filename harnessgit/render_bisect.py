@@ -38,6 +38,7 @@ def bisect_text(result: BisectResult) -> str:
     ]
     lines += [f"  {step_line(step)}" for step in r.steps]
     lines.append(r.message)
+    lines += [f"note: {note}" for note in r.notes]
     if r.suspects:
         lines += [f"  suspect {short(sha)}" for sha in r.suspects]
     if r.first_bad is not None:

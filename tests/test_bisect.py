@@ -231,3 +231,50 @@ def test_git_bisect_run_with_bisect_judge(review_repo: Path, calls: Path, mode: 
     # In a checkout, commits from before harnessgit.toml existed cannot be judged
     # (exit 125, skipped); with --no-checkout the current configuration judges them all.
     assert len(set(evaluated_commits(calls))) <= math.ceil(math.log2(12)) + 2
+
+
+def commit_edits(repo: Path, edits: list[dict[str, str]]) -> list[str]:
+    """Plain commits on main, one per {path: text}; returns them oldest first."""
+    for files in edits:
+        for path, text in files.items():
+            write(repo, path, text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"edit {', '.join(files)}")
+    return git(repo, "rev-list", "--reverse", f"HEAD~{len(edits)}..HEAD").split()
+
+
+def test_a_regression_made_by_the_grader_is_named_as_such(review_repo: Path) -> None:
+    good = git(review_repo, "rev-parse", "HEAD").strip()
+    skill_md = (review_repo / "SKILL.md").read_text()
+    stricter = (review_repo / "eval.py").read_text().replace("good = (", "good = number >= 8 and (")
+    chain = commit_edits(
+        review_repo,
+        [{"SKILL.md": skill_md + "one\n"}, {"eval.py": stricter}, {"SKILL.md": skill_md + "three\n"}],
+    )
+    with Store.discover(review_repo) as store:
+        result = bisect(
+            store, load_config(review_repo), good, "main", Criterion.build("selection", None, None, None)
+        )
+    assert result.first_bad is not None and result.first_bad.commit == chain[1]
+    assert "changed files the evaluator depends on" in result.first_bad.why[0]
+    assert result.notes == []
+
+
+def test_a_grader_change_before_the_regression_is_noted(review_repo: Path) -> None:
+    good = git(review_repo, "rev-parse", "HEAD").strip()
+    skill_md = (review_repo / "SKILL.md").read_text()
+    chain = commit_edits(
+        review_repo,
+        [{"README.md": "notes\n"}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
+    )
+    with Store.discover(review_repo) as store:
+        result = bisect(
+            store, load_config(review_repo), good, "main", Criterion.build("selection", None, None, None)
+        )
+    assert result.first_bad is not None and result.first_bad.commit == chain[1]
+    assert not any("evaluator depends on" in reason for reason in result.first_bad.why)
+    assert (
+        result.first_bad.kind == "direct commit" and "straight to the base branch" in result.first_bad.why[0]
+    )
+    (note,) = result.notes
+    assert "evaluator's files changed between good" in note
