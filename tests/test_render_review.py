@@ -15,7 +15,7 @@ from harnessgit.review_diff import FileDiff
 from harnessgit.review_scores import Flip, Flips
 from harnessgit.store import Store
 from tests.conftest import git, write
-from tests.test_review import reviewed_candidate
+from tests.test_review import odd_change, reviewed_candidate
 
 
 def balanced(md: str) -> None:
@@ -53,6 +53,29 @@ def test_three_formats_of_one_review(
     data = json.loads(review_json(result))
     assert data["verdict"]["state"] == "pass" and data["flips"][0]["regressed"][0]["instance"] == "s-3"
     assert data["files"][0]["path"] == "SKILL.md" and data["edits"][0]["candidate"] == candidate
+
+
+def test_a_binary_file_and_a_rename_in_all_three_formats(review_repo: Path) -> None:
+    odd_change(review_repo)
+    with Store.discover(review_repo) as store:
+        result = review(store, load_config(review_repo))
+    md = review_markdown(result)
+    assert "| `assets/logo.png` | added | binary | new → 16 B |" in md
+    assert "| `prompts/system.md` → `prompts/main.md` | renamed | +1 −0 | 29 B → 39 B |" in md
+    assert '| `prompts/ünïcödé "quoted".md` | added | +1 −0 | new → 7 B |' in md
+    assert "Binary files /dev/null and b/assets/logo.png differ" in md
+    assert "rename from prompts/system.md" in md and "\x1b[" not in md
+    balanced(md)
+    text = review_text(result)
+    assert "assets/logo.png" in text and "binary" in text
+    assert "prompts/system.md -> prompts/main.md  renamed" in text
+    data = json.loads(review_json(result))
+    files = {f["path"]: f for f in data["files"]}
+    assert files["assets/logo.png"]["binary"] is True and files["assets/logo.png"]["added"] is None
+    assert (
+        files["prompts/main.md"]["old_path"] == "prompts/system.md"
+        and files["prompts/main.md"]["status"] == "renamed"
+    )
 
 
 def test_a_huge_diff_stays_under_githubs_comment_limit(review_repo: Path) -> None:

@@ -83,7 +83,9 @@ def test_unevaluated_sides_name_the_commands_to_run(review_repo: Path) -> None:
     assert result.scores == [] and result.flips == []
 
 
-def test_files_survive_renames_binaries_odd_names_and_user_diff_config(review_repo: Path) -> None:
+def odd_change(repo: Path) -> None:
+    """A commit that renames a prompt, adds a binary file and a name with non-ASCII
+    characters and quotes, under git settings that would change a diff's shape."""
     for key, value in [
         ("color.ui", "always"),
         ("diff.noprefix", "true"),
@@ -92,15 +94,19 @@ def test_files_survive_renames_binaries_odd_names_and_user_diff_config(review_re
         ("core.quotePath", "true"),
         ("diff.external", "false"),
     ]:
-        git(review_repo, "config", key, value)
-    git(review_repo, "checkout", "-q", "-b", "edit")
-    git(review_repo, "mv", "prompts/system.md", "prompts/main.md")
-    write(review_repo, "prompts/main.md", "You are a careful assistant.\nBe brief.\n")
-    write(review_repo, "assets/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
-    write(review_repo, 'prompts/ünïcödé "quoted".md', "Hello.\n")
-    write(review_repo, "SKILL.md", skill(10, "", "3. Check the answer."))
-    git(review_repo, "add", "-A")
-    git(review_repo, "commit", "-qm", "Rename the system prompt, add a logo")
+        git(repo, "config", key, value)
+    git(repo, "checkout", "-q", "-b", "edit")
+    git(repo, "mv", "prompts/system.md", "prompts/main.md")
+    write(repo, "prompts/main.md", "You are a careful assistant.\nBe brief.\n")
+    write(repo, "assets/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    write(repo, 'prompts/ünïcödé "quoted".md', "Hello.\n")
+    write(repo, "SKILL.md", skill(10, "", "3. Check the answer."))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Rename the system prompt, add a logo")
+
+
+def test_files_survive_renames_binaries_odd_names_and_user_diff_config(review_repo: Path) -> None:
+    odd_change(review_repo)
     with Store.discover(review_repo) as store:
         result = review(store, load_config(review_repo))
     files = {f.path: f for f in result.files}
