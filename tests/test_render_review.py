@@ -9,7 +9,8 @@ import pytest
 from harnessgit.checks import CheckReport
 from harnessgit.config import load_config
 from harnessgit.render_budget import COMMENT_LIMIT
-from harnessgit.render_review import MARKER, md_code, md_text, review_json, review_markdown, review_text
+from harnessgit.render_review import review_json, review_text
+from harnessgit.render_review_md import MARKER, md_code, md_text, review_markdown
 from harnessgit.review import Edit, EvidenceItem, ReviewResult, Verdict, review
 from harnessgit.review_diff import FileDiff
 from harnessgit.review_scores import Flip, Flips

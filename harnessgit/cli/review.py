@@ -39,14 +39,14 @@ def review(state: State, base: str | None, head: str | None, fmt: str, output: P
     the gate would decide from stored scores: review never runs the evaluator and
     records nothing. Exits 0 whatever the verdict (use `harnessgit gate` to decide).
     """
-    from harnessgit import render_review
+    from harnessgit import render_review, render_review_md
     from harnessgit.review import review as run
 
     store, config = state.open()
     with store:
         result = run(store, config, base, head)
     if fmt == "md":
-        text = render_review.review_markdown(result)
+        text = render_review_md.review_markdown(result)
     elif fmt == "json":
         text = render_review.review_json(result)
     else:
