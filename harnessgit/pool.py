@@ -43,8 +43,15 @@ class FrontierView:
 
 
 def frontier_view(
-    store: Store, config: Config, *, base: str | None = None, book: ScoreBook | None = None
+    store: Store,
+    config: Config,
+    *,
+    base: str | None = None,
+    book: ScoreBook | None = None,
+    proposals: dict[str, ProposalRecord] | None = None,
 ) -> FrontierView:
+    """``book`` and ``proposals`` (commit -> its proposal record) may be passed in by
+    a caller that keeps them up to date, such as evolve, to skip re-reading notes."""
     config = require(config)
     branch = base or config.harness.base
     manifest = load_manifest(store.root, config.splits.manifest)
@@ -57,7 +64,7 @@ def frontier_view(
         raise HarnessgitError(
             f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
         )
-    proposals = _proposals(store)
+    proposals = proposals if proposals is not None else proposals_by_commit(store)
     tips = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "live"}
     names = {sha: cid for cid, (_state, sha) in candidate_tips(store).items()}
 
@@ -109,7 +116,7 @@ def _parent_name(
     return branch if parent == tip else parent[:12]
 
 
-def _proposals(store: Store) -> dict[str, ProposalRecord]:
+def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
     for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
         for record in records:

@@ -121,8 +121,7 @@ def _parse(value: Any) -> Any:
 
 
 ProposerSection = Annotated[
-    Annotated[CommandProposerSection, Tag("command")]
-    | Annotated[OpenAIProposerSection, Tag("openai")],
+    Annotated[CommandProposerSection, Tag("command")] | Annotated[OpenAIProposerSection, Tag("openai")],
     Discriminator(
         _kind_of,
         custom_error_type="invalid_kind",
