@@ -35,13 +35,13 @@ from harnessgit import globs, layout
 from harnessgit.candidates import candidate_tips, retire
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config, require
-from harnessgit.evaluate import Evaluation, eval_context, evaluate
+from harnessgit.evaluate import EvalContext, eval_context, evaluate
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.frontier import sample_parent
 from harnessgit.gate import attempt_number, pair_scores, run_gate
 from harnessgit.merge import merge
-from harnessgit.pool import frontier_view, proposals_by_commit, update_frontier
+from harnessgit.pool import FrontierView, frontier_view, proposals_by_commit, update_frontier
 from harnessgit.propose import propose, rebase
 from harnessgit.proposers import Limits, ProposalRequest, Proposer, RejectedProposal, make_proposer
 from harnessgit.records import EvidenceRecord, IterationRecord, ProposalRecord
@@ -159,6 +159,8 @@ class _Loop:
         self.batches_per_epoch = max(1, len(self.train) // min(config.evolve.minibatch, len(self.train)))
         self.book = ScoreBook.load(store)
         self.proposals = proposals_by_commit(store)
+        self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
+        self.view: FrontierView | None = None
         done = [
             r.iteration
             for records in store.notes(layout.NOTES_EVIDENCE).values()
@@ -172,36 +174,59 @@ class _Loop:
 
         return base_tip(self.store, self.config.harness.base)
 
-    def evaluate(self, commit: str, split: str, instances: list[str]) -> Evaluation:
-        key = eval_context(self.store, self.config, commit).key
+    def frontier(self) -> FrontierView:
+        """The frontier, rebuilt only when the pool may have changed: a candidate
+        scored on the selection split, a retirement, or a move of the base branch."""
+        tip = self.base_commit()
+        if self.view is None or self.view.members[self.view.branch].commit != tip:
+            self.view = frontier_view(
+                self.store, self.config, book=self.book, proposals=self.proposals, contexts=self.contexts
+            )
+        return self.view
+
+    def context(self, commit: str) -> EvalContext:
+        if commit not in self.contexts:
+            self.contexts[commit] = eval_context(self.store, self.config, commit)
+        return self.contexts[commit]
+
+    def evaluate(self, commit: str, split: str, instances: list[str]) -> float | None:
+        """The mean score of ``commit`` on ``instances``, evaluating only what is missing."""
+        key = self.context(commit).key
         have = self.book.rows(key)
         needed = sum(1 for instance in instances if (instance, 0) not in have)
-        if self.budget.max_rollouts is not None and self.spend.rollouts + needed > self.budget.max_rollouts:
-            raise _Stop(f"max rollouts ({self.budget.max_rollouts}): the next evaluation needs {needed} more")
-        known = set(self.book.records)
-        result = evaluate(
-            self.store,
-            self.config,
-            commit,
-            split=split,
-            instances=instances,
-            jobs=self.jobs,
-            progress=self.progress,
-            on_stderr=self.on_stderr,
-            book=self.book,
-        )
-        self.spend.rollouts += result.evaluated
-        self.evaluator_seconds += result.evaluator_time
-        for record_id in set(self.book.records) - known:  # the records this evaluation wrote
-            self.spend.cost += (self.book.records[record_id].cost or {}).get("usd", 0.0)
-        return result
+        if needed:
+            if (
+                self.budget.max_rollouts is not None
+                and self.spend.rollouts + needed > self.budget.max_rollouts
+            ):
+                raise _Stop(
+                    f"max rollouts ({self.budget.max_rollouts}): the next evaluation needs {needed} more"
+                )
+            known = set(self.book.records)
+            result = evaluate(
+                self.store,
+                self.config,
+                commit,
+                split=split,
+                instances=instances,
+                jobs=self.jobs,
+                progress=self.progress,
+                on_stderr=self.on_stderr,
+                book=self.book,
+            )
+            self.spend.rollouts += result.evaluated
+            self.evaluator_seconds += result.evaluator_time
+            for record_id in set(self.book.records) - known:  # the records this evaluation wrote
+                self.spend.cost += (self.book.records[record_id].cost or {}).get("usd", 0.0)
+        means = self.book.complete_means(key, tuple(instances), f"{split}:{'|'.join(instances)}")
+        return sum(means) / len(means) if means else None
 
     def iterate(self, proposer: Proposer, auto_merge: bool) -> IterationOutcome:
         store, config, number = self.store, self.config, self.iteration
         self.iteration += 1
         self.started, self.evaluator_seconds, self.proposer_seconds = time.monotonic(), 0.0, 0.0
         tip = self.base_commit()
-        view = frontier_view(store, config, book=self.book, proposals=self.proposals)
+        view = self.frontier()
         parent_name = sample_parent(view.frontier, random.Random(f"{self.seed}:{number}").getrandbits(32))
         parent = view.members[parent_name].commit
         parent_tree = store.commit_info(parent).tree
@@ -221,7 +246,7 @@ class _Loop:
         }
         rollouts_before = self.spend.rollouts
 
-        before = self.evaluate(parent, "train", batch).summary.mean
+        before = self.evaluate(parent, "train", batch)
         current = (store.file_at(parent_tree, component) or b"").decode("utf-8")
         if before is not None and before >= 1.0:
             # GEPA's skip_perfect_score: a solved minibatch has no failure to reflect on.
@@ -299,7 +324,7 @@ class _Loop:
             return done(
                 "rejected-checks", candidate=candidate.candidate, commit=candidate.commit, reason=failures[0]
             )
-        after = self.evaluate(candidate.commit, "train", batch).summary.mean
+        after = self.evaluate(candidate.commit, "train", batch)
         if after is None or before is None or after <= before:
             detail = f"minibatch {_mean(before)} -> {_mean(after)}: not better"
             self._retire(candidate.candidate, candidate.commit, "rejected", detail)
@@ -310,8 +335,9 @@ class _Loop:
                 candidate_score=after,
                 reason=detail,
             )
-        selection = self.evaluate(candidate.commit, "selection", self.selection).summary.mean
-        update_frontier(store, config, frontier_view(store, config, book=self.book, proposals=self.proposals))
+        selection = self.evaluate(candidate.commit, "selection", self.selection)
+        self.view = None  # the pool has a new member
+        update_frontier(store, config, self.frontier())
         worth, why = self._worth_gating(tip, candidate.commit)
         if not worth:
             return done(
@@ -327,6 +353,7 @@ class _Loop:
             gated = rebase(store, config, candidate.candidate, config.harness.base)
             self._remember(gated.commit)
             self.evaluate(gated.commit, "selection", self.selection)
+            self.view = None
         if auto_merge:
             merged = merge(
                 store,
@@ -423,15 +450,12 @@ class _Loop:
         pass only a gain that clears its bound anyway.
         """
         config = self.config
-        base_key = eval_context(self.store, config, tip).key
-        cand_key = eval_context(self.store, config, commit).key
+        base_key = self.context(tip).key
+        cand_key = self.context(commit).key
         self.evaluate(tip, "selection", self.selection)
-        summaries = [
-            self.book.summary(key, "selection", self.selection, for_decision=True)
-            for key in (base_key, cand_key)
-        ]
-        base, cand = ({i.instance: (i.mean, i.cluster) for i in s.instances} for s in summaries)
-        paired = pair_scores(base, cand)
+        paired = pair_scores(
+            self.book.scored(base_key, self.selection), self.book.scored(cand_key, self.selection)
+        )
         if paired is None:
             return False, "fewer than two selection instances scored on both sides"
         comparison = compare(paired)
