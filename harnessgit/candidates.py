@@ -26,11 +26,13 @@ class Target:
 def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
     """Every candidate id -> (live or archived, tip commit)."""
     tips: dict[str, tuple[State, str]] = {}
-    for ref, sha in store.list_refs(layout.ARCHIVE).items():
-        tips[ref.removeprefix(layout.ARCHIVE)] = ("archived", sha)
-    for ref, sha in store.list_refs(layout.CANDIDATES.rstrip("/")).items():
-        if ref.startswith(layout.CANDIDATES):
-            tips[ref.removeprefix(layout.CANDIDATES)] = ("live", sha)
+    live: dict[str, str] = {}
+    for ref, sha in store.list_refs(layout.ARCHIVE.rstrip("/"), layout.CANDIDATES.rstrip("/")).items():
+        if ref.startswith(layout.ARCHIVE):
+            tips[ref.removeprefix(layout.ARCHIVE)] = ("archived", sha)
+        elif ref.startswith(layout.CANDIDATES):
+            live[ref.removeprefix(layout.CANDIDATES)] = sha
+    tips.update((cid, ("live", sha)) for cid, sha in live.items())  # live wins over a stale archive copy
     return tips
 
 

@@ -203,6 +203,13 @@ class ChecksSection(_Section):
         return [glob for kind in self.kinds.values() for glob in kind.paths]
 
 
+class EvolveSection(_Section):
+    minibatch: int = Field(default=3, ge=1)  # GEPA's minibatch check uses 3 examples
+    form: Literal["delta", "replace"] = "delta"  # delta operations make small, reviewable diffs
+    trajectory_chars: int = Field(default=2000, ge=100)  # excerpt per example in the reflective dataset
+    max_examples: int = Field(default=8, ge=1)
+
+
 class ScrubSection(_Section):
     # Regular expressions redacted from evidence before it is written, in addition
     # to the built-in ones (API keys, bearer tokens, AWS keys, private key blocks).
@@ -227,6 +234,7 @@ class Config(_Section):
     gate: GateSection = Field(default_factory=GateSection)
     checks: ChecksSection = Field(default_factory=ChecksSection)
     scrub: ScrubSection = Field(default_factory=ScrubSection)
+    evolve: EvolveSection = Field(default_factory=EvolveSection)
     proposer: ProposerSection = Field(default_factory=CommandProposerSection)
     # Whether harnessgit.toml exists; commands that need a real setup refuse without it.
     present: bool = Field(default=False, exclude=True)

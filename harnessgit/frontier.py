@@ -114,10 +114,12 @@ def compute_frontier(pool: ScorePool) -> Frontier:
     # gepa: sum(scores.values()) / len(scores); the same float operations, so that
     # exact ties on the mean are the same ties.
     means = [sum(c.scores) / len(c.scores) for c in candidates]
+    # Column by column through zip(): evolve recomputes this on every new candidate,
+    # with hundreds of candidates by hundreds of instances.
     fronts: list[list[int]] = []
-    for column in range(len(pool.instances)):
-        best = max(c.scores[column] for c in candidates)
-        fronts.append([i for i, c in enumerate(candidates) if c.scores[column] == best])
+    for column in zip(*(c.scores for c in candidates), strict=True):
+        best = max(column)
+        fronts.append([i for i, score in enumerate(column) if score == best])
 
     first_seen: dict[int, None] = {}  # an ordered set
     for front in fronts:
@@ -143,29 +145,27 @@ def compute_frontier(pool: ScorePool) -> Frontier:
     for front in kept:
         for i in front:
             led[i] = led.get(i, 0) + 1
+    ids = [c.id for c in candidates]
+    # model_construct: every value below is built from an already validated pool.
     rows = [
-        FrontierRow(
-            candidate=candidates[i].id,
-            parent=candidates[i].parent,
-            mean=means[i],
-            instances_led=count,
-            weight=count,
+        FrontierRow.model_construct(
+            candidate=ids[i], parent=candidates[i].parent, mean=means[i], instances_led=count, weight=count
         )
         for i, count in led.items()
     ]
-    return Frontier(
+    return Frontier.model_construct(
         rows=rows,
         fronts=[
-            InstanceFront(
+            InstanceFront.model_construct(
                 instance=instance,
                 best_score=candidates[fronts[column][0]].scores[column],
-                best=[candidates[i].id for i in fronts[column]],
-                kept=[candidates[i].id for i in kept[column]],
+                best=[ids[i] for i in fronts[column]],
+                kept=[ids[i] for i in kept[column]],
             )
             for column, instance in enumerate(pool.instances)
         ],
-        dominated=[candidates[i].id for i in range(len(candidates)) if i in dropped],
-        never_best=[c.id for i, c in enumerate(candidates) if i not in first_seen],
+        dominated=[ids[i] for i in range(len(candidates)) if i in dropped],
+        never_best=[ids[i] for i in range(len(candidates)) if i not in first_seen],
     )
 
 

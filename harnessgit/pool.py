@@ -16,10 +16,10 @@ from harnessgit import layout
 from harnessgit.candidates import base_tip, candidate_tips, retire
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluate import eval_context
+from harnessgit.evaluate import EvalContext, eval_context
 from harnessgit.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
 from harnessgit.records import ProposalRecord
-from harnessgit.scores import ScoreBook
+from harnessgit.scores import Key, ScoreBook
 from harnessgit.splits import load_manifest
 from harnessgit.store import Store, Transaction
 
@@ -43,23 +43,41 @@ class FrontierView:
 
 
 def frontier_view(
-    store: Store, config: Config, *, base: str | None = None, book: ScoreBook | None = None
+    store: Store,
+    config: Config,
+    *,
+    base: str | None = None,
+    book: ScoreBook | None = None,
+    proposals: dict[str, ProposalRecord] | None = None,
+    contexts: dict[str, EvalContext] | None = None,
 ) -> FrontierView:
+    """``book``, ``proposals`` (commit -> its proposal record) and ``contexts`` (commit
+    -> its cache key) may be passed in by a caller that keeps them, such as evolve,
+    which rebuilds the frontier on every new candidate."""
     config = require(config)
     branch = base or config.harness.base
     manifest = load_manifest(store.root, config.splits.manifest)
-    ids = manifest.ids(SELECTION)
+    ids = tuple(manifest.ids(SELECTION))
+    split_hash = manifest.split_hash(SELECTION)
     book = book if book is not None else ScoreBook.load(store)
+    contexts = contexts if contexts is not None else {}
+
+    def key_of(commit: str) -> Key:
+        if commit not in contexts:
+            contexts[commit] = eval_context(store, config, commit)
+        return contexts[commit].key
+
     tip = base_tip(store, branch)
-    reference = eval_context(store, config, tip).key
-    base_summary = book.summary(reference, SELECTION, ids, for_decision=True)
-    if base_summary.missing:
+    reference = key_of(tip)
+    base_scores = book.complete_means(reference, ids, split_hash)
+    if base_scores is None:
         raise HarnessgitError(
             f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
         )
-    proposals = _proposals(store)
-    tips = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "live"}
-    names = {sha: cid for cid, (_state, sha) in candidate_tips(store).items()}
+    proposals = proposals if proposals is not None else proposals_by_commit(store)
+    all_tips = candidate_tips(store)
+    tips = {cid: sha for cid, (state, sha) in all_tips.items() if state == "live"}
+    names = {sha: cid for cid, (_state, sha) in all_tips.items()}
 
     def created(cid: str) -> datetime:
         proposal = proposals.get(tips[cid])
@@ -67,19 +85,21 @@ def frontier_view(
 
     ordered = sorted(tips, key=created)  # GEPA numbers programs in creation order
     members = {branch: Member(branch, tip, None)}
-    pool = [PoolCandidate(id=branch, parent=None, scores=[i.mean for i in base_summary.instances])]
+    # model_construct: scores on record were validated when read, and only complete
+    # rows of the comparable key get here (the pool rules of harnessgit.frontier).
+    pool = [PoolCandidate.model_construct(id=branch, parent=None, scores=list(base_scores))]
     waiting = []
     for cid in ordered:
         sha = tips[cid]
-        key = eval_context(store, config, sha).key
-        summary = book.summary(key, SELECTION, ids, for_decision=True)
-        if key.fingerprint != reference.fingerprint or key.model != reference.model or summary.missing:
+        key = key_of(sha)
+        scores = book.complete_means(key, ids, split_hash)
+        if key.fingerprint != reference.fingerprint or key.model != reference.model or scores is None:
             waiting.append(cid)
             continue
         parent = _parent_name(store, proposals, names, sha, branch, tip)
         members[cid] = Member(cid, sha, parent)
-        pool.append(PoolCandidate(id=cid, parent=parent, scores=[i.mean for i in summary.instances]))
-    frontier = compute_frontier(ScorePool(instances=ids, candidates=pool))
+        pool.append(PoolCandidate.model_construct(id=cid, parent=parent, scores=list(scores)))
+    frontier = compute_frontier(ScorePool.model_construct(instances=list(ids), candidates=pool))
     return FrontierView(branch, frontier, members, waiting, [])
 
 
@@ -109,7 +129,7 @@ def _parent_name(
     return branch if parent == tip else parent[:12]
 
 
-def _proposals(store: Store) -> dict[str, ProposalRecord]:
+def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
     for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
         for record in records:

@@ -243,3 +243,50 @@ def _merge_onto_parent(store: Store, path: str, base: Any, ours: Any, theirs: st
             f"{path}: your change conflicts with the parent's version; check the parent out and edit it there"
         )
     return Blob(store.write_blob(merged), ours.mode)
+
+
+def rebase(store: Store, config: Config, name: str, onto: str) -> Proposal:
+    """A new candidate carrying ``name``'s edit onto ``onto`` (a branch or revision).
+
+    The gate merges only candidates that descend from the base tip (the tree
+    evaluated must be the tree merged), so an edit proposed on an older tip is
+    carried over: every harness file it changed since the merge base is merged
+    three ways with the tip's version. A conflict is an error.
+    """
+    target = resolve(store, name)
+    tip = resolve(store, onto).sha
+    base = store.merge_base(tip, target.sha)
+    if base is None:
+        raise ProposalError(f"{name} and {onto} share no history")
+    trees = {
+        which: store.commit_info(sha).tree
+        for which, sha in (("base", base), ("tip", tip), ("cand", target.sha))
+    }
+    changes: dict[str, Blob | None] = {}
+    for path in store.changed_paths(trees["base"], trees["cand"]):
+        old, ours, theirs = (store.entry_at(trees[which], path) for which in ("base", "tip", "cand"))
+        if ours in (old, theirs):
+            changes[path] = Blob(theirs.sha, theirs.mode) if theirs else None
+            continue
+        if theirs is None or ours is None:
+            raise ProposalError(f"{path}: {onto} changed a file that {name} deletes (or the reverse)")
+        merged = store.merge_text(
+            store.read_blob(old.sha) if old else b"", store.read_blob(ours.sha), store.read_blob(theirs.sha)
+        )
+        if merged is None:
+            raise ProposalError(f"{path}: {name}'s edit conflicts with {onto}'s version")
+        changes[path] = Blob(store.write_blob(merged), theirs.mode)
+    original = next(
+        (r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, ProposalRecord)), None
+    )
+    why = original.rationale if original else store.commit_info(target.sha).message
+    label = target.candidate or target.sha[:12]
+    rationale = f"{why.strip()}\n\n(Carried onto {onto} from candidate {label}.)"
+    return propose(
+        store,
+        config,
+        Edit(changes, "rebase"),
+        parent=tip,
+        rationale=rationale,
+        proposer=original.proposer if original else None,
+    )

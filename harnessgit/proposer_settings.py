@@ -28,7 +28,7 @@ from pydantic import (
     field_validator,
 )
 
-KINDS = ("command", "openai", "offline")
+KINDS = ("command", "openai")
 DEFAULT_KIND = "command"
 
 
@@ -80,17 +80,10 @@ class OpenAIProposerSection(_Section):
         return url
 
 
-class OfflineProposerSection(_Section):
-    """Reserved for the demo's simulated proposer (no LLM); its keys come with it."""
-
-    kind: Literal["offline"] = "offline"
-
-
 _SECTIONS: Mapping[str, type[_Section]] = MappingProxyType(
     {
         "command": CommandProposerSection,
         "openai": OpenAIProposerSection,
-        "offline": OfflineProposerSection,
     }
 )
 
@@ -128,9 +121,7 @@ def _parse(value: Any) -> Any:
 
 
 ProposerSection = Annotated[
-    Annotated[CommandProposerSection, Tag("command")]
-    | Annotated[OpenAIProposerSection, Tag("openai")]
-    | Annotated[OfflineProposerSection, Tag("offline")],
+    Annotated[CommandProposerSection, Tag("command")] | Annotated[OpenAIProposerSection, Tag("openai")],
     Discriminator(
         _kind_of,
         custom_error_type="invalid_kind",

@@ -198,6 +198,38 @@ class RetireRecord(Record):
     detail: str = ""
 
 
+class IterationRecord(Record):
+    """One iteration of `harnessgit evolve`, on the parent commit it started from.
+
+    Rejected proposals stay on the record too (GEPA forgets them, gepa #379): with
+    their reason here and the proposer's raw output as evidence.
+    """
+
+    kind: Literal["evolve-iteration"] = "evolve-iteration"
+    run: str  # id of the evolve invocation
+    seed: int
+    iteration: int  # counts across resumed runs with the same seed
+    parent: str  # commit
+    parent_name: str  # candidate id or base branch
+    component: str
+    minibatch: list[str]
+    parent_score: float | None  # minibatch mean
+    candidate: str | None = None
+    commit: str | None = None
+    candidate_score: float | None = None
+    # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | gate-rejected |
+    # gate-passed | merged
+    outcome: str
+    reason: str = ""
+    selection_mean: float | None = None
+    proposer: str = ""
+    cost_usd: float | None = None
+    rollouts: int = 0  # evaluator rollouts this iteration ran (cached ones excluded)
+    seconds: float | None = None  # wall time of the iteration
+    evaluator_seconds: float | None = None  # of which evaluator processes ran
+    proposer_seconds: float | None = None  # of which the proposer took
+
+
 AnyRecord = Annotated[
     EvalRecord
     | ProposalRecord
@@ -206,7 +238,8 @@ AnyRecord = Annotated[
     | LabelRecord
     | GateRecord
     | OverrideRecord
-    | RetireRecord,
+    | RetireRecord
+    | IterationRecord,
     Field(discriminator="kind"),
 ]
 
@@ -219,6 +252,7 @@ _KINDS: dict[str, type[Record]] = {
     "gate": GateRecord,
     "override": OverrideRecord,
     "retire": RetireRecord,
+    "evolve-iteration": IterationRecord,
 }
 
 

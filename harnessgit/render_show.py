@@ -70,7 +70,7 @@ def _gate_cell(entry: LogEntry) -> str:
         return f"override ({entry.override.action}): {entry.override.reason[:30]}"
     gate = entry.gate
     if gate is None:
-        return "-" if entry.kind == "direct" else "no gate record"
+        return "ungated" if entry.kind == "direct" else "no gate record"
     diff = f"{gate.difference * 100:+.1f} pts" if gate.difference is not None else "?"
     return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
 
@@ -83,17 +83,15 @@ def log_text(result: LogResult) -> str:
     if not result.entries:
         return "no commits"
     rows = [
-        [
-            short(e.commit, 10),
-            e.date[:10],
-            e.kind,
-            e.candidate or "-",
-            e.subject[:60],
-            ", ".join(f.path for f in e.files)[:40] or "-",
-        ]
+        [short(e.commit, 10), e.date[:10], e.kind, e.candidate or "-", e.subject[:50], _gate_cell(e)]
         for e in result.entries
     ]
-    text = table(rows, ["commit", "date", "kind", "candidate", "subject", "files"])
+    text = table(rows, ["commit", "date", "kind", "candidate", "subject", "gate"])
+    for spend in result.selection_sets:
+        text += (
+            f"\nselection set {spend.split_hash[:10]}: {spend.attempts} gate attempts, "
+            f"{spend.passed} passed, alpha spent {spend.alpha_spent:.4f} of {spend.alpha}"
+        )
     if result.test_peeks:
         peeks = [
             [

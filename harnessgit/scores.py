@@ -79,6 +79,7 @@ class ScoreBook:
     def __init__(self, records: Iterable[EvalRecord], peeks: Iterable[TestPeekRecord] = ()) -> None:
         self._records: dict[Key, list[EvalRecord]] = {}
         self._rows: dict[Key, dict[tuple[str, int], Row]] = {}
+        self._means: dict[tuple[Key, str], tuple[float, ...] | None] = {}
         self.records: dict[str, EvalRecord] = {}
         self.peeks = sorted(peeks, key=lambda peek: peek.ts)
         for record in records:
@@ -102,6 +103,8 @@ class ScoreBook:
         self.records[record.id] = record
         self._records.setdefault(key, []).append(record)
         self._rows.pop(key, None)
+        for cached in [k for k in self._means if k[0] == key]:
+            del self._means[cached]
 
     def rows(self, key: Key) -> dict[tuple[str, int], Row]:
         """(instance, repeat) -> the newest result on record for this key."""
@@ -123,6 +126,35 @@ class ScoreBook:
                     )
             self._rows[key] = rows
         return rows
+
+    def complete_means(
+        self, key: Key, instances: tuple[str, ...], split_hash: str
+    ) -> tuple[float, ...] | None:
+        """Per-instance means over repeats, in ``instances`` order, or None if any is
+        missing: the frontier's input, memoised per split (named by its hash) until
+        the key gets a new record."""
+        memo = (key, split_hash)
+        if memo not in self._means:
+            by_instance: dict[str, list[float]] = {}
+            for (instance, _repeat), row in self.rows(key).items():
+                by_instance.setdefault(instance, []).append(row.score)
+            found = [by_instance.get(instance) for instance in instances]
+            self._means[memo] = (
+                None if any(v is None for v in found) else tuple(sum(v) / len(v) for v in found if v)
+            )
+        return self._means[memo]
+
+    def scored(self, key: Key, instances: list[str]) -> dict[str, tuple[float, str | None]]:
+        """instance -> (mean over repeats, cluster) for the instances with a score:
+        what `harnessgit.gate.pair_scores` pairs."""
+        wanted = set(instances)
+        found: dict[str, list[float]] = {}
+        clusters: dict[str, str | None] = {}
+        for (instance, _repeat), row in self.rows(key).items():
+            if instance in wanted:
+                found.setdefault(instance, []).append(row.score)
+                clusters[instance] = row.cluster
+        return {i: (sum(v) / len(v), clusters[i]) for i, v in found.items()}
 
     def records_for(self, key: Key) -> list[EvalRecord]:
         return list(self._records.get(key, []))

@@ -30,15 +30,26 @@ DEFAULT_PATTERNS = [
 ]
 
 
+def _scoped(pattern: str) -> str:
+    """Move a leading global flag group such as ``(?i)`` into a scoped one, ``(?i:...)``,
+    which is allowed inside an alternation."""
+    found = re.match(r"\(\?([aiLmsux]+)\)", pattern)
+    return f"(?{found.group(1)}:{pattern[found.end() :]})" if found else pattern
+
+
 class Scrubber:
     def __init__(self, patterns: Iterable[str] = DEFAULT_PATTERNS) -> None:
-        self.patterns = [re.compile(pattern) for pattern in patterns]
+        # One alternation, one pass per string: trajectories hold tens of thousands
+        # of strings, and each pattern keeps its own inline flags inside its group.
+        sources = list(patterns)
+        self.pattern = re.compile("|".join(f"(?:{_scoped(p)})" for p in sources)) if sources else None
         self.redactions = 0
 
     def text(self, value: str) -> str:
-        for pattern in self.patterns:
-            value, count = pattern.subn(REDACTED, value)
-            self.redactions += count
+        if self.pattern is None:
+            return value
+        value, count = self.pattern.subn(REDACTED, value)
+        self.redactions += count
         return value
 
     def value(self, value: Any) -> Any:

@@ -185,13 +185,6 @@ def test_real_subprocess_entry_points(repo: Path) -> None:
     assert out.returncode == 3 and out.stderr == "harnessgit: error: unknown revision 'nope'\n"
 
 
-def test_demo_walkthrough_runs(tmp_path: Path) -> None:
-    result = CliRunner(catch_exceptions=False).invoke(cli, ["demo", str(tmp_path / "d")], obj=State())
-    assert result.exit_code == 0, result.output
-    assert "harnessgit show" in result.stdout
-    assert len(git(tmp_path / "d", "for-each-ref", "refs/heads/harnessgit/cand/").splitlines()) == 2
-
-
 def test_every_command_is_documented() -> None:
     text = (Path(__file__).parent.parent / "docs" / "cli.md").read_text()
     missing = [name for name in cli.commands if f"\n## {name}\n" not in text]

@@ -32,8 +32,6 @@ def test_openai_reads_the_key_from_the_named_variable() -> None:
         make_proposer(config.proposer, environ={})
 
 
-def test_unconfigured_and_offline_are_refused_clearly() -> None:
+def test_an_unconfigured_proposer_is_refused_clearly() -> None:
     with pytest.raises(ConfigError, match=r"no proposer configured: set \[proposer\] command"):
         make_proposer(parse_config(b"").proposer)
-    with pytest.raises(ConfigError, match='kind = "offline"'):
-        make_proposer(parse_config(b'[proposer]\nkind = "offline"\n').proposer)

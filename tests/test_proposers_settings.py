@@ -6,7 +6,6 @@ from harnessgit.config import Config, parse_config
 from harnessgit.errors import ConfigError
 from harnessgit.proposer_settings import (
     CommandProposerSection,
-    OfflineProposerSection,
     OpenAIProposerSection,
 )
 
@@ -57,10 +56,6 @@ def test_openai_defaults() -> None:
     assert section.temperature is None and section.price_per_1k_input is None
 
 
-def test_offline_needs_no_other_key() -> None:
-    assert parse_config(b'[proposer]\nkind = "offline"\n').proposer == OfflineProposerSection()
-
-
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -73,8 +68,8 @@ def test_offline_needs_no_other_key() -> None:
             b'[proposer]\nkind = "command"\ncommand = ["x"]\nmodel = "m"\n',
             'model: unknown key for kind = "command"',
         ),
-        (b'[proposer]\nkind = "offline"\nseed = 1\n', 'seed: unknown key for kind = "offline"'),
-        (b'[proposer]\nkind = "anthropic"\n', 'kind must be one of "command", "openai", "offline"'),
+        (b'[proposer]\nkind = "anthropic"\n', 'kind must be one of "command", "openai"'),
+        (b'[proposer]\nkind = "offline"\n', 'kind must be one of "command", "openai"'),
         (b'[proposer]\nkind = "openai"\n', "proposer: model: Field required"),
         (b'[proposer]\nkind = "openai"\nmodel = ""\n', "proposer: model"),
         (b'[proposer]\nkind = "openai"\nmodel = "m"\nbase_url = "localhost:8000"\n', "not an http(s) URL"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-from pathlib import Path
 
 import click
 
@@ -201,23 +200,4 @@ def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int
     with store:
         entries = accepted_log(store, config, base=base, limit=limit)
     echo(render_show.log_json(entries) if as_json else render_show.log_text(entries))
-    return 0
-
-
-@cli.command()
-@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-@click.pass_obj
-def demo(state: State, directory: Path | None) -> int:
-    """Walk through init, propose, show and log in a new repository (offline).
-
-    DIRECTORY must be new or empty; default: a fresh temporary directory.
-    """
-    import tempfile
-
-    from harnessgit.walkthrough import walkthrough
-
-    target = (
-        state.path(directory) if directory else Path(tempfile.mkdtemp(prefix="harnessgit-demo-")) / "harness"
-    )
-    walkthrough(target, echo)
     return 0

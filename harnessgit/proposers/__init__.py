@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from harnessgit.proposer_settings import (
     CommandProposerSection,
-    OfflineProposerSection,
     OpenAIProposerSection,
     ProposerSection,
 )
@@ -36,7 +35,6 @@ __all__ = [
     "Delete",
     "InsertAfter",
     "Limits",
-    "OfflineProposerSection",
     "OpenAIProposerSection",
     "Operation",
     "ProposalRequest",

@@ -16,7 +16,6 @@ from typing import Protocol
 from harnessgit.errors import ConfigError
 from harnessgit.proposer_settings import (
     CommandProposerSection,
-    OfflineProposerSection,
     OpenAIProposerSection,
     ProposerSection,
 )
@@ -50,7 +49,4 @@ def make_proposer(
         return CommandProposer(section, cwd=cwd)
     if isinstance(section, OpenAIProposerSection):
         return OpenAIProposer(section, environ=environ)
-    if isinstance(section, OfflineProposerSection):
-        # Reserved for the demo's simulated proposer, which lives with the demo.
-        raise ConfigError('proposer kind = "offline" is not available in this version of harnessgit')
     raise ConfigError(f"unknown proposer kind {section!r}")  # pragma: no cover - the section is validated

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from harnessgit.store.worktree import WorktreeMixin
 
 Clock = Callable[[], datetime]
 MAX_ATTEMPTS = 200
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
 _TREE_CACHE = 4096
 
 
@@ -212,6 +214,11 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
 
     def resolve_commit(self, rev: str) -> str:
         check_revision(rev)
+        if _FULL_SHA.fullmatch(rev):
+            # A full object id needs no revision parsing: one cat-file lookup, no git process.
+            found = self.catfile.lookup(rev)
+            if found is not None and found[1] == "commit":
+                return rev
         result = self.git.run(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
             check=False,
@@ -236,8 +243,8 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         found = self.catfile.lookup(ref)
         return found[0] if found else None
 
-    def list_refs(self, prefix: str) -> dict[str, str]:
-        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
+    def list_refs(self, *prefixes: str) -> dict[str, str]:
+        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *prefixes])
         refs = {}
         for line in listing.splitlines():
             sha, _, ref = line.partition(" ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,11 +11,18 @@ from harnessgit.errors import HarnessgitError
 
 if TYPE_CHECKING:
     from harnessgit.store.git import Git
+    from harnessgit.store.objects import TreeEntry
 
 
 class WorktreeMixin:
     git: Git
     root: Path
+
+    if TYPE_CHECKING:
+
+        def files_at(self, commit: str) -> dict[str, TreeEntry]: ...
+
+        def read_blob(self, sha: str) -> bytes: ...
 
     def worktree_changes(self) -> dict[str, bool]:
         """Paths that differ from HEAD in the working tree: path -> still exists.
@@ -65,7 +73,25 @@ class WorktreeMixin:
             return self.git.run(["write-tree"], env=env).stdout.decode().strip()
 
     def checkout_tree(self, tree: str, directory: Path) -> None:
-        """Write a tree's files into ``directory`` through a throw-away index."""
+        """Write a tree's files into ``directory``.
+
+        Straight from the object database when the tree has no .gitattributes (no
+        git process); otherwise through ``git checkout-index`` and a throw-away
+        index, so that filters (Git LFS, eol conversion) apply as in a checkout.
+        """
+        files = self.files_at(tree)
+        if not any(path.rsplit("/", 1)[-1] == ".gitattributes" for path in files):
+            for path, entry in files.items():
+                target = directory / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                data = self.read_blob(entry.sha)
+                if entry.mode == "120000":
+                    target.symlink_to(os.fsdecode(data))
+                    continue
+                target.write_bytes(data)
+                if entry.mode == "100755":
+                    target.chmod(0o755)
+            return
         with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git.run(["read-tree", tree], env=env)

@@ -34,7 +34,8 @@ for instance in (line.strip() for line in sys.stdin):
         "instance": instance,
         "score": 1.0 if correct else 0.0,
         "feedback": feedback,
-        "trajectory": {"ticket": ticket["text"], "steps": decision.steps},
+        "trajectory": {"inputs": {"ticket": ticket["text"]}, "outputs": {"queue": decision.queue},
+                       "steps": decision.steps},
         "failure_class": failure,
-        "cluster": ticket["segment"],
+        "cluster": ticket["family"],  # near-duplicate tickets share a phrase family
     }))

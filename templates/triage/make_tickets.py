@@ -60,12 +60,16 @@ def generate(count: int = 240, seed: int = 7) -> list[dict[str, str]]:
     queues = sorted(PHRASES)
     for index in range(count):
         queue = queues[index % len(queues)]
-        phrase = rng.choice(PHRASES[queue])
+        family = rng.randrange(len(PHRASES[queue]))
+        phrase = PHRASES[queue][family]
         for slot, values in SLOTS.items():
             phrase = phrase.replace("{" + slot + "}", rng.choice(values))
         text = rng.choice(OPENERS) + phrase + "." + rng.choice(CLOSERS)
+        # Tickets written from one phrase are near-duplicates: one rule fixes them all,
+        # so their outcomes are correlated. The evaluator reports the family as the
+        # instance's cluster, and the gate resamples families, not tickets.
         tickets.append({"id": f"t{index:03d}", "text": text[0].upper() + text[1:], "queue": queue,
-                        "segment": rng.choice(SEGMENTS)})
+                        "family": f"{queue}-{family}", "segment": rng.choice(SEGMENTS)})
     return tickets
 
 

@@ -1,0 +1,120 @@
+"""The optimisation loop and the offline demo: evolve, demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli.evaluation import stderr_sink
+from harnessgit.errors import EXIT_OK
+
+
+@cli.command()
+@click.option(
+    "--max-rollouts",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Stop before running more than N evaluator rollouts (cached results are free).",
+)
+@click.option("--max-proposals", type=click.IntRange(min=1), metavar="N", help="Stop after N proposer calls.")
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    metavar="USD",
+    help="Stop once proposer and evaluator costs (where reported) reach USD.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed for parent sampling and minibatches; re-running with it resumes the sequence.",
+)
+@click.option("--auto-merge", is_flag=True, help="Merge every candidate that passes the gate.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time. Default: [evaluator] jobs.",
+)
+@click.option(
+    "--stop-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Stop before the next iteration once FILE exists. Default: .git/harnessgit-stop.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON at the end.")
+@click.pass_obj
+def evolve(
+    state: State,
+    max_rollouts: int | None,
+    max_proposals: int | None,
+    max_cost: float | None,
+    seed: int,
+    auto_merge: bool,
+    jobs: int | None,
+    stop_file: Path | None,
+    as_json: bool,
+) -> int:
+    """Run GEPA-style reflective evolution with every step on the record.
+
+    Each iteration draws a parent from the frontier, evaluates it on a train
+    minibatch, asks the [proposer] for an edit to one component, keeps the edit
+    only if it beats the parent on that minibatch, then evaluates it on the
+    selection split and gates it. Stops at a budget, at the stop file, or on
+    Ctrl-C; running it again resumes from what the repository holds.
+    """
+    from harnessgit import render_evolve
+    from harnessgit.evolve import Budget
+    from harnessgit.evolve import evolve as run
+
+    if max_rollouts is None and max_proposals is None and max_cost is None:
+        raise click.UsageError("give a budget: --max-rollouts, --max-proposals or --max-cost")
+    store, config = state.open()
+    with store:
+        stop = state.path(stop_file) if stop_file else store.git_dir / "harnessgit-stop"
+        report = run(
+            store,
+            config,
+            budget=Budget(max_rollouts, max_proposals, max_cost),
+            seed=seed,
+            auto_merge=auto_merge,
+            jobs=jobs,
+            stop_file=stop,
+            on_iteration=None if state.quiet else lambda outcome: echo(render_evolve.iteration_line(outcome)),
+            on_stderr=stderr_sink(state),
+        )
+    echo(render_evolve.report_json(report) if as_json else render_evolve.report_text(report))
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--proposals",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="How many proposals the demo's evolve run may make.",
+)
+@click.pass_obj
+def demo(state: State, directory: Path | None, proposals: int) -> int:
+    """Run the offline demo: evolve a triage skill, then log, frontier, review and bisect.
+
+    Builds a harness repository from templates/triage in DIRECTORY (new or
+    empty; default: a fresh temporary directory). No LLM and no network: the
+    agent and the proposer are simulated, and the demo says so. With
+    OPENAI_BASE_URL (and OPENAI_API_KEY) set, the proposer is that endpoint.
+    """
+    import tempfile
+
+    from harnessgit.demo import run_demo
+
+    target = (
+        state.path(directory) if directory else Path(tempfile.mkdtemp(prefix="harnessgit-demo-")) / "triage"
+    )
+    run_demo(target, echo, proposals=proposals)
+    return EXIT_OK

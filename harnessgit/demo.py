@@ -1,0 +1,147 @@
+"""`harnessgit demo`: the whole discipline on one example, offline, in under a minute.
+
+It builds a harness repository from templates/triage, evolves its SKILL.md with
+`evolve --auto-merge`, then shows the log of accepted edits, the frontier, the
+held-out test score before and after, what `verify` says about a commit that
+skipped the gate, and a bisect that finds it.
+
+What is simulated, said plainly here and in the output: the *agent* is agent.py,
+a deterministic program that follows SKILL.md's routing rules literally, and the
+*proposer* is propose.py, which turns misrouted tickets into keyword rules
+without any reasoning. No LLM, no network. Everything else is the real thing:
+git commits and notes, the evaluator protocol, the statistics, the gate.
+With OPENAI_BASE_URL set (and OPENAI_API_KEY), the proposer is that endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from harnessgit.config import load_config
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluate import evaluate
+from harnessgit.evolve import Budget, evolve
+from harnessgit.heldout import peek_test_split
+from harnessgit.history import accepted_log
+from harnessgit.labels import move_label
+from harnessgit.pool import frontier_view
+from harnessgit.render_evolve import iteration_line, report_text
+from harnessgit.render_gate import frontier_text, verify_text
+from harnessgit.render_show import log_text
+from harnessgit.store import Store
+from harnessgit.verify import verify
+
+Say = Callable[[str], None]
+TEMPLATE = "triage"
+SIMULATED = (
+    "What is simulated: the agent is agent.py, a deterministic program that follows SKILL.md's routing\n"
+    "rules literally (a stand-in for an LLM), and the proposer is propose.py, which turns misrouted\n"
+    "tickets into keyword rules without reasoning. No LLM, no network. The git history, notes,\n"
+    "evaluations, statistics and gate are real."
+)
+HOTFIX_RULE = '- If the ticket mentions "please", route to billing.'
+
+
+def _git(repo: Path, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise HarnessgitError(f"git {args[0]} failed in the demo repository: {result.stderr.strip()}")
+    return result.stdout
+
+
+def _copy_template(target: Path) -> None:
+    source = resources.files("harnessgit_templates") / TEMPLATE
+    with resources.as_file(source) as path:
+        for item in Path(path).iterdir():
+            if item.name == "__pycache__":
+                continue
+            if item.is_dir():
+                shutil.copytree(item, target / item.name)
+            else:
+                shutil.copy2(item, target / item.name)
+
+
+def _use_openai_if_configured(target: Path, say: Say) -> None:
+    base_url = os.environ.get("OPENAI_BASE_URL")
+    if not base_url:
+        return
+    model = os.environ.get("OPENAI_MODEL", "gpt-4.1-mini")
+    config = (target / "harnessgit.toml").read_text()
+    start = config.index("[proposer]")
+    end = config.index("[gate]")
+    config = (
+        config[:start] + f'[proposer]\nkind = "openai"\nbase_url = "{base_url}"\nmodel = "{model}"\n'
+        'api_key_env = "OPENAI_API_KEY"\n\n' + config[end:]
+    )
+    (target / "harnessgit.toml").write_text(config)
+    say(f"OPENAI_BASE_URL is set: the proposer is {model} at {base_url} (the agent is still simulated).")
+
+
+def prepare(target: Path, say: Say) -> None:
+    if target.exists() and any(target.iterdir()):
+        raise HarnessgitError(f"{target} is not empty: give the demo a new directory")
+    target.mkdir(parents=True, exist_ok=True)
+    _copy_template(target)
+    _use_openai_if_configured(target, say)
+    _git(target, "init", "-q", "-b", "main")
+    _git(target, "config", "user.name", "harnessgit demo")
+    _git(target, "config", "user.email", "demo@harnessgit.invalid")
+    _git(target, "add", "-A")
+    _git(target, "commit", "-q", "-m", "The triage skill as it ships")
+
+
+def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> None:
+    prepare(target, say)
+    say(f"harnessgit demo in {target}\n\n{SIMULATED}\n")
+    with Store.discover(target) as store:
+        config = load_config(target)
+        say("== 1. The harness as it ships, on the selection split and (once) on the held-out test split")
+        base = evaluate(store, config, "main", jobs=2).summary
+        move_label(store, "production", "main", reason="the triage skill as it ships")
+        before = peek_test_split(store, config, "main").evaluation.summary
+        say(
+            f"selection {base.mean:.3f} (n={base.n}); test {before.mean:.3f} (n={before.n}); "
+            "label production -> main\n"
+        )
+
+        say(f"== 2. harnessgit evolve --max-proposals {proposals} --seed {seed} --auto-merge")
+        report = evolve(
+            store,
+            config,
+            budget=Budget(max_proposals=proposals),
+            seed=seed,
+            auto_merge=True,
+            jobs=2,
+            on_iteration=lambda outcome: say(iteration_line(outcome)),
+        )
+        say(report_text(report) + "\n")
+
+        say("== 3. harnessgit log: main moved only through the gate")
+        say(log_text(accepted_log(store, config)) + "\n")
+        say("== 4. harnessgit frontier")
+        say(frontier_text(frontier_view(store, config)) + "\n")
+
+        say("== 5. Release: move the production label, then look at the test split once")
+        move_label(store, "production", "main", reason="release the evolved skill")
+        after = peek_test_split(store, config, "main").evaluation.summary
+        say(f"held-out test: {before.mean:.3f} -> {after.mean:.3f} (n={after.n}; never used to decide)\n")
+
+        say("== 6. A teammate's hotfix goes straight to main, skipping the gate")
+        skill = (target / "SKILL.md").read_text()
+        lines = skill.splitlines()
+        first_rule = next(i for i, line in enumerate(lines) if line.startswith("- If the ticket mentions"))
+        lines.insert(first_rule, HOTFIX_RULE)
+        (target / "SKILL.md").write_text("\n".join(lines) + "\n")
+        _git(target, "commit", "-q", "-am", "Hotfix: polite billing questions were misrouted")
+        (target / "README.md").write_text((target / "README.md").read_text() + "\nSee SKILL.md.\n")
+        _git(target, "commit", "-q", "-am", "Docs: point to SKILL.md")
+        say(f"committed: {HOTFIX_RULE!r} at the top of the rules, then a docs commit\n")
+        say("== 7. harnessgit verify (what CI runs on every pull request)")
+        say(verify_text(verify(store, config)) + "\n")
+    say(f"The repository is in {target}. Try: harnessgit -C {target} log, show, frontier, verify.")
+    say(SIMULATED)
