@@ -152,7 +152,7 @@ def _md_checks(result: ReviewResult) -> Section:
     report = result.checks
     failures, warnings = report.count("failure"), report.count("warning")
     head = [
-        f"**Checks:** {failures} failures, {warnings} warnings."
+        f"**Checks:** {plural(failures, 'failure')}, {plural(warnings, 'warning')}."
         if report.findings
         else "**Checks:** no findings."
     ]

@@ -10,6 +10,7 @@ unidiff keeps the quotes, so names are unquoted here.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -64,8 +65,13 @@ def parse_patch(text: str) -> list[FileDiff]:
     """One `FileDiff` per file of a git patch, in the patch's order (sizes not filled in)."""
     from unidiff.patch import PatchSet
 
+    patches = PatchSet(text)
+    # Each file's own text as git printed it (unidiff re-renders hunk headers, "-1"
+    # as "-1,1"). A line at column 0 that starts a file is always "diff --git ":
+    # inside a hunk every line starts with " ", "+", "-" or "\\".
+    chunks = [chunk for chunk in re.split(r"(?m)^(?=diff --git )", text) if chunk]
     files = []
-    for patched in PatchSet(text):
+    for number, patched in enumerate(patches):
         source = unquote_path(patched.source_file)
         target = unquote_path(patched.target_file)
         if patched.is_added_file:
@@ -86,7 +92,7 @@ def parse_patch(text: str) -> list[FileDiff]:
                 binary=binary,
                 added=None if binary else patched.added,
                 removed=None if binary else patched.removed,
-                patch=str(patched),
+                patch=chunks[number] if len(chunks) == len(patches) else str(patched),
             )
         )
     return files

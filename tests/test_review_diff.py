@@ -96,3 +96,9 @@ def test_parse_patch_reads_every_kind_of_change() -> None:
 
 def test_an_empty_patch_has_no_files() -> None:
     assert parse_patch("") == []
+
+
+def test_each_file_keeps_its_text_as_git_printed_it() -> None:
+    files = parse_patch(PATCH)
+    assert "".join(f.patch for f in files) == PATCH
+    assert files[2].patch.startswith("diff --git a/prompts/system.md b/prompts/main.md\nsimilarity index 85%")
