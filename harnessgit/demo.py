@@ -127,9 +127,15 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
         say(frontier_text(frontier_view(store, config)) + "\n")
 
         say("== 5. Release: move the production label, then look at the test split once")
-        move_label(store, "production", "main", reason="release the evolved skill")
-        after = peek_test_split(store, config, "main").evaluation.summary
-        say(f"held-out test: {before.mean:.3f} -> {after.mean:.3f} (n={after.n}; never used to decide)\n")
+        if report.merged:
+            move_label(store, "production", "main", reason="release the evolved skill")
+            after = peek_test_split(store, config, "main").evaluation.summary
+            say(f"held-out test: {before.mean:.3f} -> {after.mean:.3f} (n={after.n}; never used to decide)\n")
+        else:
+            say(
+                "main did not move (no candidate passed the gate): nothing to release, and the test split "
+                "stays unseen\n"
+            )
 
         say("== 6. A teammate's hotfix goes straight to main, skipping the gate")
         skill = (target / "SKILL.md").read_text()

@@ -33,7 +33,7 @@ DEFAULT_KIND = "command"
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class CommandProposerSection(_Section):

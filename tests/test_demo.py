@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git
 
 
@@ -47,3 +49,59 @@ def test_demo_runs_offline_and_says_what_is_simulated(tmp_path: Path) -> None:
     assert len(log["test_peeks"]) == 2
     assert "without the gate" in out  # verify caught the hotfix
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_demo_uses_an_openai_compatible_endpoint_when_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OPENAI_BASE_URL switches the demo's proposer to the openai kind, for real, over HTTP
+    (a chat-completions server on 127.0.0.1 plays the model; its answers are scripted)."""
+    from harnessgit import layout
+    from harnessgit.demo import run_demo
+    from harnessgit.records import IterationRecord, ProposalRecord
+    from harnessgit.store import Store
+    from tests.test_proposers_openai_chat import ChatServer, Reply, completion
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # a loopback endpoint needs no key
+    chat = ChatServer()
+    anchor = '- If the ticket mentions "password", route to account.'
+    for word, queue in [
+        ("invoice", "billing"),
+        ("login", "account"),
+        ("error", "bug"),
+        ("charged", "billing"),
+        ("locked", "account"),
+        ("broken", "bug"),
+    ]:
+        operations = {
+            "operations": [
+                {
+                    "op": "insert_after",
+                    "anchor": anchor,
+                    "text": f'- If the ticket mentions "{word}", route to {queue}.',
+                }
+            ]
+        }
+        chat.replies.append(
+            Reply(completion(f"Route {word} to {queue}.\n```json\n{json.dumps(operations)}\n```\n"))
+        )
+    chat.thread.start()
+    monkeypatch.setenv("OPENAI_BASE_URL", chat.base_url)
+    monkeypatch.setenv("OPENAI_MODEL", "served-model-2026")
+    lines: list[str] = []
+    try:
+        run_demo(tmp_path / "demo", lines.append, proposals=6)
+    finally:
+        chat.httpd.shutdown()
+        chat.httpd.server_close()
+    out = "\n".join(lines)
+    assert "the proposer is served-model-2026" in out
+    assert len(chat.requests) >= 1
+    assert all(request["path"] == "/v1/chat/completions" for request in chat.requests)
+    with Store.discover(tmp_path / "demo") as store:
+        records = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+    iterations = [r for r in records if isinstance(r, IterationRecord) and r.outcome != "skipped-perfect"]
+    assert iterations and all(r.proposer == "openai:served-model-2026" for r in iterations)
+    assert any(isinstance(r, ProposalRecord) and r.source == "evolve" for r in records)

@@ -67,7 +67,9 @@ def evolve(
     selection split and gates it. Stops at a budget, at the stop file, or on
     Ctrl-C; running it again resumes from what the repository holds.
     """
-    from harnessgit import render_evolve
+    import sys
+
+    from harnessgit import render_eval, render_evolve
     from harnessgit.evolve import Budget
     from harnessgit.evolve import evolve as run
 
@@ -85,6 +87,8 @@ def evolve(
             jobs=jobs,
             stop_file=stop,
             on_iteration=None if state.quiet else lambda outcome: echo(render_evolve.iteration_line(outcome)),
+            # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
+            progress=render_eval.ProgressDisplay("eval") if sys.stderr.isatty() and not state.quiet else None,
             on_stderr=stderr_sink(state),
         )
     echo(render_evolve.report_json(report) if as_json else render_evolve.report_text(report))

@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harnessgit.errors import ConcurrentUpdate, GitFailed, HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
-from harnessgit.records import Record, parse_note
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
@@ -29,6 +28,9 @@ from harnessgit.store.objects import MODE_TREE, ZERO, CatFile, TreeEntry, format
 from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
 from harnessgit.store.trees import Blob, edit_tree, find_note, note_path
 from harnessgit.store.worktree import WorktreeMixin
+
+if TYPE_CHECKING:
+    from harnessgit.records import Record
 
 Clock = Callable[[], datetime]
 MAX_ATTEMPTS = 200
@@ -344,12 +346,16 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         return dict(self.iter_notes(notes_ref))
 
     def notes(self, notes_ref: str) -> dict[str, list[Record]]:
+        from harnessgit.records import parse_note  # not at import: `check` never reads notes
+
         return {
             target: parse_note(text, f"{notes_ref} on {target[:12]}")
             for target, text in self.iter_notes(notes_ref)
         }
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:
+        from harnessgit.records import parse_note
+
         tip = self.ref_value(notes_ref)
         if tip is None:
             return []
@@ -389,4 +395,4 @@ def _parse_when(when: str) -> datetime:
         return datetime.fromtimestamp(0, timezone.utc)
 
 
-__all__ = ["MODE_TREE", "Blob", "CommitInfo", "Record", "Store", "Transaction"]
+__all__ = ["MODE_TREE", "Blob", "CommitInfo", "Store", "Transaction"]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harnessgit.names import check_ref_name
-from harnessgit.records import Record, dump_record
 from harnessgit.store.objects import ZERO
+
+if TYPE_CHECKING:
+    from harnessgit.records import Record
 
 NOTES_PREFIX = "refs/notes/harnessgit/"
 PINS_PREFIX = "refs/harnessgit/pins/"
@@ -48,6 +51,8 @@ class Transaction:
     def append(self, notes_ref: str, target: str, records: Iterable[Record]) -> None:
         if not notes_ref.startswith(NOTES_PREFIX):
             raise ValueError(f"not a harnessgit notes ref: {notes_ref}")
+        from harnessgit.records import dump_record  # not at import: reading needs no records
+
         lines = self.notes.setdefault(notes_ref, {}).setdefault(target, [])
         lines.extend(dump_record(record) for record in records)
 

@@ -54,16 +54,21 @@ def make_repo(root: Path, instances: int, python: bool) -> Path:
     command = '["python3", "eval.py"]' if python else '["sh", "eval.sh"]'
     files = {
         "harnessgit.toml": f'[harness]\npaths = ["SKILL.md"]\n[evaluator]\ncommand = {command}\n'
-                           "batch_size = 10\ntimeout = 600\n",
+        "batch_size = 10\ntimeout = 600\n",
         "SKILL.md": "# Skill\n",
         "eval.py": EVALUATOR,
         "eval.sh": SH_EVALUATOR,
-        "splits.json": json.dumps({"train": [], "selection": [f"i{n}" for n in range(instances)], "test": []}),
+        "splits.json": json.dumps(
+            {"train": [], "selection": [f"i{n}" for n in range(instances)], "test": []}
+        ),
     }
     for name, text in files.items():
         (repo / name).write_text(text)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                 ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "init"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "init"],
+    ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     return repo
 
@@ -100,13 +105,17 @@ def main() -> None:
     wall8, _evaluator8, batches8 = figures[8]
     ideal = args.instances * args.sleep
     kind = "Python" if args.python else "sh"
-    print(f"{args.instances} instances, a {kind} evaluator sleeping {args.sleep} s per instance "
-          f"(ideal serial {ideal:.1f} s)")
+    print(
+        f"{args.instances} instances, a {kind} evaluator sleeping {args.sleep} s per instance "
+        f"(ideal serial {ideal:.1f} s)"
+    )
     print(f"--jobs 1: {wall1:6.2f} s wall, {batches1} batches")
     print(f"--jobs 8: {wall8:6.2f} s wall, {batches8} batches   speed-up {wall1 / wall8:.2f}x (target >= 6x)")
     overhead = (wall1 - evaluator1) / args.instances * 1000
-    print(f"harnessgit's own time at --jobs 1: {overhead:.2f} ms per instance (target <= 5 ms); "
-          f"evaluator processes {evaluator1:.2f} s of {wall1:.2f} s")
+    print(
+        f"harnessgit's own time at --jobs 1: {overhead:.2f} ms per instance (target <= 5 ms); "
+        f"evaluator processes {evaluator1:.2f} s of {wall1:.2f} s"
+    )
     print(f"cached re-run: {cached_wall:.2f} s wall, {cached_calls} evaluator calls (target 0)")
 
 

@@ -62,15 +62,21 @@ def make_repo(root: Path) -> Path:
             '[proposer]\nkind = "command"\ncommand = ["sh", "propose.sh"]\n'
             "[checks.kinds.skill]\nmax_changed_lines = 10000\ngrowth_fail = 100\ngrowth_warn = 100\n"
         ),
-        "SKILL.md": "---\nname: repo\ndescription: bench\n---\n# Skill\n" + "".join(f"- step {i}\n" for i in range(20)),
+        "SKILL.md": "---\nname: repo\ndescription: bench\n---\n# Skill\n"
+        + "".join(f"- step {i}\n" for i in range(20)),
         "eval.sh": EVALUATOR,
         "propose.sh": PROPOSER,
         "splits.json": json.dumps({"train": train, "selection": selection, "test": []}),
     }
     for name, text in files.items():
         (repo / name).write_text(text)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "b"], ["config", "user.email", "b@b"],
-                 ["add", "-A"], ["commit", "-q", "-m", "init"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.name", "b"],
+        ["config", "user.email", "b@b"],
+        ["add", "-A"],
+        ["commit", "-q", "-m", "init"],
+    ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     return repo
 
@@ -87,15 +93,31 @@ def add_candidates(repo: Path, count: int) -> None:
         for start in range(0, count, 50):
             txn = Transaction("bench scores")
             for i in range(start, min(count, start + 50)):
-                cand = propose(store, config, {"SKILL.md": base + f"- variant {i}\n"}, rationale=f"variant {i}")
+                cand = propose(
+                    store, config, {"SKILL.md": base + f"- variant {i}\n"}, rationale=f"variant {i}"
+                )
                 key = eval_context(store, config, cand.commit).key
-                txn.append(layout.NOTES_EVALS, cand.commit, [EvalRecord(
-                    ts=datetime.now(timezone.utc), commit=cand.commit, harness=key.harness,
-                    fingerprint=key.fingerprint, model=key.model, split="selection",
-                    split_hash=manifest.split_hash("selection"), manifest=manifest.hash, instances=selection,
-                    repeats=[0] * len(selection), scores=[float(rng.random() < 0.3) for _ in selection],
-                    wall_time=0.0, worker="bench",
-                )])
+                txn.append(
+                    layout.NOTES_EVALS,
+                    cand.commit,
+                    [
+                        EvalRecord(
+                            ts=datetime.now(timezone.utc),
+                            commit=cand.commit,
+                            harness=key.harness,
+                            fingerprint=key.fingerprint,
+                            model=key.model,
+                            split="selection",
+                            split_hash=manifest.split_hash("selection"),
+                            manifest=manifest.hash,
+                            instances=selection,
+                            repeats=[0] * len(selection),
+                            scores=[float(rng.random() < 0.3) for _ in selection],
+                            wall_time=0.0,
+                            worker="bench",
+                        )
+                    ],
+                )
             store.commit(txn)
 
 
@@ -104,7 +126,10 @@ def overhead(repo: Path, iterations: int) -> list[tuple[float, bool]]:
     with Store.discover(repo) as store:
         report = evolve(store, load_config(repo), budget=Budget(max_proposals=iterations), seed=0)
     return [
-        ((r.seconds or 0) - (r.evaluator_seconds or 0) - (r.proposer_seconds or 0), r.selection_mean is not None)
+        (
+            (r.seconds or 0) - (r.evaluator_seconds or 0) - (r.proposer_seconds or 0),
+            r.selection_mean is not None,
+        )
         for r in report.iterations
     ]
 
@@ -122,18 +147,24 @@ def main() -> None:
         loaded = overhead(full, args.iterations)
     for name, runs in (("no other candidates", baseline), (f"{args.candidates} candidates", loaded)):
         busy = sum(1 for _seconds, selection in runs if selection)
-        print(f"{name:>22}: {busy} of {len(runs)} iterations reached the selection split "
-              "(each adds a frontier member: the frontier is rebuilt)")
+        print(
+            f"{name:>22}: {busy} of {len(runs)} iterations reached the selection split "
+            "(each adds a frontier member: the frontier is rebuilt)"
+        )
     for name, values in (("no other candidates", baseline), (f"{args.candidates} candidates", loaded)):
         values = [seconds for seconds, _selection in values]
         rest = sorted(values[1:])
         p90 = rest[int(0.9 * (len(rest) - 1))]
-        print(f"{name:>22}: harnessgit's own time per iteration: median {statistics.median(values) * 1000:6.1f} ms,"
-              f" 90th percentile {p90 * 1000:6.1f} ms, max {max(rest) * 1000:6.1f} ms after the first;"
-              f" the first (indexing the pool once per run) {values[0] * 1000:6.1f} ms")
+        print(
+            f"{name:>22}: harnessgit's own time per iteration: "
+            f"median {statistics.median(values) * 1000:6.1f} ms,"
+            f" 90th percentile {p90 * 1000:6.1f} ms, max {max(rest) * 1000:6.1f} ms after the first;"
+            f" the first (indexing the pool once per run) {values[0] * 1000:6.1f} ms"
+        )
     ratio = statistics.median(s for s, _ in loaded) / statistics.median(s for s, _ in baseline)
-    print(f"median ratio {ratio:.2f}x "
-          f"(target: at most 100 ms per iteration with {args.candidates} candidates)")
+    print(
+        f"median ratio {ratio:.2f}x (target: at most 100 ms per iteration with {args.candidates} candidates)"
+    )
 
 
 if __name__ == "__main__":
