@@ -79,6 +79,7 @@ def run_gate(
     name: str,
     *,
     base: str | None = None,
+    base_commit: str | None = None,
     allow_small: bool = False,
     evaluate_missing: bool = True,
     record: bool = True,
@@ -89,11 +90,16 @@ def run_gate(
 ) -> GateOutcome:
     config = require(config)
     branch = base or config.harness.base
-    base_sha = base_tip(store, branch)
+    # ``base_commit`` compares with any commit instead of the branch tip (`review`
+    # asks what the gate would say about BASE..HEAD); messages then name the commit.
+    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
+    shown = branch if base_commit is None else base_commit[:12]
+    tip = f"{branch}'s tip {base_sha[:12]}" if base_commit is None else base_sha[:12]
     target = resolve(store, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
-        raise HarnessgitError(f"{label} is the tip of {branch}: there is nothing to gate")
+        where = f"the tip of {branch}" if base_commit is None else "the base commit"
+        raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
     manifest = load_manifest(store.root, config.splits.manifest)
     ids = manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
@@ -102,7 +108,7 @@ def run_gate(
     failures: list[str] = []
     if not store.is_ancestor(base_sha, target.sha):
         failures.append(
-            f"{label} does not descend from {branch}'s tip {base_sha[:12]}, so the tree evaluated is not "
+            f"{label} does not descend from {tip}, so the tree evaluated is not "
             f"the tree a merge would hold: propose the edit again on {branch} "
             f"(harnessgit propose --parent {branch} ...) and evaluate it"
         )
@@ -110,7 +116,7 @@ def run_gate(
     if not comparable:
         failures.append(
             f"{label} changes files the evaluator depends on (its evaluator fingerprint differs from "
-            f"{branch}'s), so its scores are not comparable: a harness edit must not change the grader"
+            f"{shown}'s), so its scores are not comparable: a harness edit must not change the grader"
         )
     book = book if book is not None else ScoreBook.load(store)
     if evaluate_missing:
@@ -128,8 +134,8 @@ def run_gate(
     base_scores = book.summary(base_ctx.key, SELECTION, ids, for_decision=True)
     cand_scores = book.summary(cand_ctx.key, SELECTION, ids, for_decision=True)
     not_evaluated = [
-        f"harnessgit eval {shown} --split selection"
-        for shown, summary in ((branch, base_scores), (label, cand_scores))
+        f"harnessgit eval {who} --split selection"
+        for who, summary in ((shown, base_scores), (label, cand_scores))
         if summary.missing
     ]
     if not_evaluated:
@@ -142,7 +148,7 @@ def run_gate(
     if failing_checks:
         failures.append(
             f"the harness checks fail on the change ({len(failing_checks)} failure"
-            f"{'s' if len(failing_checks) > 1 else ''}; see `harnessgit check --against {branch}`): "
+            f"{'s' if len(failing_checks) > 1 else ''}; see `harnessgit check --against {shown}`): "
             + failing_checks[0]
         )
 

@@ -14,7 +14,7 @@ import pytest
 
 FIXED_DATE = "2026-01-01T00:00:00+00:00"
 
-pytest_plugins = ["tests.gating_fixtures"]  # the gate_repo fixture
+pytest_plugins = ["tests.gating_fixtures", "tests.history_fixtures"]  # gate_repo, review_repo
 
 
 @pytest.fixture(autouse=True)

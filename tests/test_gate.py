@@ -135,3 +135,23 @@ def test_config_needed(make_repo: object) -> None:
     repo = make_repo(config=CONFIG.replace('command = ["python3", "eval.py"]\n', ""))  # type: ignore[operator]
     with Store.discover(repo) as store, pytest.raises(HarnessgitError):
         run_gate(store, load_config(repo), "main")
+
+
+def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_repo: Path) -> None:
+    # `review` asks what the gate would say about BASE..HEAD where BASE is any commit.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        first = git(gate_repo, "rev-parse", "main").strip()
+        step = propose(store, config, {"SKILL.md": skill(20)})
+        git(gate_repo, "update-ref", "refs/heads/main", step.commit)  # main moves past `first`
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        unevaluated = run_gate(
+            store, config, cand.candidate, base_commit=first, evaluate_missing=False, record=False
+        )
+        assert unevaluated.not_evaluated[0] == f"harnessgit eval {first[:12]} --split selection"
+        outcome = run_gate(store, config, cand.candidate, base_commit=first, record=False)
+        assert git(gate_repo, "for-each-ref", "refs/notes/harnessgit/gate") == ""
+    assert outcome.passed and outcome.base.commit == first
+    assert outcome.record.base_mean == pytest.approx(0.25) and outcome.record.candidate_mean == pytest.approx(
+        0.75
+    )

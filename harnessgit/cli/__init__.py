@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from harnessgit.cli import checks, evaluation, evolving, gating, repo  # noqa: F401  (each registers commands)
+from harnessgit.cli import checks, evaluation, evolving, gating, repo, review  # noqa: F401  (each registers commands)
 from harnessgit.cli._base import State, cli
 from harnessgit.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, HarnessgitError
 

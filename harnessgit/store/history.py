@@ -58,6 +58,23 @@ class HistoryMixin:
         args = [*DIFF_OPTIONS, a, b, "--"]
         return self.git.out([*args, *(paths or [])])
 
+    def diff_patch(self, a: str, b: str) -> str:
+        """The patch from commit (or tree) ``a`` to ``b``, in the one shape unidiff parses:
+        ``a/`` and ``b/`` prefixes whatever diff.noprefix or diff.mnemonicPrefix say
+        (unidiff fails on a patch without them), no textconv filters, binary files as
+        a "Binary files ... differ" line."""
+        args = [
+            *DIFF_OPTIONS,
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--no-relative",
+            "--no-textconv",
+            a,
+            b,
+            "--",
+        ]
+        return self.git.out(args)
+
     def diff_files(self, a: str, b: str) -> list[FileStat]:
         """Files changed between two commits or trees, with added/removed line counts."""
         raw = self.git.run([*DIFF_OPTIONS, "--numstat", "-z", a, b, "--"]).stdout

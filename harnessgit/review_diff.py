@@ -1,0 +1,98 @@
+"""The files a change touches, parsed from git's patch with unidiff.
+
+Pure: patch text and blob sizes in, models out. The patch comes from
+`Store.diff_patch` (``git -c core.quotePath=false diff --no-color --no-ext-diff -M``
+with fixed prefixes), so a user's ``color.ui=always``, renames, binary files and
+non-ASCII names all arrive in one shape. git still C-quotes a name that holds a
+double quote, a backslash or a control character (``"b/say \\"hi\\".md"``), and
+unidiff keeps the quotes, so names are unquoted here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+FileStatus = Literal["added", "deleted", "modified", "renamed"]
+
+# git's quote_c_style escapes (quote.c); anything else after a backslash is octal.
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+class FileDiff(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    old_path: str | None  # the name before a rename
+    status: FileStatus
+    binary: bool
+    added: int | None  # None for a binary file
+    removed: int | None
+    size_before: int | None = None  # bytes; None when the file did not exist
+    size_after: int | None = None
+    harness: bool = True  # under [harness] paths; False: an evaluator or other file
+    patch: str = ""  # this file's part of the patch
+
+
+def unquote_path(name: str) -> str:
+    """A name as git printed it, without its C quoting and its a/ or b/ prefix."""
+    if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
+        raw = bytearray()
+        body = name[1:-1]
+        i = 0
+        while i < len(body):
+            char = body[i]
+            if char != "\\" or i + 1 == len(body):
+                raw += char.encode("utf-8", "surrogateescape")
+                i += 1
+                continue
+            code = body[i + 1]
+            if code in _ESCAPES:
+                raw.append(_ESCAPES[code])
+                i += 2
+            else:  # \ooo: one byte of a name git could not print as is
+                raw.append(int(body[i + 1 : i + 4], 8))
+                i += 4
+        name = raw.decode("utf-8", "surrogateescape")
+    if name.startswith(("a/", "b/")):
+        return name[2:]
+    return name
+
+
+def parse_patch(text: str) -> list[FileDiff]:
+    """One `FileDiff` per file of a git patch, in the patch's order (sizes not filled in)."""
+    from unidiff.patch import PatchSet
+
+    patches = PatchSet(text)
+    # Each file's own text as git printed it (unidiff re-renders hunk headers, "-1"
+    # as "-1,1"). A line at column 0 that starts a file is always "diff --git ":
+    # inside a hunk every line starts with " ", "+", "-" or "\\".
+    chunks = [chunk for chunk in re.split(r"(?m)^(?=diff --git )", text) if chunk]
+    files = []
+    for number, patched in enumerate(patches):
+        source = unquote_path(patched.source_file)
+        target = unquote_path(patched.target_file)
+        if patched.is_added_file:
+            status: FileStatus = "added"
+            path, old_path = target, None
+        elif patched.is_removed_file:
+            status, path, old_path = "deleted", source, None
+        elif patched.is_rename or source != target:
+            status, path, old_path = "renamed", target, source
+        else:
+            status, path, old_path = "modified", target, None
+        binary = bool(patched.is_binary_file)
+        files.append(
+            FileDiff(
+                path=path,
+                old_path=old_path,
+                status=status,
+                binary=binary,
+                added=None if binary else patched.added,
+                removed=None if binary else patched.removed,
+                patch=chunks[number] if len(chunks) == len(patches) else str(patched),
+            )
+        )
+    return files
