@@ -2,8 +2,9 @@
 
 It builds a harness repository from templates/triage, evolves its SKILL.md with
 `evolve --auto-merge`, then shows the log of accepted edits, the frontier, the
-held-out test score before and after, what `verify` says about a commit that
-skipped the gate, and a bisect that finds it.
+pull-request review of the best accepted edit, the held-out test score before
+and after, what `verify` says about a commit that skipped the gate, and a
+bisect that finds it.
 
 What is simulated, said plainly here and in the output: the *agent* is agent.py,
 a deterministic program that follows SKILL.md's routing rules literally, and the
@@ -22,7 +23,9 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from harnessgit.config import load_config
+from harnessgit.bisect import bisect
+from harnessgit.bisect_judge import Criterion
+from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluate import evaluate
 from harnessgit.evolve import Budget, evolve
@@ -30,9 +33,12 @@ from harnessgit.heldout import peek_test_split
 from harnessgit.history import accepted_log
 from harnessgit.labels import move_label
 from harnessgit.pool import frontier_view
+from harnessgit.render_bisect import bisect_text
 from harnessgit.render_evolve import iteration_line, report_text
 from harnessgit.render_gate import frontier_text, verify_text
+from harnessgit.render_review import review_text
 from harnessgit.render_show import log_text
+from harnessgit.review import review
 from harnessgit.store import Store
 from harnessgit.verify import verify
 
@@ -95,6 +101,16 @@ def prepare(target: Path, say: Say) -> None:
     _git(target, "commit", "-q", "-m", "The triage skill as it ships")
 
 
+def _best_merge(store: Store, config: Config) -> str:
+    """The accepted edit with the largest gain, by its gate record."""
+    gains = {
+        entry.commit: entry.gate.difference
+        for entry in accepted_log(store, config).entries
+        if entry.gate is not None and entry.gate.difference is not None
+    }
+    return max(gains, key=lambda commit: gains[commit])
+
+
 def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> None:
     prepare(target, say)
     say(f"harnessgit demo in {target}\n\n{SIMULATED}\n")
@@ -126,7 +142,14 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
         say("== 4. harnessgit frontier")
         say(frontier_text(frontier_view(store, config)) + "\n")
 
-        say("== 5. Release: move the production label, then look at the test split once")
+        if report.merged:
+            best = _best_merge(store, config)
+            say(
+                f"== 5. harnessgit review {best[:12]}^ {best[:12]}  (the best accepted edit, as a PR comment)"
+            )
+            say(review_text(review(store, config, base=f"{best}^", head=best)) + "\n")
+
+        say("== 6. Release: move the production label, then look at the test split once")
         if report.merged:
             move_label(store, "production", "main", reason="release the evolved skill")
             after = peek_test_split(store, config, "main").evaluation.summary
@@ -137,7 +160,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
                 "stays unseen\n"
             )
 
-        say("== 6. A teammate's hotfix goes straight to main, skipping the gate")
+        say("== 7. A teammate's hotfix goes straight to main, skipping the gate")
         skill = (target / "SKILL.md").read_text()
         lines = skill.splitlines()
         first_rule = next(i for i, line in enumerate(lines) if line.startswith("- If the ticket mentions"))
@@ -147,7 +170,11 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
         (target / "README.md").write_text((target / "README.md").read_text() + "\nSee SKILL.md.\n")
         _git(target, "commit", "-q", "-am", "Docs: point to SKILL.md")
         say(f"committed: {HOTFIX_RULE!r} at the top of the rules, then a docs commit\n")
-        say("== 7. harnessgit verify (what CI runs on every pull request)")
+        say("== 8. harnessgit verify (what CI runs on every pull request)")
         say(verify_text(verify(store, config)) + "\n")
+        good = "refs/harnessgit/labels/production"
+        say("== 9. Selection scores fell: harnessgit bisect --good production --bad main --drop 0.05")
+        found = bisect(store, config, good, "main", Criterion.build("selection", None, 0.05, None), jobs=2)
+        say(bisect_text(found) + "\n")
     say(f"The repository is in {target}. Try: harnessgit -C {target} log, show, frontier, verify.")
     say(SIMULATED)

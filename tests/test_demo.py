@@ -48,6 +48,9 @@ def test_demo_runs_offline_and_says_what_is_simulated(tmp_path: Path) -> None:
     assert merges and all(entry["gate"]["passed"] for entry in merges)
     assert len(log["test_peeks"]) == 2
     assert "without the gate" in out  # verify caught the hotfix
+    assert (
+        "the first bad edit is" in out and "Hotfix" in out.split("the first bad edit is")[1].splitlines()[0]
+    )
     assert git(repo, "status", "--porcelain") == ""
 
 
