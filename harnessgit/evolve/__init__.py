@@ -1,5 +1,6 @@
 """`harnessgit evolve`: GEPA's reflective loop with every step on the record."""
 
-from harnessgit.evolve.loop import Budget, EvolveReport, IterationOutcome, evolve
+from harnessgit.evolve.loop import evolve
+from harnessgit.evolve.state import Budget, EvolveReport, IterationOutcome
 
 __all__ = ["Budget", "EvolveReport", "IterationOutcome", "evolve"]
