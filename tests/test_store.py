@@ -31,6 +31,10 @@ def test_discover_errors(tmp_path: Path) -> None:
         Store.discover(bare)
     with pytest.raises(NotARepository, match="not a directory"):
         Store.discover(tmp_path / "missing")
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", str(work))
+    with pytest.raises(NotARepository, match="not inside a working tree"):
+        Store.discover(work / ".git")
 
 
 def test_discover_from_subdirectory_and_linked_worktree(repo: Path, tmp_path: Path) -> None:

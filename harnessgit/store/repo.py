@@ -81,23 +81,37 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
         if not where.is_dir():
             raise NotARepository(f"not a directory: {where}")
         git = Git(where)
+        # One git process: rev-parse answers in order, so a bare repository (or the
+        # inside of .git) still prints the first three answers before refusing the last.
         probe = git.run(
-            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "objects"], check=False
+            [
+                "rev-parse",
+                "--is-bare-repository",
+                "--absolute-git-dir",
+                "--git-path",
+                "objects",
+                "--show-toplevel",
+            ],
+            check=False,
         )
+        answers = probe.stdout.decode().split("\n")
         if probe.returncode != 0:
             message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
             if "not a git repository" in message:
                 raise NotARepository(f"not a git repository: {where}")
+            if answers[0] == "true":
+                raise NotARepository(
+                    f"{answers[1]} is a bare repository: harnessgit needs a working tree (clone it)"
+                )
+            if len(answers) >= 3 and answers[1]:
+                raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
             raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
-        bare, git_dir, objects = probe.stdout.decode().split("\n")[:3]
-        if bare == "true":
+        bare, git_dir, objects, top = answers[:4]
+        if bare == "true" or not top:
             raise NotARepository(
                 f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
             )
-        top = git.run(["rev-parse", "--show-toplevel"], check=False)
-        if top.returncode != 0 or not top.stdout.strip():
-            raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
-        return cls(Path(top.stdout.decode().strip()), Path(git_dir), where / objects, clock=clock)
+        return cls(Path(top), Path(git_dir), where / objects, clock=clock)
 
     def close(self) -> None:
         self.catfile.close()
