@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harnessgit.errors import ConfigError
+from harnessgit.names import argv_value
 from harnessgit.proposer_settings import CommandProposerSection, ProposerSection
 from harnessgit.scrub import DEFAULT_PATTERNS
 
@@ -64,14 +65,7 @@ class EvaluatorSection(_Section):
     # file outside the harness paths, so an edit to the grader invalidates the cache.
     files: list[str] | None = None
 
-    @field_validator("command", mode="before")
-    @classmethod
-    def _argv(cls, command: Any) -> Any:
-        if isinstance(command, str):
-            raise ValueError("must be a list of arguments (argv), not a shell string")
-        if isinstance(command, list) and not command:
-            raise ValueError("must not be empty")
-        return command
+    _argv = field_validator("command", mode="before")(argv_value)
 
 
 class SplitsSection(_Section):

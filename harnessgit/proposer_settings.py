@@ -6,7 +6,7 @@ instead of being ignored. Without a ``[proposer]`` section the kind is "command"
 with no command: commands that need a proposer refuse with a message saying
 what to set (`make_proposer`).
 
-Imported by `harnessgit.config`; imports nothing of harnessgit, like it. It lives
+Imported by `harnessgit.config`; of harnessgit it imports only `harnessgit.names`. It lives
 outside the proposers package so that reading the config never imports the proposers.
 """
 
@@ -28,6 +28,8 @@ from pydantic import (
     field_validator,
 )
 
+from harnessgit.names import argv_value
+
 KINDS = ("command", "openai")
 DEFAULT_KIND = "command"
 
@@ -43,14 +45,7 @@ class CommandProposerSection(_Section):
     command: list[str] | None = None
     timeout: float = Field(default=600.0, gt=0)  # seconds; the command is killed after it
 
-    @field_validator("command", mode="before")
-    @classmethod
-    def _argv(cls, command: Any) -> Any:
-        if isinstance(command, str):
-            raise ValueError("must be a list of arguments (argv), not a shell string")
-        if isinstance(command, list) and not command:
-            raise ValueError("must not be empty")
-        return command
+    _argv = field_validator("command", mode="before")(argv_value)
 
 
 class OpenAIProposerSection(_Section):

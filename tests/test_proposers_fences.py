@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from harnessgit.proposers.fences import fence_for, fenced_blocks, has_unclosed_fence
+from harnessgit.fences import fence_for, fenced_blocks, has_unclosed_fence
 
 
 def test_blocks_with_info_strings_and_line_numbers() -> None:

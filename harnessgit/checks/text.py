@@ -8,10 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# CommonMark fences: at most three spaces of indentation, then three or more
-# backticks or tildes. A backtick fence's info string cannot contain a backtick.
-_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
-_FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
+from harnessgit.fences import fenced_blocks_in
+
 _HEADING = re.compile(r" {0,3}(?P<level>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ \t]*")
 
 
@@ -43,23 +41,16 @@ class Fences:
 
 
 def code_fences(lines: list[str]) -> Fences:
+    """Which lines are code, and where a fence opens that never closes (CommonMark
+    rules, shared with the proposers: `harnessgit.fences`)."""
     inside = [False] * len(lines)
-    open_fence: tuple[str, int] | None = None  # (fence characters, line index)
-    for index, line in enumerate(lines):
-        if open_fence is None:
-            found = _FENCE_OPEN.fullmatch(line)
-            if found and not (found["fence"][0] == "`" and "`" in found["info"]):
-                open_fence = (found["fence"], index)
-                inside[index] = True
-            continue
-        inside[index] = True
-        closing = _FENCE_CLOSE.fullmatch(line)
-        fence = open_fence[0]
-        if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence):
-            open_fence = None
-    if open_fence is None:
+    blocks = fenced_blocks_in(lines)
+    for block in blocks:
+        for index in range(block.line - 1, block.end):
+            inside[index] = True
+    if not blocks or blocks[-1].closed:
         return Fences(inside, None)
-    return Fences(inside, open_fence[1] + 1, lines[open_fence[1]].strip())
+    return Fences(inside, blocks[-1].line, lines[blocks[-1].line - 1].strip())
 
 
 def headings(text: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 from harnessgit.cli._base import State, cli, echo
@@ -53,22 +55,33 @@ def frontier(
     return EXIT_OK
 
 
+def _gate_options(command: Callable[..., int]) -> Callable[..., int]:
+    """The options gate and merge share (merge runs the gate)."""
+    for option in reversed(
+        [
+            click.argument("candidate", metavar="CAND"),
+            click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base."),
+            click.option(
+                "--allow-small",
+                is_flag=True,
+                help="Decide even when the selection split has fewer than [gate] min_instances instances.",
+            ),
+            click.option(
+                "--jobs",
+                "-j",
+                type=click.IntRange(min=1),
+                metavar="N",
+                help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
+            ),
+            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 @cli.command()
-@click.argument("candidate", metavar="CAND")
-@click.option("--base", metavar="BRANCH", help="The branch to gate against. Default: [harness] base.")
-@click.option(
-    "--allow-small",
-    is_flag=True,
-    help="Decide even when the selection split has fewer than [gate] min_instances instances.",
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@_gate_options
 @click.pass_obj
 def gate(
     state: State, candidate: str, base: str | None, allow_small: bool, jobs: int | None, as_json: bool
@@ -99,21 +112,7 @@ def gate(
 
 
 @cli.command()
-@click.argument("candidate", metavar="CAND")
-@click.option("--base", metavar="BRANCH", help="The branch to merge into. Default: [harness] base.")
-@click.option(
-    "--allow-small",
-    is_flag=True,
-    help="Let the gate decide on fewer than [gate] min_instances selection instances.",
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_gate_options
 @click.pass_obj
 def merge(
     state: State, candidate: str, base: str | None, allow_small: bool, jobs: int | None, as_json: bool

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from harnessgit.proposers.fences import has_unclosed_fence
+from harnessgit.fences import has_unclosed_fence
 from harnessgit.proposers.models import (
     Append,
     Delete,

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import json
 
+from harnessgit.fences import fence_for
 from harnessgit.proposers.edits import estimate_tokens
-from harnessgit.proposers.fences import fence_for
 from harnessgit.proposers.models import Limits, ProposalRequest, ReflectiveExample
 from harnessgit.scrub import Scrubber
 

@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from harnessgit.fences import fenced_blocks
 from harnessgit.proposers.edits import EditRejected
-from harnessgit.proposers.fences import fenced_blocks
 from harnessgit.proposers.models import Operation
 
 MAX_RATIONALE_CHARS = 4000

@@ -1,7 +1,9 @@
 """Fenced code blocks, read the way CommonMark reads them.
 
-Two jobs depend on this: taking a proposer's new text out of its reply, and
-telling a complete reply from one cut off mid-block. GEPA once adopted a
+Three jobs depend on this: taking a proposer's new text out of its reply,
+telling a complete reply from one cut off mid-block, and the format check of
+harness files (`harnessgit.checks`), which also needs to know which lines are
+code. GEPA once adopted a
 truncated reflection output as a new prompt (gepa issue #390); an unclosed fence
 is the cheapest reliable sign of that, so it is detected here, never repaired.
 
@@ -28,6 +30,7 @@ class FencedBlock:
     body: str  # the lines between the fences, without the final newline
     closed: bool
     line: int  # 1-based line number of the opening fence
+    end: int  # 1-based line number of the closing fence, or of the last line when unclosed
 
     @property
     def language(self) -> str:
@@ -36,8 +39,12 @@ class FencedBlock:
 
 def fenced_blocks(text: str) -> list[FencedBlock]:
     """The top-level fenced blocks of ``text``, in order. Only the last can be unclosed."""
+    return fenced_blocks_in(text.splitlines())
+
+
+def fenced_blocks_in(lines: list[str]) -> list[FencedBlock]:
+    """`fenced_blocks` for text already split into lines."""
     blocks: list[FencedBlock] = []
-    lines = text.splitlines()
     index = 0
     while index < len(lines):
         opening = _OPEN.match(lines[index])
@@ -57,7 +64,7 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
                 break
             body.append(_dedent(lines[index], indent))
             index += 1
-        blocks.append(FencedBlock(opening["info"].strip(), "\n".join(body), closed, start + 1))
+        blocks.append(FencedBlock(opening["info"].strip(), "\n".join(body), closed, start + 1, index))
     return blocks
 
 
