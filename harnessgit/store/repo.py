@@ -10,30 +10,28 @@ from __future__ import annotations
 
 import io
 import os
-import random
 import re
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harnessgit.errors import ConcurrentUpdate, GitFailed, HarnessgitError, NotARepository, UnknownRevision
+from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
-from harnessgit.store.objects import MODE_TREE, ZERO, CatFile, TreeEntry, format_tree, parse_tree
-from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
-from harnessgit.store.trees import Blob, edit_tree, find_note, note_path
+from harnessgit.store.notes import NotesMixin
+from harnessgit.store.objects import MODE_TREE, CatFile, TreeEntry, format_tree, parse_tree
+from harnessgit.store.transaction import Transaction
+from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
 
 if TYPE_CHECKING:
-    from harnessgit.records import Record
+    pass
 
 Clock = Callable[[], datetime]
-MAX_ATTEMPTS = 200
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 _TREE_CACHE = 4096
 
@@ -60,7 +58,7 @@ class CommitInfo:
         return self.message.split("\n", 1)[1].strip() if "\n" in self.message else ""
 
 
-class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
+class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
     def __init__(self, root: Path, git_dir: Path, objects: Path, *, clock: Clock = local_now) -> None:
         self.root = root
         self.git_dir = git_dir
@@ -266,117 +264,6 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin):
             sha, _, ref = line.partition(" ")
             refs[ref] = sha
         return refs
-
-    def commit(self, txn: Transaction) -> None:
-        """Apply a transaction atomically, re-basing note appends on lost races."""
-        shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
-        for attempt in range(MAX_ATTEMPTS):
-            # Optimistic: guess the notes tips this store last wrote (one git call
-            # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
-            guessed = attempt == 0 and all(ref in self._tips for ref in shared)
-            if guessed:
-                tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
-            else:
-                tips = self.ref_values(shared)
-            lines = []
-            for move in txn.moves:
-                if move.new is None:
-                    lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
-                else:
-                    lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
-            written: dict[str, str] = {}
-            for notes_ref, appends in txn.notes.items():
-                old = tips.get(notes_ref)
-                written[notes_ref] = self._notes_commit(old, appends, txn.reason)
-                lines.append(f"update {notes_ref} {written[notes_ref]} {old or ZERO}")
-            if txn.blobs:
-                old = tips.get(EVIDENCE_STORE)
-                written[EVIDENCE_STORE] = self._keep_commit(old, txn.blobs)
-                lines.append(f"update {EVIDENCE_STORE} {written[EVIDENCE_STORE]} {old or ZERO}")
-            lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
-            result = self.git.run(
-                ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
-                input=("\n".join(lines) + "\n").encode(),
-                check=False,
-            )
-            if result.returncode == 0:
-                self._tips.update(written)
-                return
-            for ref in shared:
-                self._tips.pop(ref, None)
-            if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
-                raise GitFailed(["update-ref"], result.returncode, result.stderr)
-            self._check_moves_still_apply(txn)
-            if not guessed:
-                time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
-        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
-
-    def _check_moves_still_apply(self, txn: Transaction) -> None:
-        if not any(move.old is not None for move in txn.moves):
-            return
-        current = self.ref_values(move.ref for move in txn.moves)
-        for move in txn.moves:
-            expected = None if move.old == ZERO else move.old
-            if move.old is not None and current.get(move.ref) != expected:
-                raise ConcurrentUpdate(
-                    f"{move.ref} was changed by another process while harnessgit worked; nothing was written"
-                )
-
-    def _notes_commit(self, tip: str | None, appends: dict[str, list[bytes]], reason: str) -> str:
-        root = self.commit_info(tip).tree if tip else None
-        changes: dict[str, Blob | None] = {}
-        for target, lines in appends.items():
-            found = find_note(self.read_tree, root, target) if root else None
-            content = b""
-            path = note_path(target)
-            if found:
-                path, blob = found
-                content = self.read_blob(blob)
-                if content and not content.endswith(b"\n"):
-                    content += b"\n"
-            content += b"".join(line + b"\n" for line in lines)
-            changes[path] = Blob(self.write_blob(content))
-        tree = self.edit_tree(root, changes)
-        return self.write_commit(tree, [tip] if tip else [], f"harnessgit: {reason}")
-
-    def _keep_commit(self, tip: str | None, blobs: set[str]) -> str:
-        root = self.commit_info(tip).tree if tip else None
-        tree = self.edit_tree(root, {note_path(blob): Blob(blob) for blob in blobs})
-        return self.write_commit(tree, [], "harnessgit evidence store: keeps evidence blobs reachable")
-
-    # -- notes -----------------------------------------------------------
-
-    def iter_notes(self, notes_ref: str) -> Iterator[tuple[str, bytes]]:
-        """(annotated object, note text) for every note: one ``git notes list``, one
-        pipelined cat-file. A generator, so the caller parses one note while git
-        inflates the next."""
-        listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
-        pairs = [line.split() for line in listing.splitlines() if line]
-        targets = {blob: target for blob, target in pairs}
-        for blob, _kind, data in self.catfile.read_many(list(targets)):
-            yield targets[blob], data
-
-    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
-        return dict(self.iter_notes(notes_ref))
-
-    def notes(self, notes_ref: str) -> dict[str, list[Record]]:
-        from harnessgit.records import parse_note  # not at import: `check` never reads notes
-
-        return {
-            target: parse_note(text, f"{notes_ref} on {target[:12]}")
-            for target, text in self.iter_notes(notes_ref)
-        }
-
-    def notes_on(self, notes_ref: str, target: str) -> list[Record]:
-        from harnessgit.records import parse_note
-
-        tip = self.ref_value(notes_ref)
-        if tip is None:
-            return []
-        found = find_note(self.read_tree, self.commit_info(tip).tree, target)
-        if found is None:
-            return []
-        return parse_note(self.read_blob(found[1]), f"{notes_ref} on {target[:12]}")
 
 
 def parse_commit(sha: str, data: bytes) -> CommitInfo:

@@ -1,0 +1,163 @@
+"""Notes: reading every record on a ref fast, and the ref transactions that write them.
+
+Reading: one `git notes list` and one pipelined read through the store's
+persistent cat-file. Writing: `commit` applies a `Transaction` in one
+``git update-ref --stdin``, building notes commits in the object database and
+re-basing note appends on a lost race (compare-and-swap with retry), so
+concurrent writers never lose records.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from harnessgit.errors import ConcurrentUpdate, GitFailed
+from harnessgit.store.objects import ZERO
+from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
+from harnessgit.store.trees import Blob, find_note, note_path
+
+if TYPE_CHECKING:
+    from harnessgit.records import Record
+    from harnessgit.store.git import Git
+    from harnessgit.store.objects import CatFile, TreeEntry
+    from harnessgit.store.repo import CommitInfo
+
+MAX_ATTEMPTS = 200
+
+
+class NotesMixin:
+    git: Git
+    catfile: CatFile
+    _tips: dict[str, str | None]  # notes tips this store wrote last
+
+    if TYPE_CHECKING:
+
+        def ref_values(self, refs: Iterable[str]) -> dict[str, str]: ...
+
+        def ref_value(self, ref: str) -> str | None: ...
+
+        def commit_info(self, sha: str) -> CommitInfo: ...
+
+        def read_tree(self, sha: str) -> list[TreeEntry]: ...
+
+        def read_blob(self, sha: str) -> bytes: ...
+
+        def write_blob(self, data: bytes) -> str: ...
+
+        def edit_tree(self, base: str | None, changes: dict[str, Blob | None]) -> str: ...
+
+        def write_commit(self, tree: str, parents: Iterable[str], message: str) -> str: ...
+
+    def commit(self, txn: Transaction) -> None:
+        """Apply a transaction atomically, re-basing note appends on lost races."""
+        shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
+        for attempt in range(MAX_ATTEMPTS):
+            # Optimistic: guess the notes tips this store last wrote (one git call
+            # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
+            guessed = attempt == 0 and all(ref in self._tips for ref in shared)
+            if guessed:
+                tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
+            else:
+                tips = self.ref_values(shared)
+            lines = []
+            for move in txn.moves:
+                if move.new is None:
+                    lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
+                else:
+                    lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
+            written: dict[str, str] = {}
+            for notes_ref, appends in txn.notes.items():
+                old = tips.get(notes_ref)
+                written[notes_ref] = self._notes_commit(old, appends, txn.reason)
+                lines.append(f"update {notes_ref} {written[notes_ref]} {old or ZERO}")
+            if txn.blobs:
+                old = tips.get(EVIDENCE_STORE)
+                written[EVIDENCE_STORE] = self._keep_commit(old, txn.blobs)
+                lines.append(f"update {EVIDENCE_STORE} {written[EVIDENCE_STORE]} {old or ZERO}")
+            lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
+            result = self.git.run(
+                ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
+                input=("\n".join(lines) + "\n").encode(),
+                check=False,
+            )
+            if result.returncode == 0:
+                self._tips.update(written)
+                return
+            for ref in shared:
+                self._tips.pop(ref, None)
+            if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
+                raise GitFailed(["update-ref"], result.returncode, result.stderr)
+            self._check_moves_still_apply(txn)
+            if not guessed:
+                time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
+        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
+
+    def _check_moves_still_apply(self, txn: Transaction) -> None:
+        if not any(move.old is not None for move in txn.moves):
+            return
+        current = self.ref_values(move.ref for move in txn.moves)
+        for move in txn.moves:
+            expected = None if move.old == ZERO else move.old
+            if move.old is not None and current.get(move.ref) != expected:
+                raise ConcurrentUpdate(
+                    f"{move.ref} was changed by another process while harnessgit worked; nothing was written"
+                )
+
+    def _notes_commit(self, tip: str | None, appends: dict[str, list[bytes]], reason: str) -> str:
+        root = self.commit_info(tip).tree if tip else None
+        changes: dict[str, Blob | None] = {}
+        for target, lines in appends.items():
+            found = find_note(self.read_tree, root, target) if root else None
+            content = b""
+            path = note_path(target)
+            if found:
+                path, blob = found
+                content = self.read_blob(blob)
+                if content and not content.endswith(b"\n"):
+                    content += b"\n"
+            content += b"".join(line + b"\n" for line in lines)
+            changes[path] = Blob(self.write_blob(content))
+        tree = self.edit_tree(root, changes)
+        return self.write_commit(tree, [tip] if tip else [], f"harnessgit: {reason}")
+
+    def _keep_commit(self, tip: str | None, blobs: set[str]) -> str:
+        root = self.commit_info(tip).tree if tip else None
+        tree = self.edit_tree(root, {note_path(blob): Blob(blob) for blob in blobs})
+        return self.write_commit(tree, [], "harnessgit evidence store: keeps evidence blobs reachable")
+
+    # -- notes -----------------------------------------------------------
+
+    def iter_notes(self, notes_ref: str) -> Iterator[tuple[str, bytes]]:
+        """(annotated object, note text) for every note: one ``git notes list``, one
+        pipelined cat-file. A generator, so the caller parses one note while git
+        inflates the next."""
+        listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
+        pairs = [line.split() for line in listing.splitlines() if line]
+        targets = {blob: target for blob, target in pairs}
+        for blob, _kind, data in self.catfile.read_many(list(targets)):
+            yield targets[blob], data
+
+    def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
+        return dict(self.iter_notes(notes_ref))
+
+    def notes(self, notes_ref: str) -> dict[str, list[Record]]:
+        from harnessgit.records import parse_note  # not at import: `check` never reads notes
+
+        return {
+            target: parse_note(text, f"{notes_ref} on {target[:12]}")
+            for target, text in self.iter_notes(notes_ref)
+        }
+
+    def notes_on(self, notes_ref: str, target: str) -> list[Record]:
+        from harnessgit.records import parse_note
+
+        tip = self.ref_value(notes_ref)
+        if tip is None:
+            return []
+        found = find_note(self.read_tree, self.commit_info(tip).tree, target)
+        if found is None:
+            return []
+        return parse_note(self.read_blob(found[1]), f"{notes_ref} on {target[:12]}")
