@@ -199,6 +199,8 @@ class ChecksSection(_Section):
 
 class EvolveSection(_Section):
     minibatch: int = Field(default=3, ge=1)  # GEPA's minibatch check uses 3 examples
+    # Which harness file an iteration edits: in turn, or the one the failures name most.
+    component: Literal["round-robin", "most-failures"] = "round-robin"
     form: Literal["delta", "replace"] = "delta"  # delta operations make small, reviewable diffs
     trajectory_chars: int = Field(default=2000, ge=100)  # excerpt per example in the reflective dataset
     max_examples: int = Field(default=8, ge=1)

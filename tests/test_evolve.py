@@ -162,3 +162,19 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(triage: Path) -> None:
         seen = records(store)
         report = evolve(store, load_config(triage), budget=Budget(max_proposals=1), seed=9)
         assert records(store)[-1].iteration == seen[-1].iteration + len(report.iterations)
+
+
+def test_choose_component_round_robin_or_by_failures() -> None:
+    from harnessgit.evolve.iteration import choose_component
+    from harnessgit.proposers import ReflectiveExample
+
+    files = ["prompts/system.md", "skills/search/SKILL.md", "tools/search.json"]
+    failing = [
+        ReflectiveExample(instance="a", feedback="tools/search.json: the query argument was missing", score=0.0),
+        ReflectiveExample(instance="b", trajectory='{"steps": ["called search.json"]}', feedback="wrong", score=0.0),
+        ReflectiveExample(instance="c", feedback="SKILL.md was fine; tools/search.json again", score=1.0),
+    ]
+    assert [choose_component(files, i, "round-robin", failing) for i in range(4)] == [*files, files[0]]
+    assert choose_component(files, 0, "most-failures", failing) == "tools/search.json"
+    quiet = [ReflectiveExample(instance="a", feedback="wrong answer", score=0.0)]
+    assert choose_component(files, 1, "most-failures", quiet) == files[1]  # no mention: round-robin

@@ -22,7 +22,7 @@ from harnessgit.gate import attempt_number, pair_scores, run_gate
 from harnessgit.merge import merge
 from harnessgit.pool import FrontierView, frontier_view, proposals_by_commit, update_frontier
 from harnessgit.propose import propose, rebase
-from harnessgit.proposers import Limits, ProposalRequest, Proposer, RejectedProposal
+from harnessgit.proposers import Limits, ProposalRequest, Proposer, ReflectiveExample, RejectedProposal
 from harnessgit.records import EvidenceRecord, IterationRecord, ProposalRecord
 from harnessgit.scores import ScoreBook
 from harnessgit.splits import load_manifest
@@ -131,8 +131,18 @@ class Iterations:
         components = sorted(
             path for path in store.files_at(parent) if globs.matches(path, config.harness.paths)
         )
-        component = components[number % len(components)]
         batch = minibatch(self.train, self.seed, number, config.evolve.minibatch)
+        rollouts_before = self.spend.rollouts
+        before = self.evaluate(parent, "train", batch)
+        examples = reflective_dataset(
+            store,
+            self.book,
+            self.context(parent).key,
+            batch,
+            excerpt_chars=config.evolve.trajectory_chars,
+            max_examples=config.evolve.max_examples,
+        )
+        component = choose_component(components, number, config.evolve.component, examples)
         base_record: dict[str, Any] = {
             "run": self.run,
             "seed": self.seed,
@@ -142,9 +152,6 @@ class Iterations:
             "component": component,
             "minibatch": batch,
         }
-        rollouts_before = self.spend.rollouts
-
-        before = self.evaluate(parent, "train", batch)
         current = (store.file_at(parent_tree, component) or b"").decode("utf-8")
         if before is not None and before >= 1.0:
             # GEPA's skip_perfect_score: a solved minibatch has no failure to reflect on.
@@ -164,14 +171,7 @@ class Iterations:
         request = ProposalRequest(
             component=component,
             current_text=current,
-            examples=reflective_dataset(
-                store,
-                self.book,
-                eval_context(store, config, parent).key,
-                batch,
-                excerpt_chars=config.evolve.trajectory_chars,
-                max_examples=config.evolve.max_examples,
-            ),
+            examples=examples,
             limits=self._limits(component),
             form=config.evolve.form,
         )
@@ -393,3 +393,27 @@ class Iterations:
         txn = Transaction(f"retire {candidate}")
         retire(self.store, txn, candidate, commit, reason, detail)
         self.store.commit(txn)
+
+
+def choose_component(
+    components: list[str], iteration: int, rule: str, examples: list[ReflectiveExample]
+) -> str:
+    """The harness file to edit: round-robin, or the one the failures mention most.
+
+    ``most-failures`` counts, over the minibatch's failed examples, how often each
+    component's file name appears in the feedback and trajectory excerpt (evaluators
+    commonly name the skill or tool a step used); with no mention at all it falls
+    back to round-robin, and a tie goes round-robin among the leaders.
+    """
+    fallback = components[iteration % len(components)]
+    if rule != "most-failures" or len(components) == 1:
+        return fallback
+    failed = [f"{e.feedback}\n{e.trajectory or ''}".lower() for e in examples if (e.score or 0.0) < 1.0]
+    counts = {
+        path: sum(text.count(path.rsplit("/", 1)[-1].lower()) for text in failed) for path in components
+    }
+    best = max(counts.values(), default=0)
+    if best == 0:
+        return fallback
+    leaders = [path for path in components if counts[path] == best]
+    return leaders[iteration % len(leaders)]
