@@ -38,7 +38,8 @@ class FrontierView:
     branch: str
     frontier: Frontier
     members: dict[str, Member]
-    waiting: list[str]  # live candidates not (comparably) evaluated on the whole selection split
+    waiting: list[str]  # live candidates not evaluated on the whole selection split
+    incomparable: list[str]  # live candidates whose evaluator files or model differ from the base's
     retired: list[str]  # set by update: candidates moved to the archive
 
 
@@ -88,19 +89,22 @@ def frontier_view(
     # model_construct: scores on record were validated when read, and only complete
     # rows of the comparable key get here (the pool rules of harnessgit.frontier).
     pool = [PoolCandidate.model_construct(id=branch, parent=None, scores=list(base_scores))]
-    waiting = []
+    waiting, incomparable = [], []
     for cid in ordered:
         sha = tips[cid]
         key = key_of(sha)
+        if key.fingerprint != reference.fingerprint or key.model != reference.model:
+            incomparable.append(cid)
+            continue
         scores = book.complete_means(key, ids, split_hash)
-        if key.fingerprint != reference.fingerprint or key.model != reference.model or scores is None:
+        if scores is None:
             waiting.append(cid)
             continue
         parent = _parent_name(store, proposals, names, sha, branch, tip)
         members[cid] = Member(cid, sha, parent)
         pool.append(PoolCandidate.model_construct(id=cid, parent=parent, scores=list(scores)))
     frontier = compute_frontier(ScorePool.model_construct(instances=list(ids), candidates=pool))
-    return FrontierView(branch, frontier, members, waiting, [])
+    return FrontierView(branch, frontier, members, waiting, incomparable, [])
 
 
 def update_frontier(store: Store, config: Config, view: FrontierView) -> FrontierView:
@@ -113,7 +117,7 @@ def update_frontier(store: Store, config: Config, view: FrontierView) -> Frontie
             reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
             retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
         store.commit(txn)
-    return FrontierView(view.branch, view.frontier, view.members, view.waiting, retired)
+    return FrontierView(view.branch, view.frontier, view.members, view.waiting, view.incomparable, retired)
 
 
 def _parent_name(

@@ -100,6 +100,11 @@ def frontier_text(view: FrontierView) -> str:
         lines.append(f"not on the frontier: {', '.join(off)}")
     if view.waiting:
         lines.append(f"not evaluated on the whole selection split yet: {', '.join(view.waiting)}")
+    if view.incomparable:
+        lines.append(
+            f"not comparable (their evaluator files or model differ from {view.branch}'s; propose the edit "
+            f"again on {view.branch} to compare): {', '.join(view.incomparable)}"
+        )
     if view.retired:
         lines.append(f"retired to the archive: {', '.join(view.retired)}")
     return "\n".join(lines)
@@ -112,6 +117,7 @@ def frontier_json(view: FrontierView, sampled: str | None = None) -> str:
         "dominated": view.frontier.dominated,
         "never_best": view.frontier.never_best,
         "waiting": view.waiting,
+        "incomparable": view.incomparable,
         "retired": view.retired,
         "commits": {cid: member.commit for cid, member in view.members.items()},
     }

@@ -67,3 +67,17 @@ def test_frontier_cli_json_and_sample(gate_repo: Path) -> None:
     assert data["rows"][0]["instances_led"] == 40  # main is dominated: every front it is in holds cand
     assert run("frontier", "--sample", "--seed", "3").strip() == cand.candidate
     assert "sampling weight" in run("frontier")
+
+
+def test_candidates_scored_with_another_evaluator_are_not_compared(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        evaluate(store, config, cand.candidate)
+        git(gate_repo, "commit", "-q", "--allow-empty", "-m", "nothing yet")
+        (gate_repo / "eval.py").write_text((gate_repo / "eval.py").read_text() + "# a new grader\n")
+        git(gate_repo, "commit", "-qam", "change the grader on main")
+        evaluate(store, config, "main")
+        view = frontier_view(store, config)
+    assert view.incomparable == [cand.candidate] and view.waiting == []
+    assert [row.candidate for row in view.frontier.rows] == ["main"]
