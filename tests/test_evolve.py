@@ -170,8 +170,10 @@ def test_choose_component_round_robin_or_by_failures() -> None:
 
     files = ["prompts/system.md", "skills/search/SKILL.md", "tools/search.json"]
     failing = [
-        ReflectiveExample(instance="a", feedback="tools/search.json: the query argument was missing", score=0.0),
-        ReflectiveExample(instance="b", trajectory='{"steps": ["called search.json"]}', feedback="wrong", score=0.0),
+        ReflectiveExample(instance="a", feedback="tools/search.json: the query was missing", score=0.0),
+        ReflectiveExample(
+            instance="b", trajectory='{"steps": ["call search.json"]}', feedback="no", score=0.0
+        ),
         ReflectiveExample(instance="c", feedback="SKILL.md was fine; tools/search.json again", score=1.0),
     ]
     assert [choose_component(files, i, "round-robin", failing) for i in range(4)] == [*files, files[0]]
