@@ -165,7 +165,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(triage: Path) -> None:
 
 
 def test_choose_component_round_robin_or_by_failures() -> None:
-    from harnessgit.evolve.iteration import choose_component
+    from harnessgit.evolve.policy import choose_component
     from harnessgit.proposers import ReflectiveExample
 
     files = ["prompts/system.md", "skills/search/SKILL.md", "tools/search.json"]
@@ -180,3 +180,23 @@ def test_choose_component_round_robin_or_by_failures() -> None:
     assert choose_component(files, 0, "most-failures", failing) == "tools/search.json"
     quiet = [ReflectiveExample(instance="a", feedback="wrong answer", score=0.0)]
     assert choose_component(files, 1, "most-failures", quiet) == files[1]  # no mention: round-robin
+
+
+def test_worth_gating_waits_for_a_gain_the_gate_can_see() -> None:
+    from harnessgit.config import Config
+    from harnessgit.evolve.policy import worth_gating
+
+    base = {f"s{i}": (0.0, None) for i in range(120)}
+    small = {**base, **{f"s{i}": (1.0, None) for i in range(3)}}
+    large = {**base, **{f"s{i}": (1.0, None) for i in range(40)}}
+    worse = {**base, "s0": (0.0, None)}
+    assert worth_gating(Config(), base, worse, 1) == (
+        False,
+        "selection gain +0.0 points over main: nothing to gate",
+    )
+    ok, why = worth_gating(Config(), base, small, 1)
+    assert not ok and "below what the gate can detect at attempt 1" in why
+    assert worth_gating(Config(), base, large, 1) == (True, "")
+    # The same gain is too small at a late attempt, where alpha_k is tiny.
+    medium = {**base, **{f"s{i}": (1.0, None) for i in range(12)}}
+    assert worth_gating(Config(), base, medium, 1)[0] and not worth_gating(Config(), base, medium, 40)[0]

@@ -15,18 +15,18 @@ from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.evaluate import EvalContext, eval_context, evaluate
 from harnessgit.evolve.minibatch import minibatch
+from harnessgit.evolve.policy import choose_component, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.state import Budget, BudgetReached, IterationOutcome, Spend, mean_text
 from harnessgit.frontier import sample_parent
-from harnessgit.gate import attempt_number, pair_scores, run_gate
+from harnessgit.gate import attempt_number, run_gate
 from harnessgit.merge import merge
 from harnessgit.pool import FrontierView, frontier_view, proposals_by_commit, update_frontier
 from harnessgit.propose import propose, rebase
-from harnessgit.proposers import Limits, ProposalRequest, Proposer, ReflectiveExample, RejectedProposal
+from harnessgit.proposers import Limits, ProposalRequest, Proposer, RejectedProposal
 from harnessgit.records import EvidenceRecord, IterationRecord, ProposalRecord
 from harnessgit.scores import ScoreBook
 from harnessgit.splits import load_manifest
-from harnessgit.stats import alpha_for_attempt, compare, minimum_detectable_effect
 from harnessgit.store import Store, Transaction
 
 Progress = Callable[[int, int], None]
@@ -339,41 +339,14 @@ class Iterations:
         return IterationOutcome(record, None)
 
     def _worth_gating(self, tip: str, commit: str) -> tuple[bool, str]:
-        """Gate a candidate only once its observed gain could pass the gate.
-
-        Every gated comparison spends part of the selection set's alpha, so evolve
-        gates a candidate when its observed gain over the base reaches the minimum
-        detectable effect at the next attempt's level; a smaller gain keeps evolving
-        on the frontier. Skipping never raises the false-accept rate: the gate would
-        pass only a gain that clears its bound anyway.
-        """
-        config = self.config
-        base_key = self.context(tip).key
-        cand_key = self.context(commit).key
         self.evaluate(tip, "selection", self.selection)
-        paired = pair_scores(
-            self.book.scored(base_key, self.selection), self.book.scored(cand_key, self.selection)
+        base_key, cand_key = self.context(tip).key, self.context(commit).key
+        return worth_gating(
+            self.config,
+            self.book.scored(base_key, self.selection),
+            self.book.scored(cand_key, self.selection),
+            attempt_number(self.store, self.split_hash, (base_key.harness, cand_key.harness)),
         )
-        if paired is None:
-            return False, "fewer than two selection instances scored on both sides"
-        comparison = compare(paired)
-        gain = comparison.difference.mean
-        if gain <= config.gate.min_effect:
-            return (
-                False,
-                f"selection gain {gain * 100:+.1f} points over {config.harness.base}: nothing to gate",
-            )
-        attempt = attempt_number(self.store, self.split_hash, (base_key.harness, cand_key.harness))
-        if comparison.sd > 0 and comparison.effective_n:
-            mde = minimum_detectable_effect(
-                comparison.sd, comparison.effective_n, alpha_for_attempt(config.gate.alpha, attempt)
-            )
-            if gain < config.gate.min_effect + mde:
-                return False, (
-                    f"selection gain {gain * 100:+.1f} points is below what the gate can detect at "
-                    f"attempt {attempt} ({(config.gate.min_effect + mde) * 100:.1f} points)"
-                )
-        return True, ""
 
     def _limits(self, component: str) -> Limits:
         kind = self.config.checks.kinds.get(kind_of(component, self.config.checks))
@@ -393,27 +366,3 @@ class Iterations:
         txn = Transaction(f"retire {candidate}")
         retire(self.store, txn, candidate, commit, reason, detail)
         self.store.commit(txn)
-
-
-def choose_component(
-    components: list[str], iteration: int, rule: str, examples: list[ReflectiveExample]
-) -> str:
-    """The harness file to edit: round-robin, or the one the failures mention most.
-
-    ``most-failures`` counts, over the minibatch's failed examples, how often each
-    component's file name appears in the feedback and trajectory excerpt (evaluators
-    commonly name the skill or tool a step used); with no mention at all it falls
-    back to round-robin, and a tie goes round-robin among the leaders.
-    """
-    fallback = components[iteration % len(components)]
-    if rule != "most-failures" or len(components) == 1:
-        return fallback
-    failed = [f"{e.feedback}\n{e.trajectory or ''}".lower() for e in examples if (e.score or 0.0) < 1.0]
-    counts = {
-        path: sum(text.count(path.rsplit("/", 1)[-1].lower()) for text in failed) for path in components
-    }
-    best = max(counts.values(), default=0)
-    if best == 0:
-        return fallback
-    leaders = [path for path in components if counts[path] == best]
-    return leaders[iteration % len(leaders)]

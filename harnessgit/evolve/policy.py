@@ -1,0 +1,61 @@
+"""Evolve's two judgement calls, pure: which component to edit, and whether a
+candidate is worth a gate attempt."""
+
+from __future__ import annotations
+
+from harnessgit.config import Config
+from harnessgit.gate import Scored, pair_scores
+from harnessgit.proposers import ReflectiveExample
+from harnessgit.stats import alpha_for_attempt, compare, minimum_detectable_effect
+
+
+def choose_component(
+    components: list[str], iteration: int, rule: str, examples: list[ReflectiveExample]
+) -> str:
+    """The harness file to edit: round-robin, or the one the failures mention most.
+
+    ``most-failures`` counts, over the minibatch's failed examples, how often each
+    component's file name appears in the feedback and trajectory excerpt (evaluators
+    commonly name the skill or tool a step used); with no mention at all it falls
+    back to round-robin, and a tie goes round-robin among the leaders.
+    """
+    fallback = components[iteration % len(components)]
+    if rule != "most-failures" or len(components) == 1:
+        return fallback
+    failed = [f"{e.feedback}\n{e.trajectory or ''}".lower() for e in examples if (e.score or 0.0) < 1.0]
+    counts = {
+        path: sum(text.count(path.rsplit("/", 1)[-1].lower()) for text in failed) for path in components
+    }
+    best = max(counts.values(), default=0)
+    if best == 0:
+        return fallback
+    leaders = [path for path in components if counts[path] == best]
+    return leaders[iteration % len(leaders)]
+
+
+def worth_gating(config: Config, base: Scored, candidate: Scored, attempt: int) -> tuple[bool, str]:
+    """Gate a candidate only once its observed gain could pass the gate.
+
+    Every gated comparison spends part of the selection set's alpha, so evolve
+    gates a candidate when its observed gain over the base reaches the minimum
+    detectable effect at the next attempt's level; a smaller gain keeps evolving
+    on the frontier. Skipping never raises the false-accept rate: the gate would
+    pass only a gain that clears its bound anyway.
+    """
+    paired = pair_scores(base, candidate)
+    if paired is None:
+        return False, "fewer than two selection instances scored on both sides"
+    comparison = compare(paired)
+    gain = comparison.difference.mean
+    if gain <= config.gate.min_effect:
+        return False, f"selection gain {gain * 100:+.1f} points over {config.harness.base}: nothing to gate"
+    if comparison.sd > 0 and comparison.effective_n:
+        mde = minimum_detectable_effect(
+            comparison.sd, comparison.effective_n, alpha_for_attempt(config.gate.alpha, attempt)
+        )
+        if gain < config.gate.min_effect + mde:
+            return False, (
+                f"selection gain {gain * 100:+.1f} points is below what the gate can detect at "
+                f"attempt {attempt} ({(config.gate.min_effect + mde) * 100:.1f} points)"
+            )
+    return True, ""
