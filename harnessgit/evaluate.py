@@ -163,7 +163,7 @@ class _Runner:
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self._pristine: Path | None = None
         self._pristine_lock = threading.Lock()
-        self._scratch = tempfile.TemporaryDirectory(prefix="harnessgit-tree-")
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     def run(
         self,
@@ -179,7 +179,7 @@ class _Runner:
             progress(0, total)
         if not batches:
             return 0.0
-        with self._scratch, ThreadPoolExecutor(max_workers=jobs) as pool:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures: dict[Future[BatchOutput], list[tuple[str, int]]] = {
                 pool.submit(self._one, batch): batch for batch in batches
             }
@@ -199,6 +199,10 @@ class _Runner:
                     future.cancel()
                 self.running.kill_all()
                 raise
+            finally:
+                pool.shutdown(wait=True)  # no batch may still be copying the checkout
+                if self._scratch is not None:
+                    self._scratch.cleanup()
         return evaluator_time
 
     def _one(self, batch: list[tuple[str, int]]) -> BatchOutput:
@@ -235,6 +239,7 @@ class _Runner:
     def _checkout(self) -> Path:
         with self._pristine_lock:
             if self._pristine is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="harnessgit-tree-")
                 pristine = Path(self._scratch.name) / "tree"
                 pristine.mkdir()
                 self.store.checkout_tree(self.context.tree, pristine)

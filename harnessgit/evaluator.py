@@ -199,6 +199,11 @@ def run_batch(
     finally:
         running.discard(proc)
         kill_group(proc)  # stragglers it left behind in its group
+        for thread in threads:
+            thread.join(5)
+        for stream in (proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
     wall = time.monotonic() - started
     if problem:
         raise _error(problem[0], tail)

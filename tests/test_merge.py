@@ -101,7 +101,8 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
         )
         for cid in (first.candidate, second.candidate)
     ]
-    results = [(proc.wait(timeout=120), proc.stderr.read() if proc.stderr else "") for proc in procs]
+    outputs = [proc.communicate(timeout=120)[1] for proc in procs]
+    results = [(proc.returncode, err or "") for proc, err in zip(procs, outputs, strict=True)]
     codes = sorted(code for code, _ in results)
     assert codes[0] == 0 and codes[1] in (1, 3), results
     chain = git(gate_repo, "rev-list", "--first-parent", f"{before}..main").split()
