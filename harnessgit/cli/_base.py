@@ -106,5 +106,15 @@ def cli(ctx: click.Context, directory: Path | None, debug: bool, quiet: bool) ->
     _configure_logging(quiet, debug)
 
 
+# One --jobs for every command that may run the evaluator.
+jobs_option = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Evaluator processes at a time. Default: [evaluator] jobs.",
+)
+
+
 def echo(text: str = "", *, err: bool = False) -> None:
     click.echo(text, err=err)

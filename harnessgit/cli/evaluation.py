@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, cli, echo, jobs_option
 
 
 def _instances(values: tuple[str, ...]) -> list[str] | None:
@@ -33,13 +33,7 @@ def stderr_sink(state: State) -> Callable[[str], None]:
     metavar="ID[,ID...]",
     help="Only these instances of the split (repeatable, or comma-separated).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time. Default: [evaluator] jobs.",
-)
+@jobs_option
 @click.option(
     "--repeats",
     type=click.IntRange(min=1),
@@ -121,13 +115,7 @@ def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     help="Look although the test split was already seen for another harness since the last "
     "label move (the peek is recorded as forced).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time. Default: [evaluator] jobs.",
-)
+@jobs_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json: bool) -> int:

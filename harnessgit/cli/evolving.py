@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.cli.evaluation import stderr_sink
 from harnessgit.errors import EXIT_OK
 
@@ -33,13 +33,7 @@ from harnessgit.errors import EXIT_OK
     help="Seed for parent sampling and minibatches; re-running with it resumes the sequence.",
 )
 @click.option("--auto-merge", is_flag=True, help="Merge every candidate that passes the gate.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time. Default: [evaluator] jobs.",
-)
+@jobs_option
 @click.option(
     "--stop-file",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.cli.evaluation import stderr_sink
 from harnessgit.errors import EXIT_NO, EXIT_OK
 
@@ -66,13 +66,7 @@ def _gate_options(command: Callable[..., int]) -> Callable[..., int]:
                 is_flag=True,
                 help="Decide even when the selection split has fewer than [gate] min_instances instances.",
             ),
-            click.option(
-                "--jobs",
-                "-j",
-                type=click.IntRange(min=1),
-                metavar="N",
-                help="Evaluator processes at a time for missing scores. Default: [evaluator] jobs.",
-            ),
+            jobs_option,
             click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
         ]
     ):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.errors import EXIT_NO, EXIT_OK, HarnessgitError
 
 
@@ -115,14 +115,7 @@ def _criterion_options(command: Callable[..., int]) -> Callable[..., int]:
             metavar="X",
             help="Bad when the mean (or an instance's score) is under X (0..1).",
         ),
-        click.option(
-            "--jobs",
-            "-j",
-            type=click.IntRange(min=1),
-            metavar="N",
-            help="Evaluator processes at a time for a commit without stored scores. "
-            "Default: [evaluator] jobs.",
-        ),
+        jobs_option,
     ]
     for option in reversed(options):
         command = option(command)
