@@ -24,7 +24,7 @@ def gate_json(outcome: GateOutcome) -> str:
     data["verdict"] = "pass" if outcome.passed else "reject"
     data["detectable"] = outcome.decision.detectable if outcome.decision else None
     data["not_evaluated"] = outcome.not_evaluated
-    data["check_findings"] = [f.model_dump(mode="json") for f in outcome.checks.findings]
+    data["check_findings"] = outcome.checks.to_dict()["findings"]
     return to_json(data)
 
 

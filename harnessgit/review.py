@@ -11,9 +11,9 @@ failure classes shifted, and the rationale and evidence of each edit. Rendering
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, InstanceOf, PlainSerializer
 
 from harnessgit import globs, layout
 from harnessgit.candidates import base_tip, candidate_of, resolve
@@ -102,7 +102,8 @@ class ReviewResult(_Out):
     head_label: str
     verdict: Verdict
     files: list[FileDiff]
-    checks: CheckReport
+    # A plain dataclass (harnessgit.checks.models): dumped in its own JSON form, `failed` included.
+    checks: Annotated[InstanceOf[CheckReport], PlainSerializer(CheckReport.to_dict)]
     scores: list[ScoreRow]
     flips: list[Flips]
     failure_shift: list[FailureShift]

@@ -56,7 +56,7 @@ def test_failures_and_warnings_decide_failed() -> None:
         [FileVersion.from_text("prompts/a.md", sectioned(6), "## Part 0\nshort\n")], CHECKS
     )
     assert collapsed.failed and [f.rule for f in collapsed.findings] == ["collapse"]
-    assert collapsed.model_dump(mode="json")["failed"] is True
+    assert collapsed.to_dict()["failed"] is True
 
 
 def test_severity_overrides_and_rule_selection() -> None:

@@ -7,17 +7,18 @@ rules on them (`core.check_files`).
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from harnessgit.checks.collect import Collected, Source, collect
 from harnessgit.checks.core import check_files
 from harnessgit.checks.models import CheckReport, Rule
-from harnessgit.config import Config
+from harnessgit.sections import CheckSections
 from harnessgit.store import Store
 
 
 def check_change(
     store: Store,
-    config: Config,
+    config: CheckSections,
     old: str | None,
     new: str,
     *,
@@ -36,7 +37,7 @@ def check_change(
 
 def check_staged(
     store: Store,
-    config: Config,
+    config: CheckSections,
     old: str | None,
     *,
     paths: list[str] | None = None,
@@ -49,7 +50,7 @@ def check_staged(
 
 def check_worktree(
     store: Store,
-    config: Config,
+    config: CheckSections,
     old: str | None,
     *,
     paths: list[str] | None = None,
@@ -62,7 +63,7 @@ def check_worktree(
 
 def _check(
     store: Store,
-    config: Config,
+    config: CheckSections,
     old: str | None,
     source: Source,
     new: str | None,
@@ -75,8 +76,10 @@ def _check(
     return report_for(collected, config, rules)
 
 
-def report_for(collected: Collected, config: Config, rules: Collection[Rule] | None = None) -> CheckReport:
+def report_for(
+    collected: Collected, config: CheckSections, rules: Collection[Rule] | None = None
+) -> CheckReport:
     report = check_files(collected.versions, config.checks, rules=rules)
     if not collected.notes:
         return report
-    return report.model_copy(update={"notes": [*collected.notes, *report.notes]})
+    return replace(report, notes=[*collected.notes, *report.notes])

@@ -17,9 +17,9 @@ from typing import Literal
 
 from harnessgit import globs
 from harnessgit.checks.models import Content, FileVersion
-from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
+from harnessgit.sections import CheckSections
 from harnessgit.store import ZERO, RawChange, Side, Store
 
 Source = Literal["tree", "index", "worktree"]
@@ -41,13 +41,13 @@ class Collected:
     links: set[str] = field(default_factory=set)  # links and submodules: noted, never read
 
 
-def is_harness(path: str, config: Config) -> bool:
+def is_harness(path: str, config: CheckSections) -> bool:
     return globs.matches(path, config.harness.paths) or globs.matches(path, config.checks.globs())
 
 
 def collect(
     store: Store,
-    config: Config,
+    config: CheckSections,
     old: str | None,
     source: Source,
     new: str | None = None,
@@ -118,7 +118,7 @@ def collect(
     return out
 
 
-def _selected(path: str, change: RawChange | None, config: Config) -> bool:
+def _selected(path: str, change: RawChange | None, config: CheckSections) -> bool:
     if is_harness(path, config):
         return True
     return change is not None and change.old_path is not None and is_harness(change.old_path, config)
@@ -209,7 +209,7 @@ def read_disk(path: Path, max_bytes: int) -> Content:
     return Content.from_bytes(data)
 
 
-def disk_versions(root: Path, paths: list[str], config: Config) -> Collected:
+def disk_versions(root: Path, paths: list[str], config: CheckSections) -> Collected:
     """Files outside any git repository: every file is new, nothing to compare with."""
     out = Collected(notes=["not in a git repository: growth, collapse and edit size need a previous version"])
     selected = [path for path in paths if is_harness(path, config)]

@@ -7,6 +7,7 @@ ones read from a repository) and get a `CheckReport` back.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from harnessgit import globs
 from harnessgit.checks.compare import Comparison, compare
@@ -17,7 +18,7 @@ from harnessgit.checks.growth import check_collapse, check_growth
 from harnessgit.checks.length import check_length, measure, too_large
 from harnessgit.checks.models import RULES, CheckReport, FileSummary, FileVersion, Finding, Rule
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
-from harnessgit.config import ChecksSection, KindChecks
+from harnessgit.sections import ChecksSection, KindChecks, Severity
 
 FALLBACK_KIND = "other"
 
@@ -61,16 +62,16 @@ def check_files(
     )
 
 
-def _severity(config: ChecksSection, rule: Rule) -> str | None:
-    value: str | None = getattr(config.severity, rule.replace("-", "_"))
+def _severity(config: ChecksSection, rule: Rule) -> Severity | None:
+    value: Severity | None = getattr(config.severity, rule.replace("-", "_"))
     return value
 
 
 def _with_severity(config: ChecksSection, finding: Finding) -> Finding:
     level = _severity(config, finding.rule)
-    if level in ("failure", "warning") and level != finding.level:
-        return finding.model_copy(update={"level": level})
-    return finding
+    if level is None or level == "off" or level == finding.level:
+        return finding
+    return replace(finding, level=level)
 
 
 class _Run:
@@ -105,9 +106,7 @@ class _Run:
             return
         text = new.text
         size = measure(text, kind, self.tokenizer)
-        self.summaries.append(
-            summary.model_copy(update={"chars": size.chars, "lines": size.lines, "tokens": size.tokens})
-        )
+        self.summaries.append(replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens))
         if "length" in self.wanted:
             self.findings += check_length(path, name, kind, size, self.tokenizer)
         if "format" in self.wanted:

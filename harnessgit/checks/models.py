@@ -2,15 +2,15 @@
 what they return (a `CheckReport` of `Finding`s).
 
 The models are the gate's interface: `CheckReport.failed` is what it reads, and
-`harnessgit check --json` prints a `CheckReport` as is.
+`harnessgit check --json` prints `CheckReport.to_dict()`. They are plain frozen
+dataclasses, not pydantic models: `harnessgit check` runs on every commit and
+does not pay for importing pydantic (harnessgit.sections says more).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
 RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
@@ -18,14 +18,8 @@ Level = Literal["failure", "warning"]
 Status = Literal["added", "modified", "deleted", "renamed", "unchanged"]
 
 
-class _Model(BaseModel):
-    # Schemas are built on first use, not at import: `harnessgit check` starts faster.
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-# The inputs are plain frozen dataclasses: built by trusted code (the collector or
-# a caller's own FileVersion.from_text), they need no validation, and thousands of
-# them are made per run.
+# Everything here is built by trusted code (the rules, the collector, or a caller's
+# own FileVersion.from_text), so nothing is validated at run time; mypy checks the types.
 @dataclass(frozen=True)
 class Content:
     """One side of a file: its size in bytes and, when it is UTF-8 text that was
@@ -93,7 +87,8 @@ class FileVersion:
         return "modified"
 
 
-class Finding(_Model):
+@dataclass(frozen=True)
+class Finding:
     """One rule's verdict on one file (``path`` None: on the change as a whole)."""
 
     path: str | None
@@ -104,10 +99,11 @@ class Finding(_Model):
     limit: int | float | str | None
     message: str  # one line: what is wrong
     hint: str  # one line: what to do about it
-    details: list[str] = Field(default_factory=list)  # e.g. the sections that disappeared
+    details: list[str] = field(default_factory=list)  # e.g. the sections that disappeared
 
 
-class FileSummary(_Model):
+@dataclass(frozen=True)
+class FileSummary:
     path: str
     kind: str
     status: Status
@@ -117,17 +113,21 @@ class FileSummary(_Model):
     tokens: int | None = None
 
 
-class CheckReport(_Model):
-    files: list[FileSummary] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)
+@dataclass(frozen=True, kw_only=True)
+class CheckReport:
+    files: list[FileSummary] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     tokenizer: str  # e.g. "estimate: 4 characters per token" or "tiktoken o200k_base"
     tokens_exact: bool
-    notes: list[str] = Field(default_factory=list)  # e.g. a tokenizer that could not be loaded
+    notes: list[str] = field(default_factory=list)  # e.g. a tokenizer that could not be loaded
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def failed(self) -> bool:
         return any(finding.level == "failure" for finding in self.findings)
 
     def count(self, level: Level) -> int:
         return sum(1 for finding in self.findings if finding.level == level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: files, findings, tokenizer, tokens_exact, notes and failed."""
+        return {**asdict(self), "failed": self.failed}

@@ -13,9 +13,9 @@ def printable(text: str) -> str:
 
 
 def report_json(report: CheckReport) -> str:
-    from harnessgit.render import to_json
+    import json
 
-    return printable(to_json(report))
+    return printable(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
 
 
 def number(value: int | float | str | None) -> str:
