@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from harnessgit.checks.models import RULES
-from harnessgit.cli import cli, main
+from harnessgit.cli import cli, commands, main
 from harnessgit.cli.checks import RULE_NAMES
 from tests.conftest import git, write
 from tests.harness_text import prompt
@@ -37,7 +37,7 @@ def test_rule_names_match_the_models() -> None:
 
 def test_every_command_and_option_has_help() -> None:
     assert isinstance(cli, click.Group)
-    for name, command in cli.commands.items():
+    for name, command in commands().items():
         assert command.help, f"{name} has no help"
         for param in command.params:
             if isinstance(param, click.Option):

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +12,9 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from harnessgit.cli import cli
-from harnessgit.cli._base import State
+import harnessgit.cli
+from harnessgit.cli import cli, commands
+from harnessgit.cli._base import COMMAND_MODULES, State
 from tests.conftest import git, snapshot, write
 
 
@@ -26,11 +29,34 @@ def test_every_command_and_option_has_help() -> None:
             if isinstance(param, click.Option):
                 assert param.help, f"{path} {param.opts} has no help text"
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                assert sub is not None, f"{path} {name} does not load"
                 walk(sub, f"{path} {name}")
 
     walk(cli, "harnessgit")
-    assert {"init", "propose", "show", "log", "demo"} <= set(cli.commands)
+    assert {"init", "propose", "show", "log", "demo"} <= set(commands())
+
+
+def test_each_command_loads_from_the_module_that_defines_it() -> None:
+    # Import every module of the package: a command its module defines but the table
+    # lacks would be in cli.commands and not in the table.
+    for module in pkgutil.iter_modules(harnessgit.cli.__path__):
+        importlib.import_module(f"harnessgit.cli.{module.name}")
+    assert sorted(cli.commands) == sorted(commands()) == sorted(COMMAND_MODULES)
+    for name, command in commands().items():
+        assert command.callback is not None
+        assert command.callback.__module__ == f"harnessgit.cli.{COMMAND_MODULES[name]}", name
+
+
+def test_check_loads_no_other_command_module() -> None:
+    code = (
+        "import sys; from harnessgit.cli import main; main(['check', '--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('harnessgit.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "['harnessgit.cli._base', 'harnessgit.cli.checks']"
 
 
 def test_init_writes_config_and_refuses_to_overwrite(make_repo: object) -> None:
@@ -187,5 +213,5 @@ def test_real_subprocess_entry_points(repo: Path) -> None:
 
 def test_every_command_is_documented() -> None:
     text = (Path(__file__).parent.parent / "docs" / "cli.md").read_text()
-    missing = [name for name in cli.commands if f"\n## {name}\n" not in text]
+    missing = [name for name in commands() if f"\n## {name}\n" not in text]
     assert not missing, f"docs/cli.md lacks a section for: {missing}"

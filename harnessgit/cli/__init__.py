@@ -6,11 +6,17 @@ import sys
 
 import click
 
-from harnessgit.cli import checks, evaluation, evolving, gating, repo, review  # noqa: F401  (each registers commands)
 from harnessgit.cli._base import State, cli
 from harnessgit.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, HarnessgitError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "commands", "main"]
+
+
+def commands() -> dict[str, click.Command]:
+    """Every command by name, each module loaded (they load lazily otherwise)."""
+    ctx = click.Context(cli)
+    found = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ Heavy modules are imported inside the commands, so `harnessgit --help` is fast.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import traceback
@@ -60,10 +61,34 @@ def _configure_logging(quiet: bool, debug: bool) -> None:
     logger.setLevel(logging.DEBUG if debug else logging.ERROR if quiet else logging.INFO)
 
 
+# The module of harnessgit.cli that defines each command. A command's module is
+# imported when the command is looked up, so `harnessgit check` (a pre-commit hook,
+# run on every commit) does not import the other commands' modules.
+# tests/test_cli_repo.py keeps this table equal to what the modules define.
+COMMAND_MODULES = {
+    "check": "checks",
+    **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
+    **dict.fromkeys(["evolve", "demo"], "evolving"),
+    **dict.fromkeys(["frontier", "gate", "merge", "revert", "label", "verify"], "gating"),
+    **dict.fromkeys(["init", "propose", "show", "log"], "repo"),
+    **dict.fromkeys(["review", "bisect", "bisect-judge"], "review"),
+}
+
+
 class HarnessgitGroup(click.Group):
     """Maps outcomes to DESIGN.md's exit codes inside click, so that `main` and
     click's CliRunner see the same codes: a command's int return value is its exit
-    code, a HarnessgitError prints one line (a traceback with --debug) and exits 3."""
+    code, a HarnessgitError prints one line (a traceback with --debug) and exits 3.
+    Commands are loaded on first use (`COMMAND_MODULES`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMAND_MODULES, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if cmd_name not in self.commands and module is not None:
+            importlib.import_module(f"harnessgit.cli.{module}")  # its decorators add its commands
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
