@@ -7,8 +7,8 @@ read by git as an option and a name such as ``a..b`` never becomes a ref.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 
 from harnessgit.errors import InvalidName
 
@@ -24,7 +24,9 @@ _REF_FORBIDDEN = re.compile(r"[~^:?*\[\\]")
 
 
 def new_candidate_id() -> str:
-    return secrets.token_hex(_ID_BYTES)
+    # What secrets.token_hex does, without importing secrets (and hmac, hashlib) on
+    # every command's path.
+    return os.urandom(_ID_BYTES).hex()
 
 
 def check_candidate_id(value: str) -> str:
