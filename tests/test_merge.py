@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -234,6 +235,7 @@ def test_cli_exit_codes(gate_repo: Path) -> None:
     assert code == 1 and "REJECT" in out
     code, out, _ = run("gate", good, "--json")
     assert code == 0 and '"verdict": "pass"' in out
+    assert isinstance(json.loads(out)["check_findings"], list)
     before = snapshot(gate_repo)
     code, _, _ = run("merge", "no-such-candidate")
     assert code == 3 and snapshot(gate_repo) == before

@@ -54,6 +54,8 @@ def test_three_formats_of_one_review(
     data = json.loads(review_json(result))
     assert data["verdict"]["state"] == "pass" and data["flips"][0]["regressed"][0]["instance"] == "s-3"
     assert data["files"][0]["path"] == "SKILL.md" and data["edits"][0]["candidate"] == candidate
+    # The check report (a dataclass) keeps its own JSON form inside the review's.
+    assert data["checks"] == result.checks.to_dict() and data["checks"]["failed"] is False
 
 
 def test_a_binary_file_and_a_rename_in_all_three_formats(review_repo: Path) -> None:
