@@ -182,7 +182,7 @@ class ChecksSection:
     max_file_bytes: int = field(default=1024 * 1024, metadata={"ge": 1})
     change_max_hunks: int | None = field(default=25, metadata={"ge": 1})
     change_max_changed_lines: int | None = field(default=400, metadata={"ge": 1})
-    severity: SeverityOverrides = field(default_factory=SeverityOverrides, metadata={})
+    severity: SeverityOverrides = field(default_factory=SeverityOverrides)
     kinds: dict[str, KindChecks] = field(default_factory=_builtin_kinds, metadata={"read": _read_kinds})
 
     def globs(self) -> list[str]:
