@@ -14,8 +14,8 @@ Not a test: it asserts nothing.
 Bytecode: the timed runs use a private bytecode cache (PYTHONPYCACHEPREFIX), filled
 by each measurement's warm-up run, as an installed package has its .pyc files. A
 shell with PYTHONDONTWRITEBYTECODE=1 and an editable install would otherwise
-compile every harnessgit module from source on every run (~60 ms more); the last
-line measures the very first run, with no bytecode for any module at all.
+compile every harnessgit module from source on every run (~60 ms more); one
+row measures the very first run, with no bytecode for any module at all.
 """
 
 from __future__ import annotations
