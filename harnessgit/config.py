@@ -1,7 +1,10 @@
-"""harnessgit.toml: parsed once, at the boundary, into frozen pydantic models.
+"""harnessgit.toml: parsed once, at the boundary, into frozen models.
 
 Every key has a default, so a missing file or section means "defaults"; an unknown
 key is an error (a misspelt ``alpah`` must not silently leave alpha at 0.05).
+The sections are pydantic models, except ``[harness]`` and ``[checks]``: those are
+the plain dataclasses of `harnessgit.sections`, which `harnessgit check` reads
+without importing pydantic, and `Config` validates them with that same reader.
 """
 
 from __future__ import annotations
