@@ -23,24 +23,24 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from harnessgit.bisect import bisect
-from harnessgit.bisect_judge import Criterion
+from harnessgit.bisect.bisect import bisect
+from harnessgit.bisect.judge import Criterion
+from harnessgit.bisect.render import bisect_text
+from harnessgit.candidates.label import move_label
+from harnessgit.candidates.log import accepted_log
+from harnessgit.candidates.render import log_text
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluate import evaluate
+from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.test import peek_test_split
 from harnessgit.evolve import Budget, evolve
-from harnessgit.heldout import peek_test_split
-from harnessgit.history import accepted_log
-from harnessgit.labels import move_label
-from harnessgit.pool import frontier_view
-from harnessgit.render_bisect import bisect_text
-from harnessgit.render_evolve import iteration_line, report_text
-from harnessgit.render_gate import frontier_text, verify_text
-from harnessgit.render_review import review_text
-from harnessgit.render_show import log_text
-from harnessgit.review import review
+from harnessgit.evolve.render import iteration_line, report_text
+from harnessgit.gate.frontier import frontier_view
+from harnessgit.gate.render import frontier_text, verify_text
+from harnessgit.gate.verify import verify
+from harnessgit.review.render import review_text
+from harnessgit.review.review import review
 from harnessgit.store import Store
-from harnessgit.verify import verify
 
 Say = Callable[[str], None]
 TEMPLATE = "triage"

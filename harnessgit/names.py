@@ -75,12 +75,3 @@ def check_revision(value: str) -> str:
     if ".." in value:
         raise InvalidName(f"invalid revision {value!r}: expected one commit, not a range")
     return value
-
-
-def argv_value(command: object) -> object:
-    """A pydantic "before" check for an argv setting: a list, never a shell string."""
-    if isinstance(command, str):
-        raise ValueError("must be a list of arguments (argv), not a shell string")
-    if isinstance(command, list) and not command:
-        raise ValueError("must not be empty")
-    return command

@@ -22,10 +22,10 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.config import Config, load_config, parse_config
-from harnessgit.evaluate import eval_context
+from harnessgit.evaluation.eval import eval_context
+from harnessgit.evaluation.splits import parse_manifest
 from harnessgit.records import GateRecord, OverrideRecord, ProposalRecord
-from harnessgit.splits import parse_manifest
-from harnessgit.stats import alpha_for_attempt, alpha_spent
+from harnessgit.stats.decision import alpha_for_attempt, alpha_spent
 from harnessgit.store import Blob, Store, Transaction
 from tests.conftest import CONFIG, git
 from tests.gating_fixtures import SPLITS, skill

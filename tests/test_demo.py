@@ -63,7 +63,7 @@ def test_demo_uses_an_openai_compatible_endpoint_when_configured(
     from harnessgit.demo import run_demo
     from harnessgit.records import IterationRecord, ProposalRecord
     from harnessgit.store import Store
-    from tests.test_proposers_openai_chat import ChatServer, Reply, completion
+    from tests.proposers.test_openai_chat import ChatServer, Reply, completion
 
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
+from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluate import evaluate
-from harnessgit.propose import propose
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
 from tests.conftest import git
 from tests.gating_fixtures import skill

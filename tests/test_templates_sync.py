@@ -7,11 +7,11 @@ import subprocess
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluate import evaluate
-from harnessgit.propose import propose
+from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, EvidenceRecord
-from harnessgit.scores import ScoreBook
 from harnessgit.store import Store
 from tests.conftest import git
 from tests.gating_fixtures import skill

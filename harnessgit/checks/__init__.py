@@ -10,7 +10,7 @@ The interface (stable; the gate and the CLI use nothing else):
   -> CheckReport``: the harness files that differ between two commits or trees
   (``old`` None: every file is new). ``config`` is anything with ``harness`` and
   ``checks`` sections: the full `harnessgit.config.Config`, or the lighter
-  `harnessgit.sections.CheckConfig` that `harnessgit check` loads without pydantic. The gate calls
+  `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads without pydantic. The gate calls
   ``check_change(store, config, base_sha, candidate_sha)`` and passes only when
   ``report.failed`` is False.
 - ``check_staged(store, config, old, ...)`` and ``check_worktree(store, config, old, ...)``:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from harnessgit.checks.collect import Collected, Source, collect
 from harnessgit.checks.core import check_files
 from harnessgit.checks.models import CheckReport, Rule
-from harnessgit.sections import CheckSections
+from harnessgit.config import CheckSections
 from harnessgit.store import Store
 
 

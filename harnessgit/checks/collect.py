@@ -17,9 +17,9 @@ from typing import Literal
 
 from harnessgit import globs
 from harnessgit.checks.models import Content, FileVersion
+from harnessgit.config import CheckSections
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
-from harnessgit.sections import CheckSections
 from harnessgit.store import ZERO, RawChange, Side, Store
 
 Source = Literal["tree", "index", "worktree"]

@@ -18,7 +18,7 @@ from harnessgit.checks.growth import check_collapse, check_growth
 from harnessgit.checks.length import check_length, measure, too_large
 from harnessgit.checks.models import RULES, CheckReport, FileSummary, FileVersion, Finding, Rule
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
-from harnessgit.sections import ChecksSection, KindChecks, Severity
+from harnessgit.config.sections import ChecksSection, KindChecks, Severity
 
 FALLBACK_KIND = "other"
 

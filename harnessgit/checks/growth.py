@@ -13,7 +13,7 @@ from __future__ import annotations
 from harnessgit.checks.compare import Comparison
 from harnessgit.checks.models import Finding, Level
 from harnessgit.checks.text import heading_key, headings
-from harnessgit.sections import KindChecks
+from harnessgit.config.sections import KindChecks
 
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
 _COLLAPSE_HINT = "restore the lost content, or make the deletion its own small, deliberate change"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from harnessgit.checks.models import Finding
 from harnessgit.checks.text import count_lines, split_frontmatter
 from harnessgit.checks.tokens import Tokenizer
-from harnessgit.sections import KindChecks
+from harnessgit.config.sections import KindChecks
 
 # One hint per kind of file; a kind defined in harnessgit.toml gets the generic one.
 _HINTS = {

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from harnessgit.config.sections import ChecksSection
 from harnessgit.errors import ConfigError
-from harnessgit.sections import ChecksSection
 
 
 class Tokenizer(Protocol):

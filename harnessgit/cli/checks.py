@@ -72,8 +72,8 @@ def check(
     """
     from harnessgit.checks import change
     from harnessgit.checks.render import report_json, report_text
+    from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
-    from harnessgit.sections import load_check_config
     from harnessgit.store import Store
 
     if staged and rev:
@@ -88,7 +88,7 @@ def check(
         report = _outside_git(here, files, selected)
     else:
         with store:
-            # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.sections).
+            # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
             if rev:
@@ -140,7 +140,7 @@ def _repo_paths(store: Store, here: Path, files: tuple[str, ...]) -> list[str]:
 def _outside_git(here: Path, files: tuple[str, ...], rules: list[Rule] | None) -> CheckReport:
     from harnessgit.checks.change import report_for
     from harnessgit.checks.collect import disk_versions
-    from harnessgit.sections import load_check_config
+    from harnessgit.config import load_check_config
 
     paths = [os.path.relpath(here / name, here).replace(os.sep, "/") for name in files]
     config = load_check_config(here)

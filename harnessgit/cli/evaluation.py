@@ -17,7 +17,7 @@ def _instances(values: tuple[str, ...]) -> list[str] | None:
 
 def stderr_sink(state: State) -> Callable[[str], None]:
     if state.quiet:
-        logger = logging.getLogger("harnessgit.evaluator")
+        logger = logging.getLogger("harnessgit.evaluation.runner")
         return lambda line: logger.debug("evaluator: %s", line)
     return lambda line: click.echo(line, err=True)
 
@@ -60,8 +60,8 @@ def eval_command(
     as_json: bool,
 ) -> int:
     """Evaluate REV's harness on a split, running only what is not on record yet."""
-    from harnessgit import render_eval
-    from harnessgit.evaluate import evaluate
+    from harnessgit.evaluation import render as render_eval
+    from harnessgit.evaluation.eval import evaluate
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
@@ -89,13 +89,13 @@ def eval_command(
 @click.pass_obj
 def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     """Per-instance scores on record for REV's harness, their mean and standard error."""
-    from harnessgit import render_eval
-    from harnessgit.candidates import resolve
+    from harnessgit.candidates.targets import resolve
     from harnessgit.config import require
-    from harnessgit.evaluate import eval_context
+    from harnessgit.evaluation import render as render_eval
+    from harnessgit.evaluation.eval import eval_context
+    from harnessgit.evaluation.scores import ScoreBook
+    from harnessgit.evaluation.splits import load_manifest
     from harnessgit.render import to_json
-    from harnessgit.scores import ScoreBook
-    from harnessgit.splits import load_manifest
 
     store, config = state.open()
     with store:
@@ -123,8 +123,8 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
 
     No automatic decision (gate, frontier, evolve) ever reads test scores.
     """
-    from harnessgit import render_eval
-    from harnessgit.heldout import peek_test_split
+    from harnessgit.evaluation import render as render_eval
+    from harnessgit.evaluation.test import peek_test_split
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("test")
@@ -145,8 +145,8 @@ def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
     """Show the feedback and trajectory recorded for INSTANCE on REV's harness."""
     import json
 
+    from harnessgit.evaluation.trajectory import trajectories
     from harnessgit.render import to_json
-    from harnessgit.trajectories import trajectories
 
     store, config = state.open()
     with store:

@@ -63,9 +63,10 @@ def evolve(
     """
     import sys
 
-    from harnessgit import render_eval, render_evolve
+    from harnessgit.evaluation import render as render_eval
     from harnessgit.evolve import Budget
     from harnessgit.evolve import evolve as run
+    from harnessgit.evolve import render as render_evolve
 
     if max_rollouts is None and max_proposals is None and max_cost is None:
         raise click.UsageError("give a budget: --max-rollouts, --max-proposals or --max-cost")

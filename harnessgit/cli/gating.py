@@ -33,10 +33,10 @@ def frontier(
     state: State, split: str, update: bool, sample: bool, seed: int, base: str | None, as_json: bool
 ) -> int:
     """The Pareto frontier of the live candidates on the selection split (GEPA's rule)."""
-    from harnessgit import render_gate
     from harnessgit.errors import HarnessgitError
-    from harnessgit.frontier import sample_parent
-    from harnessgit.pool import frontier_view, update_frontier
+    from harnessgit.gate import render as render_gate
+    from harnessgit.gate.frontier import frontier_view, update_frontier
+    from harnessgit.stats.frontier import sample_parent
 
     if split != "selection":
         raise HarnessgitError("the frontier decides, so it is computed on the selection split only")
@@ -85,8 +85,9 @@ def gate(
     Evaluates whatever selection scores are missing (through the cache) and
     records the attempt: repeated gating spends the selection set's error rate.
     """
-    from harnessgit import render_eval, render_gate
-    from harnessgit.gate import run_gate
+    from harnessgit.evaluation import render as render_eval
+    from harnessgit.gate import render as render_gate
+    from harnessgit.gate.gate import run_gate
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
@@ -116,8 +117,9 @@ def merge(
     The merge commit, its gate record and the retirement of the candidate land in
     one ref transaction; exit 1 when the gate rejects.
     """
-    from harnessgit import render_eval, render_gate
-    from harnessgit.merge import merge as run
+    from harnessgit.evaluation import render as render_eval
+    from harnessgit.gate import render as render_gate
+    from harnessgit.gate.merge import merge as run
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
@@ -151,7 +153,7 @@ def merge(
 @click.pass_obj
 def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None) -> int:
     """Propose the inverse of the accepted edit REV as a candidate (then gate and merge it)."""
-    from harnessgit.merge import revert as run
+    from harnessgit.gate.merge import revert as run
     from harnessgit.render import short
 
     store, config = state.open()
@@ -180,7 +182,8 @@ def label(
 
     Moving a label also starts a new test-split peek period.
     """
-    from harnessgit import labels, render_gate
+    from harnessgit.candidates import label as labels
+    from harnessgit.gate import render as render_gate
     from harnessgit.render import to_json
 
     store, _config = state.open()
@@ -212,8 +215,8 @@ def label(
 @click.pass_obj
 def verify(state: State, base: str | None, as_json: bool) -> int:
     """Re-check the base branch from the record; exit 1 on any problem (for CI)."""
-    from harnessgit import render_gate
-    from harnessgit.verify import verify as run
+    from harnessgit.gate import render as render_gate
+    from harnessgit.gate.verify import verify as run
 
     store, config = state.open()
     with store:

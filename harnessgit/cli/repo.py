@@ -47,7 +47,7 @@ def init(
 
     Refuses to overwrite an existing harnessgit.toml.
     """
-    from harnessgit.init import init_repository
+    from harnessgit.config.init import init_repository
     from harnessgit.store import Store
 
     argv = None
@@ -127,9 +127,9 @@ def propose(
     new candidate id.
     """
     from harnessgit import render
+    from harnessgit.candidates.propose import propose as run
     from harnessgit.config import require
     from harnessgit.evidence import parse_jsonl
-    from harnessgit.propose import propose as run
 
     if files and patch:
         raise click.UsageError("use either --file or --patch, not both")
@@ -176,8 +176,8 @@ def propose(
 @click.pass_obj
 def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
     """Show a candidate or commit: its diff, rationale, evidence and evaluations."""
-    from harnessgit import render_show
-    from harnessgit.show import show as run
+    from harnessgit.candidates import render as render_show
+    from harnessgit.candidates.show import show as run
 
     store, config = state.open()
     with store:
@@ -193,8 +193,8 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
 @click.pass_obj
 def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first."""
-    from harnessgit import render_show
-    from harnessgit.history import accepted_log
+    from harnessgit.candidates import render as render_show
+    from harnessgit.candidates.log import accepted_log
 
     store, config = state.open()
     with store:

@@ -39,8 +39,9 @@ def review(state: State, base: str | None, head: str | None, fmt: str, output: P
     the gate would decide from stored scores: review never runs the evaluator and
     records nothing. Exits 0 whatever the verdict (use `harnessgit gate` to decide).
     """
-    from harnessgit import render_review, render_review_md
-    from harnessgit.review import review as run
+    from harnessgit.review import markdown as render_review_md
+    from harnessgit.review import render as render_review
+    from harnessgit.review.review import review as run
 
     store, config = state.open()
     with store:
@@ -147,10 +148,11 @@ def bisect(
     edit, 1 when it cannot (bad is not bad, good is already bad, or commits that
     could not be evaluated hide the answer).
     """
-    from harnessgit import render_bisect, render_eval
-    from harnessgit.bisect import bisect as run
-    from harnessgit.bisect_judge import Criterion
+    from harnessgit.bisect import render as render_bisect
+    from harnessgit.bisect.bisect import bisect as run
+    from harnessgit.bisect.judge import Criterion
     from harnessgit.cli.evaluation import stderr_sink
+    from harnessgit.evaluation import render as render_eval
 
     criterion = Criterion.build(split, _instance_ids(instances), drop, threshold)
     store, config = state.open()
@@ -189,12 +191,12 @@ def bisect_judge(
     `git bisect run harnessgit bisect-judge --good GOOD`. Bad input exits 128,
     which stops `git bisect run` instead of marking the commit bad.
     """
-    from harnessgit.bisect import judge_one, judged_commit
-    from harnessgit.bisect_judge import Criterion
+    from harnessgit.bisect.bisect import judge_one, judged_commit
+    from harnessgit.bisect.judge import Criterion
+    from harnessgit.bisect.render import step_line
     from harnessgit.cli.evaluation import stderr_sink
     from harnessgit.errors import ConfigError
-    from harnessgit.render_bisect import step_line
-    from harnessgit.splits import ManifestError
+    from harnessgit.evaluation.splits import ManifestError
 
     try:
         criterion = Criterion.build(split, _instance_ids(instances), drop, threshold)

@@ -10,23 +10,23 @@ from collections.abc import Callable
 from typing import Any
 
 from harnessgit import globs, layout
-from harnessgit.candidates import candidate_tips, retire
+from harnessgit.candidates.propose import propose, rebase
+from harnessgit.candidates.targets import candidate_tips, retire
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
-from harnessgit.evaluate import EvalContext, eval_context, evaluate
+from harnessgit.evaluation.eval import EvalContext, eval_context, evaluate
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.state import Budget, BudgetReached, IterationOutcome, Spend, mean_text
-from harnessgit.frontier import sample_parent
-from harnessgit.gate import attempt_number, run_gate
-from harnessgit.merge import merge
-from harnessgit.pool import FrontierView, frontier_view, proposals_by_commit, update_frontier
-from harnessgit.propose import propose, rebase
+from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit, update_frontier
+from harnessgit.gate.gate import attempt_number, run_gate
+from harnessgit.gate.merge import merge
 from harnessgit.proposers import Limits, ProposalRequest, Proposer, RejectedProposal
 from harnessgit.records import EvidenceRecord, IterationRecord, ProposalRecord
-from harnessgit.scores import ScoreBook
-from harnessgit.splits import load_manifest
+from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store, Transaction
 
 Progress = Callable[[int, int], None]
@@ -68,7 +68,7 @@ class Iterations:
         self.iteration = max(done) + 1 if done else 0
 
     def base_commit(self) -> str:
-        from harnessgit.candidates import base_tip
+        from harnessgit.candidates.targets import base_tip
 
         return base_tip(self.store, self.config.harness.base)
 

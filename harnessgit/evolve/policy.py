@@ -4,9 +4,9 @@ candidate is worth a gate attempt."""
 from __future__ import annotations
 
 from harnessgit.config import Config
-from harnessgit.gate import Scored, pair_scores
+from harnessgit.gate.gate import Scored, pair_scores
 from harnessgit.proposers import ReflectiveExample
-from harnessgit.stats import alpha_for_attempt, compare, minimum_detectable_effect
+from harnessgit.stats.decision import alpha_for_attempt, compare, minimum_detectable_effect
 
 
 def choose_component(

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harnessgit.evaluation.scores import Key, ScoreBook
 from harnessgit.proposers import ReflectiveExample
-from harnessgit.scores import Key, ScoreBook
 from harnessgit.store import Store
 
 

@@ -7,7 +7,7 @@ Public API (docs/proposers.md): `make_proposer` builds a `Proposer` from the
 
 from __future__ import annotations
 
-from harnessgit.proposer_settings import (
+from harnessgit.config.proposer import (
     CommandProposerSection,
     OpenAIProposerSection,
     ProposerSection,

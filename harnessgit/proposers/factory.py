@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
-from harnessgit.errors import ConfigError
-from harnessgit.proposer_settings import (
+from harnessgit.config.proposer import (
     CommandProposerSection,
     OpenAIProposerSection,
     ProposerSection,
 )
+from harnessgit.errors import ConfigError
 from harnessgit.proposers.command import CommandProposer
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.openai_chat import OpenAIProposer

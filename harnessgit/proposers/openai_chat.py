@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from harnessgit.config.proposer import OpenAIProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
-from harnessgit.proposer_settings import OpenAIProposerSection
 from harnessgit.proposers import retry
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage

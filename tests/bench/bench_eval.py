@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from harnessgit.config import load_config
-from harnessgit.evaluate import evaluate
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
 
 SH_EVALUATOR = """\

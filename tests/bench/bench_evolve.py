@@ -22,10 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluate import eval_context
+from harnessgit.evaluation.eval import eval_context
 from harnessgit.evolve import Budget, evolve
-from harnessgit.propose import propose
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction
 
@@ -86,7 +86,7 @@ def add_candidates(repo: Path, count: int) -> None:
     with Store.discover(repo) as store:
         config = load_config(repo)
         selection = json.loads((repo / "splits.json").read_text())["selection"]
-        from harnessgit.splits import load_manifest
+        from harnessgit.evaluation.splits import load_manifest
 
         manifest = load_manifest(repo, "splits.json")
         base = (repo / "SKILL.md").read_text()

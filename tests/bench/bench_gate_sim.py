@@ -36,11 +36,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from harnessgit.bootstrap import bootstrap_bound, bootstrap_means
 from harnessgit.config import GateSection
-from harnessgit.distributions import student_t_quantile
-from harnessgit.signtest import sign_bound
-from harnessgit.stats import PairedScores, alpha_for_attempt, decide
+from harnessgit.stats.bootstrap import bootstrap_bound, bootstrap_means
+from harnessgit.stats.decision import PairedScores, alpha_for_attempt, decide
+from harnessgit.stats.distributions import student_t_quantile
+from harnessgit.stats.signtest import sign_bound
 
 ALPHA = 0.05
 MEAN_DIFFICULTY = 0.75  # of Beta(0.6, 0.2)

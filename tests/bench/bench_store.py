@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.propose import propose
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord
-from harnessgit.scores import ScoreBook
 from harnessgit.store import Store, Transaction
 
 

@@ -1,0 +1,262 @@
+"""Why a bad edit got onto the base branch: pure reasoning over its records.
+
+Given what bisect measured (the first bad edit against the commit before it, and
+the whole drop since good) and what the record holds (a gate record, an override,
+or nothing), name the check it slipped through: no gate at all, a gate that
+looked at another split, evaluator, model or selection set, a gate that judged
+the mean while one instance broke, a gate allowed to accept losses, scores that
+changed after the decision, or an effect under the gate's minimum detectable effect.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harnessgit.bisect.judge import Criterion
+from harnessgit.evaluation.scores import ScoreSummary
+from harnessgit.gate.gate import pair_scores
+from harnessgit.records import GateRecord, OverrideRecord
+from harnessgit.stats.decision import compare
+
+Kind = Literal["gated merge", "override", "merge without a gate record", "direct commit", "before harnessgit"]
+_EPSILON = 1e-9
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class OwnEffect(_Out):
+    """The first bad edit against the commit just before it, on the judged instances."""
+
+    n: int
+    before: float | None
+    after: float | None
+    difference: float | None  # after - before, averaged over instances
+    se: float | None  # of the difference; None with fewer than two instances
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    regressed: list[str] = []
+
+
+class Measured(_Out):
+    """What the scores bisect judged were made with."""
+
+    fingerprint: str
+    model: str
+    split_hash: str
+
+
+def own_effect(before: ScoreSummary, after: ScoreSummary) -> OwnEffect:
+    old = {item.instance: (item.mean, item.cluster) for item in before.instances}
+    new = {item.instance: (item.mean, item.cluster) for item in after.instances}
+    paired = pair_scores(old, new)
+    if paired is None:
+        common = sorted(set(old) & set(new))
+        diffs = [new[i][0] - old[i][0] for i in common]
+        return OwnEffect(
+            n=len(common),
+            before=before.mean,
+            after=after.mean,
+            difference=sum(diffs) / len(diffs) if diffs else None,
+            se=None,
+            wins=sum(d > 0 for d in diffs),
+            losses=sum(d < 0 for d in diffs),
+            ties=sum(d == 0 for d in diffs),
+            regressed=[i for i, d in zip(common, diffs, strict=True) if d < 0],
+        )
+    c = compare(paired)
+    return OwnEffect(
+        n=c.n,
+        before=c.base.mean,
+        after=c.candidate.mean,
+        difference=c.difference.mean,
+        se=c.difference.se,
+        wins=c.wins,
+        losses=c.losses,
+        ties=c.ties,
+        regressed=c.regressed,
+    )
+
+
+def _pts(value: float | None, signed: bool = True) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
+
+
+def accepted_on(gate: GateRecord) -> str:
+    """The evidence the gate accepted the edit on, in one sentence."""
+    verdict = "passed" if gate.passed else "rejected"
+    text = (
+        f"the gate {verdict} it at attempt {gate.attempt} (alpha_k {gate.alpha_k:.3g}) on {gate.n} "
+        f"{gate.split} instances, model {gate.model}: {_pts(gate.base_mean, False)} -> "
+        f"{_pts(gate.candidate_mean, False)} ({_pts(gate.difference)} points, 95% CI "
+        f"[{_pts(gate.ci_low)}, {_pts(gate.ci_high)}]"
+    )
+    if gate.p_value is not None:
+        text += f", p = {gate.p_value:.2g}"
+    text += f"; wins/losses/ties {gate.wins}/{gate.losses}/{gate.ties})"
+    if gate.mde is not None:
+        text += f"; it could not see effects under {_pts(gate.min_effect + gate.mde, False)} points"
+    return text
+
+
+def slipped_through(
+    kind: Kind,
+    criterion: Criterion,
+    *,
+    own: OwnEffect,
+    cumulative: float | None,
+    measured: Measured,
+    gate: GateRecord | None = None,
+    override: OverrideRecord | None = None,
+    failing: list[str] | None = None,
+    gate_instances: list[str] | None = None,
+    grader_changed: bool = False,
+) -> list[str]:
+    """The checks the edit got past, most decisive first; every sentence is about this edit.
+
+    ``grader_changed``: the edit changed files the evaluator depends on (its evaluator
+    fingerprint differs from the commit before it's), so its scores and the ones
+    before it come from different graders."""
+    reasons = []
+    if grader_changed:
+        reasons.append(
+            "it changed files the evaluator depends on (its evaluator fingerprint differs from the "
+            "commit before it): the scores on either side come from different graders, so the drop "
+            "may be the grader's, not the harness's"
+        )
+    reasons += _ungated(kind, override)
+    if gate is not None:
+        reasons += _gated(criterion, gate, own, measured, failing or [], gate_instances)
+    if not criterion.per_instance and own.difference is not None and cumulative is not None:
+        earlier = cumulative - own.difference
+        if earlier < -_EPSILON:
+            reasons.append(
+                f"its own effect, {_pts(own.difference)} points against the commit before it, is only "
+                f"part of the {_pts(cumulative)} points lost since good: earlier edits lost "
+                f"{_pts(earlier)}, each too little to cross the line on its own"
+            )
+    if gate is not None and not reasons:
+        reasons.append(
+            "its gate record does not explain the drop; `harnessgit verify` re-checks whether the decision "
+            "recomputes from the stored scores"
+        )
+    return reasons
+
+
+def _ungated(kind: Kind, override: OverrideRecord | None) -> list[str]:
+    if kind == "override" and override is not None:
+        return [
+            f"it landed as an ungated override ({override.action}) by {override.author}: "
+            f"“{override.reason}”; no gate measured it"
+        ]
+    if kind == "before harnessgit":
+        return [
+            "it was committed before harnessgit was set up (no harnessgit.toml before it): "
+            "no gate measured it"
+        ]
+    if kind == "direct commit":
+        return [
+            "it was committed straight to the base branch, with no gate record or override: "
+            "no gate measured it (`harnessgit verify` reports such commits)"
+        ]
+    if kind == "merge without a gate record":
+        return [
+            "it is a merge made outside harnessgit, with no gate record or override on it: "
+            "no gate measured it (`harnessgit verify` reports such commits)"
+        ]
+    return []
+
+
+def _gated(
+    criterion: Criterion,
+    gate: GateRecord,
+    own: OwnEffect,
+    measured: Measured,
+    failing: list[str],
+    gate_instances: list[str] | None,
+) -> list[str]:
+    reasons = []
+    if not gate.passed:
+        reasons.append(
+            "its gate record says the gate rejected it, yet it was merged (`harnessgit verify` flags this)"
+        )
+    if criterion.split != gate.split:
+        return [
+            *reasons,
+            f"the regression is on the {criterion.split} split, which the gate never looks at: it "
+            f"decides on the {gate.split} split alone, where it measured {_pts(gate.difference)} points",
+        ]
+    same = True
+    if gate.fingerprint != measured.fingerprint:
+        same = False
+        reasons.append(
+            f"the gate's scores came from another evaluator (fingerprint {gate.fingerprint[:12]}; the scores "
+            f"judged now, {measured.fingerprint[:12]}): the evaluator changed after the gate decided"
+        )
+    if gate.model != measured.model:
+        same = False
+        reasons.append(
+            f"the gate measured model {gate.model}; the regression shows on model {measured.model}"
+        )
+    if gate.split_hash != measured.split_hash:
+        same = False
+        reasons.append(
+            "the selection set changed after the gate decided: the instances it compared are not "
+            "the ones judged now"
+        )
+    if criterion.per_instance:
+        reasons += _instances(gate, failing, gate_instances, same)
+    elif own.difference is not None and own.difference < 0:
+        if gate.min_effect < 0:
+            reasons.append(
+                f"the gate was allowed to accept a loss of up to {_pts(-gate.min_effect, False)} points "
+                f"(min_effect {gate.min_effect:g})"
+            )
+        if same and gate.difference is not None and gate.difference >= 0:
+            reasons.append(
+                f"the gate measured {_pts(gate.difference)} points, but the scores on record now give "
+                f"{_pts(own.difference)} for the same edit: they were evaluated again after the decision "
+                "(a --no-cache run or more repeats), and the gate had seen a luckier draw"
+            )
+        if gate.mde is not None and abs(own.difference) < gate.mde:
+            reasons.append(
+                f"an effect of {_pts(own.difference)} points is under the gate's minimum detectable effect, "
+                f"{_pts(gate.mde, False)} points on {gate.n} instances: the gate could not tell it from noise"
+            )
+    if gate.allow_small:
+        reasons.append(
+            f"the gate ran with --allow-small on {gate.n} instances, fewer than min_instances "
+            f"{gate.min_instances}"
+        )
+    return reasons
+
+
+def _instances(gate: GateRecord, failing: list[str], compared: list[str] | None, same: bool) -> list[str]:
+    reasons = []
+    for instance in failing:
+        if compared is not None and instance not in compared:
+            reasons.append(f"instance {instance} was not among the {gate.n} instances the gate compared")
+        elif instance in gate.regressed:
+            reasons.append(
+                f"the gate saw instance {instance} regress ({gate.losses} losses against {gate.wins} "
+                f"wins) and passed the edit on its net {_pts(gate.difference)} points: it judges the "
+                "mean, not single instances"
+            )
+        elif gate.regressed_count > len(gate.regressed):
+            reasons.append(
+                f"the gate counted {gate.regressed_count} regressed instances (it names the first "
+                f"{len(gate.regressed)}; {instance} may be among the rest) and passed the edit on its net "
+                f"{_pts(gate.difference)} points: it judges the mean, not single instances"
+            )
+        elif same:
+            reasons.append(
+                f"the gate's scores did not show instance {instance} regress: its scores on record "
+                "changed after the decision (a --no-cache run or more repeats)"
+            )
+    return reasons

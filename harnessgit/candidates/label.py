@@ -1,0 +1,82 @@
+"""Labels: movable, audited pointers such as ``production`` or ``staging``.
+
+A label is a ref, ``refs/harnessgit/labels/<name>``, moved with compare-and-swap;
+every move writes a `label` record (when, who, from where, why) on the labelled
+commit in the same transaction, so the audit trail cannot miss a move made
+through harnessgit. Moving a label also starts a new test-split peek period.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harnessgit import layout
+from harnessgit.candidates.targets import resolve
+from harnessgit.errors import HarnessgitError
+from harnessgit.names import check_ref_name
+from harnessgit.records import LabelRecord
+from harnessgit.store import Store, Transaction
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+    commit: str
+    last_move: LabelRecord | None  # None when the ref was made without harnessgit
+
+
+def label_ref(name: str) -> str:
+    return layout.LABELS + check_ref_name(name, "label name")
+
+
+def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelRecord:
+    ref = label_ref(name)
+    target = resolve(store, rev).sha
+    previous = store.ref_value(ref)
+    if previous == target:
+        raise HarnessgitError(f"label {name!r} already points at {target[:12]}")
+    record = LabelRecord(
+        ts=store.clock(),
+        name=name,
+        commit=target,
+        previous=previous,
+        author=store.identity(),
+        reason=reason,
+        gate=_gate_of(store, target),
+    )
+    txn = Transaction(f"label {name} -> {target[:12]}")
+    txn.move(ref, target, previous)
+    txn.append(layout.NOTES_LABELS, target, [record])
+    store.commit(txn)
+    return record
+
+
+def _gate_of(store: Store, commit: str) -> str | None:
+    from harnessgit.records import GateRecord
+
+    gates = [r for r in store.notes_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
+    return gates[-1].id if gates else None
+
+
+def list_labels(store: Store) -> list[Label]:
+    moves = history(store)
+    latest: dict[str, LabelRecord] = {}
+    for record in moves:
+        latest[record.name] = record
+    labels = []
+    for ref, sha in sorted(store.list_refs(layout.LABELS.rstrip("/")).items()):
+        name = ref.removeprefix(layout.LABELS)
+        move = latest.get(name)
+        labels.append(Label(name, sha, move if move is not None and move.commit == sha else None))
+    return labels
+
+
+def history(store: Store, name: str | None = None) -> list[LabelRecord]:
+    """Every recorded label move, oldest first."""
+    moves = [
+        record
+        for records in store.notes(layout.NOTES_LABELS).values()
+        for record in records
+        if isinstance(record, LabelRecord) and (name is None or record.name == name)
+    ]
+    return sorted(moves, key=lambda record: record.ts)

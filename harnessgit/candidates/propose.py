@@ -1,0 +1,292 @@
+"""Proposing an edit: exactly one commit on a new candidate branch.
+
+The edit comes from the working tree, from files, or from a patch; it is built
+in the object database against its parent, so the user's working tree, index
+and HEAD never change. The candidate branch, its proposal record, its evidence
+and the pin that keeps it through `git gc` land in one ref transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harnessgit import globs, layout
+from harnessgit.candidates.targets import base_tip, resolve
+from harnessgit.config import Config
+from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
+from harnessgit.evidence import encode_evidence
+from harnessgit.names import new_candidate_id
+from harnessgit.records import EvidenceRecord, ProposalRecord, Record
+from harnessgit.scrub import Scrubber
+from harnessgit.store import Blob, Store, Transaction
+
+SUBJECT_WIDTH = 72
+_ID_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Proposal:
+    candidate: str
+    commit: str
+    parent: str
+    components: list[str]
+    ref: str
+    ignored: list[str] = field(default_factory=list)  # changed non-harness files left out
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What a proposal changes: path -> new blob, or None to delete."""
+
+    changes: dict[str, Blob | None]
+    source: str
+    ignored: list[str] = field(default_factory=list)
+
+
+def propose(
+    store: Store,
+    config: Config,
+    edit_source: Edit | Mapping[str, str | bytes] | bytes | None = None,
+    *,
+    parent: str | None = None,
+    rationale: str = "",
+    evidence: list[Any] | None = None,
+    proposer: str | None = None,
+    source: str | None = None,
+) -> Proposal:
+    """Record one edit as a candidate.
+
+    ``edit_source`` is a mapping of component path -> new text (the Python API,
+    and ``--file``), a unified diff as bytes (``--patch``), an `Edit`, or None for
+    the working tree's uncommitted changes to harness files.
+    """
+    parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
+    parent_tree = store.commit_info(parent_sha).tree
+    if isinstance(edit_source, Edit):
+        edit = edit_source
+    elif isinstance(edit_source, bytes):
+        edit = edit_from_patch(store, config, parent_tree, edit_source)
+    elif edit_source is not None:
+        edit = edit_from_files(store, config, parent_tree, edit_source)
+    else:
+        edit = edit_from_worktree(store, config, parent_sha)
+    tree = store.edit_tree(parent_tree, edit.changes)
+    if tree == parent_tree:
+        raise ProposalError(f"the edit changes nothing in {parent_sha[:12]}")
+    components = sorted(edit.changes)
+    for path in components:
+        _check_harness_text(store, config, path, edit.changes[path])
+
+    records: list[Record] = []
+    evidence_blob = None
+    if evidence:
+        data, kinds = encode_evidence(evidence, Scrubber(config.scrub.all_patterns()))
+        evidence_blob = store.write_blob(data)
+        records.append(
+            EvidenceRecord(
+                ts=store.clock(),
+                blob=evidence_blob,
+                items=len(evidence),
+                bytes=len(data),
+                item_kinds=kinds,
+            )
+        )
+    for _attempt in range(_ID_ATTEMPTS):
+        candidate = new_candidate_id()
+        commit = store.write_commit(tree, [parent_sha], _message(rationale, components, candidate))
+        proposal = ProposalRecord(
+            ts=store.clock(),
+            candidate=candidate,
+            parent=parent_sha,
+            components=components,
+            rationale=rationale,
+            source=source or edit.source,
+            proposer=proposer,
+        )
+        txn = Transaction(f"propose {candidate}")
+        txn.create(layout.candidate_ref(candidate), commit)
+        txn.append(layout.NOTES_EVIDENCE, commit, [proposal, *records])
+        if evidence_blob:
+            txn.keep(evidence_blob)
+        try:
+            store.commit(txn)
+        except ConcurrentUpdate:
+            continue  # the id was taken meanwhile: draw another
+        return Proposal(
+            candidate, commit, parent_sha, components, layout.candidate_ref(candidate), edit.ignored
+        )
+    raise ProposalError("could not find a free candidate id")  # pragma: no cover
+
+
+def _message(rationale: str, components: list[str], candidate: str) -> str:
+    text = rationale.strip()
+    if text:
+        subject, _, body = text.partition("\n")
+        if len(subject) > SUBJECT_WIDTH:
+            subject, body = subject[: SUBJECT_WIDTH - 3] + "...", text
+    else:
+        subject = "Edit " + ", ".join(components)
+        if len(subject) > SUBJECT_WIDTH:
+            subject = f"Edit {len(components)} harness files"
+        body = ""
+    parts = [subject]
+    if body.strip():
+        parts.append(body.strip())
+    parts.append(f"{layout.CANDIDATE_TRAILER}: {candidate}")
+    return "\n\n".join(parts)
+
+
+def normalise_component(path: str) -> str:
+    clean = path.replace("\\", "/")
+    while clean.startswith("./"):
+        clean = clean[2:]
+    parts = clean.split("/")
+    unsafe = "\0" in clean or "\n" in clean or clean.startswith("/")
+    if unsafe or not clean or any(part in ("", ".", "..") for part in parts):
+        raise ProposalError(f"{path!r} is not a path inside the repository")
+    return clean
+
+
+def _require_harness(config: Config, path: str) -> None:
+    if not globs.matches(path, config.harness.paths):
+        raise ProposalError(
+            f"{path} is not a harness file (harness.paths = {', '.join(config.harness.paths)})"
+        )
+
+
+def _check_harness_text(store: Store, config: Config, path: str, blob: Blob | None) -> None:
+    _require_harness(config, path)
+    if blob is None:
+        return
+    if blob.mode not in ("100644", "100755"):
+        raise ProposalError(f"{path}: only regular files can be harness files")
+    data = store.read_blob(blob.sha)
+    if b"\0" in data:
+        raise ProposalError(f"{path} is a binary file: harness files must be UTF-8 text")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProposalError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _mode_in(store: Store, tree: str, path: str) -> str:
+    entry = store.entry_at(tree, path)
+    return entry.mode if entry is not None and not entry.is_tree else "100644"
+
+
+def edit_from_files(store: Store, config: Config, parent_tree: str, files: Mapping[str, str | bytes]) -> Edit:
+    changes: dict[str, Blob | None] = {}
+    for component, text in files.items():
+        path = normalise_component(component)
+        _require_harness(config, path)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        changes[path] = Blob(store.write_blob(data), _mode_in(store, parent_tree, path))
+    return Edit(changes, "file")
+
+
+def edit_from_patch(store: Store, config: Config, parent_tree: str, patch: bytes) -> Edit:
+    if not patch.strip():
+        raise ProposalError("the patch is empty")
+    new_tree = store.apply_patch(parent_tree, patch)
+    changes: dict[str, Blob | None] = {}
+    for path, status in store.changed_paths(parent_tree, new_tree).items():
+        _require_harness(config, path)
+        entry = store.entry_at(new_tree, path) if status != "D" else None
+        changes[path] = Blob(entry.sha, entry.mode) if entry else None
+    return Edit(changes, "patch")
+
+
+def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
+    """The working tree's uncommitted changes to harness files, carried onto the parent.
+
+    When the parent is not HEAD, a file the parent also changed is merged three
+    ways (HEAD as the base), and a conflict is an error rather than a silent revert.
+    """
+    try:
+        head = store.resolve_commit("HEAD")
+    except UnknownRevision:
+        raise ProposalError("HEAD has no commit yet: commit the harness first") from None
+    changed = store.worktree_changes()
+    harness = {path: exists for path, exists in changed.items() if globs.matches(path, config.harness.paths)}
+    ignored = sorted(set(changed) - set(harness))
+    if not harness:
+        hint = f" ({len(ignored)} changed files are not harness files)" if ignored else ""
+        raise ProposalError(f"no uncommitted changes to harness files{hint}")
+    blobs = store.hash_worktree_files([path for path, exists in harness.items() if exists])
+    head_tree = store.commit_info(head).tree
+    parent_tree = store.commit_info(parent_sha).tree
+    changes: dict[str, Blob | None] = {}
+    for path in sorted(harness):
+        theirs = blobs.get(path)
+        base_entry = store.entry_at(head_tree, path)
+        ours_entry = store.entry_at(parent_tree, path)
+        if base_entry == ours_entry or parent_sha == head:
+            mode = base_entry.mode if base_entry and not base_entry.is_tree else "100644"
+            changes[path] = Blob(theirs, mode) if theirs else None
+            continue
+        changes[path] = _merge_onto_parent(store, path, base_entry, ours_entry, theirs)
+    return Edit(changes, "worktree", ignored)
+
+
+def _merge_onto_parent(store: Store, path: str, base: Any, ours: Any, theirs: str | None) -> Blob | None:
+    if theirs is None or ours is None:
+        raise ProposalError(
+            f"{path}: the parent candidate changed this file too; check the parent out and edit it there"
+        )
+    merged = store.merge_text(
+        store.read_blob(base.sha) if base else b"", store.read_blob(ours.sha), store.read_blob(theirs)
+    )
+    if merged is None:
+        raise ProposalError(
+            f"{path}: your change conflicts with the parent's version; check the parent out and edit it there"
+        )
+    return Blob(store.write_blob(merged), ours.mode)
+
+
+def rebase(store: Store, config: Config, name: str, onto: str) -> Proposal:
+    """A new candidate carrying ``name``'s edit onto ``onto`` (a branch or revision).
+
+    The gate merges only candidates that descend from the base tip (the tree
+    evaluated must be the tree merged), so an edit proposed on an older tip is
+    carried over: every harness file it changed since the merge base is merged
+    three ways with the tip's version. A conflict is an error.
+    """
+    target = resolve(store, name)
+    tip = resolve(store, onto).sha
+    base = store.merge_base(tip, target.sha)
+    if base is None:
+        raise ProposalError(f"{name} and {onto} share no history")
+    trees = {
+        which: store.commit_info(sha).tree
+        for which, sha in (("base", base), ("tip", tip), ("cand", target.sha))
+    }
+    changes: dict[str, Blob | None] = {}
+    for path in store.changed_paths(trees["base"], trees["cand"]):
+        old, ours, theirs = (store.entry_at(trees[which], path) for which in ("base", "tip", "cand"))
+        if ours in (old, theirs):
+            changes[path] = Blob(theirs.sha, theirs.mode) if theirs else None
+            continue
+        if theirs is None or ours is None:
+            raise ProposalError(f"{path}: {onto} changed a file that {name} deletes (or the reverse)")
+        merged = store.merge_text(
+            store.read_blob(old.sha) if old else b"", store.read_blob(ours.sha), store.read_blob(theirs.sha)
+        )
+        if merged is None:
+            raise ProposalError(f"{path}: {name}'s edit conflicts with {onto}'s version")
+        changes[path] = Blob(store.write_blob(merged), theirs.mode)
+    original = next(
+        (r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, ProposalRecord)), None
+    )
+    why = original.rationale if original else store.commit_info(target.sha).message
+    label = target.candidate or target.sha[:12]
+    rationale = f"{why.strip()}\n\n(Carried onto {onto} from candidate {label}.)"
+    return propose(
+        store,
+        config,
+        Edit(changes, "rebase"),
+        parent=tip,
+        rationale=rationale,
+        proposer=original.proposer if original else None,
+    )

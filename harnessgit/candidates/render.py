@@ -1,0 +1,111 @@
+"""How `show` and `log` look."""
+
+from __future__ import annotations
+
+from harnessgit.candidates.log import LogEntry, LogResult
+from harnessgit.candidates.show import ShowResult
+from harnessgit.render import changes, short, size, table, to_json
+
+
+def show_json(result: ShowResult) -> str:
+    return to_json(result)
+
+
+def show_text(result: ShowResult, *, diff: bool = True) -> str:
+    lines = []
+    head = f"commit {result.commit}"
+    if result.candidate:
+        head += f"  (candidate {result.candidate}{', ' + result.state if result.state else ''})"
+    lines += [head, f"author {result.author}", f"date   {result.date}", ""]
+    lines.append(f"    {result.subject}")
+    if result.rationale and result.rationale.strip() != result.subject:
+        lines += ["", "rationale:"] + [f"    {line}" for line in result.rationale.strip().splitlines()]
+    if result.proposal:
+        lines.append(
+            f"\nproposed via {result.proposal.source}"
+            + (f" by {result.proposal.proposer}" if result.proposal.proposer else "")
+            + f" on parent {short(result.proposal.parent)}"
+        )
+    if result.files:
+        lines += [
+            "",
+            table(
+                [[f.status, f.path, changes(f.added, f.removed)] for f in result.files], ["", "file", "lines"]
+            ),
+        ]
+    if result.evidence:
+        rows = [
+            [
+                e.label,
+                e.items,
+                size(e.bytes),
+                ", ".join(f"{k}: {v}" for k, v in sorted(e.item_kinds.items())) or "-",
+                short(e.blob),
+            ]
+            for e in result.evidence
+        ]
+        lines += ["", "evidence:", table(rows, ["label", "items", "size", "kinds", "blob"])]
+    else:
+        lines += ["", "evidence: none"]
+    if result.evaluations:
+        rows = [
+            [
+                e.split,
+                e.model,
+                short(e.fingerprint, 8) + ("" if e.current else " (old)"),
+                e.n,
+                f"{e.mean:.3f}" if e.mean is not None else "-",
+                f"{e.stderr:.3f}" if e.stderr is not None else "-",
+            ]
+            for e in result.evaluations
+        ]
+        lines += ["", "evaluations:", table(rows, ["split", "model", "evaluator", "n", "mean", "SE"])]
+    if diff and result.diff:
+        lines += ["", result.diff.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def _gate_cell(entry: LogEntry) -> str:
+    if entry.override is not None:
+        return f"override ({entry.override.action}): {entry.override.reason[:30]}"
+    gate = entry.gate
+    if gate is None:
+        return "ungated" if entry.kind == "direct" else "no gate record"
+    diff = f"{gate.difference * 100:+.1f} pts" if gate.difference is not None else "?"
+    return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
+
+
+def log_json(result: LogResult) -> str:
+    return to_json(result)
+
+
+def log_text(result: LogResult) -> str:
+    if not result.entries:
+        return "no commits"
+    rows = [
+        [short(e.commit, 10), e.date[:10], e.kind, e.candidate or "-", e.subject[:50], _gate_cell(e)]
+        for e in result.entries
+    ]
+    text = table(rows, ["commit", "date", "kind", "candidate", "subject", "gate"])
+    for spend in result.selection_sets:
+        text += (
+            f"\nselection set {spend.split_hash[:10]}: {spend.attempts} gate attempts, "
+            f"{spend.passed} passed, alpha spent {spend.alpha_spent:.4f} of {spend.alpha}"
+        )
+    if result.test_peeks:
+        peeks = [
+            [
+                p.ts[:19],
+                short(p.commit, 10),
+                short(p.harness, 10),
+                p.model,
+                p.n,
+                f"{p.mean:.3f}",
+                "forced" if p.forced else "",
+            ]
+            for p in result.test_peeks
+        ]
+        text += "\n\ntest-split peeks (never used to decide):\n" + table(
+            peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
+        )
+    return text

@@ -1,0 +1,125 @@
+"""harnessgit.toml: read once, at the boundary, into frozen dataclasses.
+
+Every key has a default, so a missing file or section means "defaults"; an unknown
+key is an error (a misspelt ``alpah`` must not silently leave alpha at 0.05). One
+reader validates every section (`harnessgit.config.reader`); `harnessgit check`
+uses the same reader for the two sections it needs (`load_check_config`), so a bad
+``[gate]`` is the gate's to refuse, not the pre-commit hook's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from harnessgit.config.proposer import CommandProposerSection, ProposerSection, read_proposer
+from harnessgit.config.reader import CONFIG_FILE, SettingError, parse_toml, read_table, read_toml
+from harnessgit.config.sections import (
+    BUILTIN_KINDS,
+    DEFAULT_HARNESS_PATHS,
+    ChecksSection,
+    EvaluatorSection,
+    EvolveSection,
+    GateSection,
+    HarnessSection,
+    KindChecks,
+    ScrubSection,
+    SeverityOverrides,
+    SplitsSection,
+)
+from harnessgit.errors import ConfigError
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "CONFIG_FILE",
+    "DEFAULT_HARNESS_PATHS",
+    "CheckConfig",
+    "CheckSections",
+    "ChecksSection",
+    "Config",
+    "EvaluatorSection",
+    "EvolveSection",
+    "GateSection",
+    "HarnessSection",
+    "KindChecks",
+    "ScrubSection",
+    "SeverityOverrides",
+    "SplitsSection",
+    "load_check_config",
+    "load_config",
+    "parse_config",
+    "require",
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    harness: HarnessSection = field(default_factory=HarnessSection)
+    evaluator: EvaluatorSection = field(default_factory=EvaluatorSection)
+    splits: SplitsSection = field(default_factory=SplitsSection)
+    gate: GateSection = field(default_factory=GateSection)
+    checks: ChecksSection = field(default_factory=ChecksSection)
+    scrub: ScrubSection = field(default_factory=ScrubSection)
+    evolve: EvolveSection = field(default_factory=EvolveSection)
+    proposer: ProposerSection = field(
+        default_factory=CommandProposerSection, metadata={"read": read_proposer}
+    )
+    # Whether harnessgit.toml exists; commands that need a real setup refuse without it.
+    present: bool = field(default=False, metadata={"toml": False})
+
+
+# The top-level tables of harnessgit.toml.
+SECTION_NAMES = tuple(spec.name for spec in fields(Config) if spec.metadata.get("toml", True))
+
+
+class CheckSections(Protocol):
+    """What the checks read of a configuration: `CheckConfig` or the full `Config`."""
+
+    @property
+    def harness(self) -> HarnessSection: ...
+
+    @property
+    def checks(self) -> ChecksSection: ...
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """The sections `harnessgit check` reads, loaded without the rest of the config."""
+
+    harness: HarnessSection = field(default_factory=HarnessSection)
+    checks: ChecksSection = field(default_factory=ChecksSection)
+    present: bool = False  # whether harnessgit.toml exists
+
+
+def load_config(root: Path) -> Config:
+    data = read_toml(root)
+    return Config() if data is None else _read(data)
+
+
+def parse_config(raw: bytes) -> Config:
+    return _read(parse_toml(raw))
+
+
+def load_check_config(root: Path) -> CheckConfig:
+    """The [harness] and [checks] sections of ``root``/harnessgit.toml (defaults without
+    one); the other sections' names are checked, their contents left to their commands."""
+    data = read_toml(root)
+    if data is None:
+        return CheckConfig()
+    config = _read(data, only=dict.fromkeys(["harness", "checks"]))
+    return CheckConfig(harness=config.harness, checks=config.checks, present=True)
+
+
+def _read(data: dict[str, Any], *, only: dict[str, None] | None = None) -> Config:
+    try:
+        config = read_table(Config, data, "", only=only)
+    except SettingError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
+    return replace(config, present=True)
+
+
+def require(config: Config) -> Config:
+    if not config.present:
+        raise ConfigError(f"no {CONFIG_FILE} at the repository root: run `harnessgit init` first")
+    return config

@@ -1,0 +1,213 @@
+"""The sections of harnessgit.toml, as frozen dataclasses (the ``[proposer]`` kinds
+are in `harnessgit.config.proposer`).
+
+Each field's annotation is its type and its metadata its rules; `harnessgit.config.reader`
+reads every section the same way. Sources of the default numbers are in docs/checks.md
+and docs/gate.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from harnessgit.config.reader import SettingError, read_argv, read_table
+from harnessgit.scrub import DEFAULT_PATTERNS
+
+# Where harness text usually lives; `harnessgit init` writes these unless told otherwise.
+DEFAULT_HARNESS_PATHS = [
+    "**/SKILL.md",
+    "**/AGENTS.md",
+    "**/CLAUDE.md",
+    "prompts/**",
+    "tools/**/*.json",
+]
+
+Severity = Literal["failure", "warning", "off"]
+FileFormat = Literal["skill", "markdown", "tool-json", "none"]
+
+
+def _globs(paths: list[str]) -> None:
+    for glob in paths:
+        if not glob or glob.startswith("/") or "\\" in glob or ".." in glob.split("/"):
+            raise ValueError(f"{glob!r} is not a repository-relative glob")
+
+
+@dataclass(frozen=True)
+class HarnessSection:
+    paths: list[str] = field(
+        default_factory=lambda: list(DEFAULT_HARNESS_PATHS), metadata={"nonempty": True, "check": _globs}
+    )
+    base: str = "main"
+
+
+@dataclass(frozen=True)
+class KindChecks:
+    """The limits for one kind of harness file (docs/checks.md explains each key)."""
+
+    paths: list[str] = field(default_factory=list, metadata={"check": _globs})
+    format: FileFormat = "markdown"
+    # "body" measures what follows the YAML frontmatter, as the Agent Skills spec does.
+    measure: Literal["file", "body"] = "file"
+    max_chars: int | None = field(default=None, metadata={"ge": 1})
+    max_lines: int | None = field(default=None, metadata={"ge": 1})
+    max_tokens: int | None = field(default=None, metadata={"ge": 1})
+    # ESPO (arXiv 2609.04197): prompts three times longer were not more accurate.
+    growth_warn: float | None = field(default=1.5, metadata={"gt": 1})
+    growth_fail: float | None = field(default=2.0, metadata={"gt": 1})
+    # Growth and collapse ignore files smaller than this before the edit: doubling a
+    # two-line prompt is not bloat.
+    small_file_chars: int = field(default=400, metadata={"ge": 0})
+    # ACE (arXiv 2510.04618): 18,282 tokens rewritten to 122 in one step.
+    collapse: bool = True
+    collapse_min_size: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    collapse_min_kept_lines: float = field(default=0.25, metadata={"ge": 0, "le": 1})
+    collapse_min_kept_sections: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    duplication: bool = True
+    max_duplicates: int = field(default=0, metadata={"ge": 0})
+    near_duplicate: float = field(
+        default=0.85, metadata={"gt": 0, "le": 1}
+    )  # Jaccard similarity of word sets
+    # SkillOpt (arXiv 2605.23904): the accepted edits were few (1-4 per benchmark).
+    max_hunks: int | None = field(default=10, metadata={"ge": 1})
+    max_changed_lines: int | None = field(default=150, metadata={"ge": 1})
+
+
+# The built-in kinds, in the order a file is matched against them (user-defined kinds
+# come first). Sources of the numbers are in docs/checks.md.
+BUILTIN_KINDS: dict[str, dict[str, Any]] = {
+    # Agent Skills specification: name/description frontmatter, body under 500 lines
+    # and about 5,000 tokens.
+    "skill": {
+        "paths": ["**/SKILL.md"],
+        "format": "skill",
+        "measure": "body",
+        "max_lines": 500,
+        "max_tokens": 5000,
+    },
+    # Common guidance for AGENTS.md / CLAUDE.md: under ~200-300 lines.
+    "agents": {"paths": ["**/AGENTS.md", "**/CLAUDE.md"], "max_lines": 300},
+    # Tool descriptions travel with every request, like a prompt: the same cap.
+    "tool": {"paths": ["tools/**/*.json"], "format": "tool-json", "max_chars": 5000, "duplication": False},
+    # Decagon: production GEPA prompts grew past 5,000 characters; ~1,000 lost little.
+    "prompt": {"paths": ["prompts/**"], "max_chars": 5000},
+    # Harness files no kind claims (a custom [harness] paths glob): history rules only.
+    "other": {"format": "none"},
+}
+_KIND_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class SeverityOverrides:
+    """Per-rule severity: "failure", "warning" or "off" instead of the rule's default."""
+
+    length: Severity | None = None
+    growth: Severity | None = None
+    collapse: Severity | None = None
+    format: Severity | None = None
+    duplication: Severity | None = None
+    edit_size: Severity | None = field(default=None, metadata={"key": "edit-size"})
+
+
+def _read_kinds(kinds: Any, key: str) -> dict[str, KindChecks]:
+    # A table such as [checks.kinds.skill] changes only the keys it names; a new
+    # kind starts from the generic defaults and needs its own paths.
+    if not isinstance(kinds, dict):
+        raise SettingError(key, "must be a table")
+    merged: dict[str, KindChecks] = {}
+    for name, values in kinds.items():
+        if name in BUILTIN_KINDS:
+            continue
+        if not _KIND_NAME.fullmatch(name):
+            raise SettingError(key, f"{name!r}: kind names use lowercase letters, digits and hyphens")
+        if isinstance(values, dict) and not values.get("paths"):
+            raise SettingError(key, f"{name}: a new kind needs paths")
+        merged[name] = read_table(KindChecks, values, f"{key}.{name}")
+    for name, defaults in BUILTIN_KINDS.items():
+        values = kinds.get(name, {})
+        if not isinstance(values, dict):
+            raise SettingError(f"{key}.{name}", "must be a table")
+        merged[name] = read_table(KindChecks, {**defaults, **values}, f"{key}.{name}")
+    return merged
+
+
+def _builtin_kinds() -> dict[str, KindChecks]:
+    return _read_kinds({}, "checks.kinds")
+
+
+@dataclass(frozen=True)
+class ChecksSection:
+    # "auto": tiktoken when installed (the `tokens` extra), else the estimate below.
+    tokenizer: Literal["auto", "estimate", "tiktoken"] = "auto"
+    encoding: str = "o200k_base"
+    # OpenAI's rule of thumb: one token is about 4 characters of English text.
+    chars_per_token: float = field(default=4.0, metadata={"gt": 0})
+    # Larger files are not read at all (bounded memory): they fail the length rule.
+    max_file_bytes: int = field(default=1024 * 1024, metadata={"ge": 1})
+    change_max_hunks: int | None = field(default=25, metadata={"ge": 1})
+    change_max_changed_lines: int | None = field(default=400, metadata={"ge": 1})
+    severity: SeverityOverrides = field(default_factory=SeverityOverrides)
+    kinds: dict[str, KindChecks] = field(default_factory=_builtin_kinds, metadata={"read": _read_kinds})
+
+    def globs(self) -> list[str]:
+        return [glob for kind in self.kinds.values() for glob in kind.paths]
+
+
+@dataclass(frozen=True)
+class EvaluatorSection:
+    command: list[str] | None = field(default=None, metadata={"read": read_argv})
+    model: str = "default"
+    timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds per batch
+    batch_size: int = field(default=10, metadata={"ge": 1})
+    jobs: int = field(default=1, metadata={"ge": 1})
+    # One line of evaluator output, at most.
+    max_line_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 1024})
+    # Files whose content is part of the evaluator fingerprint. Default: every
+    # file outside the harness paths, so an edit to the grader invalidates the cache.
+    files: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class SplitsSection:
+    manifest: str = "splits.json"
+
+
+@dataclass(frozen=True)
+class GateSection:
+    alpha: float = field(default=0.05, metadata={"gt": 0, "lt": 1})
+    min_effect: float = field(default=0.0, metadata={"ge": -1, "le": 1})
+    min_instances: int = field(default=30, metadata={"ge": 1})
+    method: Literal["bootstrap", "sign"] = "bootstrap"
+    resamples: int = field(default=10_000, metadata={"ge": 100})
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class EvolveSection:
+    minibatch: int = field(default=3, metadata={"ge": 1})  # GEPA's minibatch check uses 3 examples
+    # Which harness file an iteration edits: in turn, or the one the failures name most.
+    component: Literal["round-robin", "most-failures"] = "round-robin"
+    form: Literal["delta", "replace"] = "delta"  # delta operations make small, reviewable diffs
+    # Excerpt per example in the reflective dataset.
+    trajectory_chars: int = field(default=2000, metadata={"ge": 100})
+    max_examples: int = field(default=8, metadata={"ge": 1})
+
+
+def _regular_expressions(patterns: list[str]) -> None:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+
+
+@dataclass(frozen=True)
+class ScrubSection:
+    # Regular expressions redacted from evidence before it is written, in addition
+    # to the built-in ones (API keys, bearer tokens, AWS keys, private key blocks).
+    patterns: list[str] = field(default_factory=list, metadata={"check": _regular_expressions})
+    defaults: bool = True
+
+    def all_patterns(self) -> list[str]:
+        return (list(DEFAULT_PATTERNS) if self.defaults else []) + self.patterns

@@ -1,0 +1,307 @@
+"""`harnessgit eval`: run the evaluator on a commit's harness, never twice for one key.
+
+An evaluation looks up what the record already holds for its cache key (harness
+tree id, evaluator fingerprint, model, instance, repeat), runs only the rest in
+batches (up to ``jobs`` evaluator processes at once, each in a fresh checkout of
+the commit's tree), and records each completed batch at once: an interrupted or
+failed evaluation keeps every batch that finished, and a re-run does only what
+is missing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnessgit import layout
+from harnessgit.candidates.targets import resolve
+from harnessgit.config import Config, require
+from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.evaluation.fingerprint import evaluator_fingerprint, harness_tree_id
+from harnessgit.evaluation.runner import BatchOutput, InstanceResult, Running, run_batch
+from harnessgit.evaluation.scores import TEST_SPLIT, Key, ScoreBook, ScoreSummary
+from harnessgit.evaluation.splits import Manifest, load_manifest
+from harnessgit.evidence import dumps_canonical
+from harnessgit.records import EvalRecord
+from harnessgit.scrub import Scrubber
+from harnessgit.store import Store, Transaction
+
+Progress = Callable[[int, int], None]  # (instances done, instances to run)
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    commit: str
+    tree: str
+    key: Key
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    context: EvalContext
+    split: str
+    requested: int  # (instance, repeat) pairs asked for
+    cached: int  # of those, already on record
+    evaluated: int  # run now
+    batches: int  # evaluator processes started
+    wall_time: float
+    evaluator_time: float  # summed wall time of the evaluator processes
+    summary: ScoreSummary
+
+
+def eval_context(store: Store, config: Config, commit: str) -> EvalContext:
+    files = store.files_at(commit)
+    key = Key(harness_tree_id(files, config), evaluator_fingerprint(files, config), config.evaluator.model)
+    return EvalContext(commit, store.commit_info(commit).tree, key)
+
+
+def _plan(pending: list[tuple[str, int]], batch_size: int, jobs: int) -> list[list[tuple[str, int]]]:
+    """Batches of at most batch_size, one repeat each, in a multiple of ``jobs`` of
+    near-equal sizes: every wave of evaluator processes then has work for each job
+    and finishes at about the same time (20 fixed batches of 10 on 8 jobs would run
+    in 3 uneven waves; 24 batches of 8 or 9 run in 3 even ones)."""
+    by_repeat: dict[int, list[tuple[str, int]]] = {}
+    for item in pending:
+        by_repeat.setdefault(item[1], []).append(item)
+    batches = []
+    for items in by_repeat.values():
+        count = math.ceil(len(items) / batch_size)
+        if count % jobs:
+            count = min(len(items), count + jobs - count % jobs)
+        base, extra = divmod(len(items), count)
+        start = 0
+        for index in range(count):
+            size = base + (1 if index < extra else 0)
+            batches.append(items[start : start + size])
+            start += size
+    return batches
+
+
+def evaluate(
+    store: Store,
+    config: Config,
+    rev: str,
+    *,
+    split: str = "selection",
+    instances: list[str] | None = None,
+    jobs: int | None = None,
+    repeats: int = 1,
+    no_cache: bool = False,
+    progress: Progress | None = None,
+    on_stderr: Callable[[str], None] | None = None,
+    book: ScoreBook | None = None,
+    allow_test: bool = False,
+) -> Evaluation:
+    config = require(config)
+    if not config.evaluator.command:
+        raise ConfigError("no evaluator: set [evaluator] command in harnessgit.toml")
+    if split == TEST_SPLIT and not allow_test:
+        raise HarnessgitError("the test split is held out: use `harnessgit test REV` to look at it")
+    if repeats < 1:
+        raise HarnessgitError("--repeats must be at least 1")
+    manifest = load_manifest(store.root, config.splits.manifest)
+    ids = _select(manifest, split, instances)
+    context = eval_context(store, config, resolve(store, rev).sha)
+    book = book if book is not None else ScoreBook.load(store)
+    have = book.rows(context.key)
+    wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
+    pending = wanted if no_cache else [item for item in wanted if item not in have]
+    started = time.monotonic()
+    batches = _plan(pending, config.evaluator.batch_size, jobs or config.evaluator.jobs)
+    runner = _Runner(store, config, context, manifest, split, on_stderr, fresh=no_cache)
+    evaluator_time = runner.run(batches, jobs or config.evaluator.jobs, book, progress, len(pending))
+    return Evaluation(
+        context=context,
+        split=split,
+        requested=len(wanted),
+        cached=len(wanted) - len(pending),
+        evaluated=len(pending),
+        batches=len(batches),
+        wall_time=time.monotonic() - started,
+        evaluator_time=evaluator_time,
+        summary=book.summary(context.key, split, ids),
+    )
+
+
+def _select(manifest: Manifest, split: str, instances: list[str] | None) -> list[str]:
+    ids = manifest.ids(split)
+    if not instances:
+        if not ids:
+            raise HarnessgitError(f"split {split!r} has no instances")
+        return ids
+    known = set(ids)
+    for instance in instances:
+        if instance not in known:
+            raise HarnessgitError(f"instance {instance!r} is not in split {split!r}")
+    return list(dict.fromkeys(instances))
+
+
+class _Runner:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        context: EvalContext,
+        manifest: Manifest,
+        split: str,
+        on_stderr: Callable[[str], None] | None,
+        *,
+        fresh: bool,
+    ) -> None:
+        self.store, self.config, self.context = store, config, context
+        self.manifest, self.split, self.on_stderr, self.fresh = manifest, split, on_stderr, fresh
+        self.running = Running()
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self._pristine: Path | None = None
+        self._pristine_lock = threading.Lock()
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    def run(
+        self,
+        batches: list[list[tuple[str, int]]],
+        jobs: int,
+        book: ScoreBook,
+        progress: Progress | None,
+        total: int,
+    ) -> float:
+        done = 0
+        evaluator_time = 0.0
+        if progress:
+            progress(0, total)
+        if not batches:
+            return 0.0
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures: dict[Future[BatchOutput], list[tuple[str, int]]] = {
+                pool.submit(self._one, batch): batch for batch in batches
+            }
+            try:
+                remaining = set(futures)
+                while remaining:
+                    finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        output = future.result()  # raises the batch's error
+                        book.add(self._record(futures[future], output))
+                        evaluator_time += output.wall_time
+                        done += len(futures[future])
+                        if progress:
+                            progress(done, total)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                self.running.kill_all()
+                raise
+            finally:
+                pool.shutdown(wait=True)  # no batch may still be copying the checkout
+                if self._scratch is not None:
+                    self._scratch.cleanup()
+        return evaluator_time
+
+    def _one(self, batch: list[tuple[str, int]]) -> BatchOutput:
+        instances = [instance for instance, _repeat in batch]
+        repeat = batch[0][1]
+        with tempfile.TemporaryDirectory(prefix="harnessgit-eval-") as tmp:
+            tree_dir = Path(tmp) / "harness"
+            # A fresh copy per batch: an evaluator that writes into its directory
+            # never affects another batch, and the tree leaves git only once.
+            shutil.copytree(self._checkout(), tree_dir, symlinks=True)
+            listing = Path(tmp) / "instances.txt"
+            listing.write_text("".join(f"{instance}\n" for instance in instances), encoding="utf-8")
+            env = dict(os.environ)
+            env.update(
+                HARNESSGIT_HARNESS_DIR=str(tree_dir),
+                HARNESSGIT_SPLIT=self.split,
+                HARNESSGIT_COMMIT=self.context.commit,
+                HARNESSGIT_INSTANCES_FILE=str(listing),
+                HARNESSGIT_REPEAT=str(repeat),
+                HARNESSGIT_MODEL=self.context.key.model,
+            )
+            assert self.config.evaluator.command
+            return run_batch(
+                list(self.config.evaluator.command),
+                tree_dir,
+                env,
+                instances,
+                timeout=self.config.evaluator.timeout,
+                running=self.running,
+                on_stderr=self.on_stderr,
+                max_line=self.config.evaluator.max_line_bytes,
+            )
+
+    def _checkout(self) -> Path:
+        with self._pristine_lock:
+            if self._pristine is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="harnessgit-tree-")
+                pristine = Path(self._scratch.name) / "tree"
+                pristine.mkdir()
+                self.store.checkout_tree(self.context.tree, pristine)
+                self._pristine = pristine
+            return self._pristine
+
+    def _record(self, batch: list[tuple[str, int]], output: BatchOutput) -> EvalRecord:
+        results = output.results
+        evidence_blob = self._evidence(batch, results)
+        cost: dict[str, float] = {}
+        for result in results:
+            for name, value in (result.cost or {}).items():
+                cost[name] = cost.get(name, 0.0) + value
+        record = EvalRecord(
+            ts=self.store.clock(),
+            commit=self.context.commit,
+            harness=self.context.key.harness,
+            fingerprint=self.context.key.fingerprint,
+            model=self.context.key.model,
+            split=self.split,
+            split_hash=self.manifest.split_hash(self.split),
+            manifest=self.manifest.hash,
+            instances=[r.instance for r in results],
+            repeats=[repeat for _instance, repeat in batch],
+            scores=[r.score for r in results],
+            clusters=[r.cluster for r in results] if any(r.cluster for r in results) else None,
+            failure_classes=(
+                [r.failure_class for r in results] if any(r.failure_class for r in results) else None
+            ),
+            evidence=evidence_blob,
+            cost=cost or None,
+            wall_time=round(output.wall_time, 4),
+            worker=self.worker,
+            fresh=self.fresh,
+        )
+        txn = Transaction(f"eval {self.context.commit[:12]} {self.split}")
+        txn.append(layout.NOTES_EVALS, self.context.commit, [record])
+        if evidence_blob:
+            txn.keep(evidence_blob)
+        self.store.commit(txn)
+        return record
+
+    def _evidence(self, batch: list[tuple[str, int]], results: list[InstanceResult]) -> str | None:
+        """Feedback and trajectories as scrubbed JSON lines, one per instance."""
+        if not any(r.feedback is not None or r.trajectory is not None for r in results):
+            return None
+        scrubber = Scrubber(self.config.scrub.all_patterns())
+        lines = []
+        for (_instance, repeat), result in zip(batch, results, strict=True):
+            lines.append(
+                dumps_canonical(
+                    scrubber.value(
+                        {
+                            "instance": result.instance,
+                            "repeat": repeat,
+                            "score": result.score,
+                            "feedback": result.feedback,
+                            "trajectory": result.trajectory,
+                            "failure_class": result.failure_class,
+                            "cost": result.cost,
+                        }
+                    )
+                )
+            )
+        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))

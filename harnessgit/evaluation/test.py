@@ -1,0 +1,93 @@
+"""`harnessgit test`: the held-out test split, looked at rarely and always on the record.
+
+SkillOpt's published main table picked its configuration on the test set; here a
+second look at the test split, for a different harness, before a release label
+moves, is refused without --force, and every look is a record that `log` and
+`verify` list. No automatic decision reads these scores (`ScoreBook.summary`
+refuses the test split to deciding callers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from harnessgit import layout
+from harnessgit.candidates.targets import resolve
+from harnessgit.config import Config
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import Evaluation, eval_context, evaluate
+from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
+from harnessgit.records import LabelRecord, TestPeekRecord
+from harnessgit.store import Store, Transaction
+
+
+@dataclass(frozen=True)
+class HeldOutResult:
+    evaluation: Evaluation
+    peek: TestPeekRecord
+    earlier: list[TestPeekRecord]  # peeks at other harnesses since the last label move
+
+
+def last_label_move(store: Store) -> datetime | None:
+    moves = [
+        record
+        for records in store.notes(layout.NOTES_LABELS).values()
+        for record in records
+        if isinstance(record, LabelRecord)
+    ]
+    return max((record.ts for record in moves), default=None)
+
+
+def peek_test_split(
+    store: Store,
+    config: Config,
+    rev: str,
+    *,
+    force: bool = False,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_stderr: Callable[[str], None] | None = None,
+) -> HeldOutResult:
+    book = ScoreBook.load(store)
+    context = eval_context(store, config, resolve(store, rev).sha)
+    since = last_label_move(store)
+    earlier = [
+        peek
+        for peek in book.peeks
+        if (since is None or peek.ts > since) and peek.harness != context.key.harness
+    ]
+    if earlier and not force:
+        raise HarnessgitError(
+            f"the test split was already evaluated for {len(earlier)} other harness"
+            f"{'es' if len(earlier) > 1 else ''} (first on {earlier[0].commit[:12]}) since the last "
+            "label move; a second look turns it into a selection set. Pass --force to look anyway "
+            "(recorded as forced)"
+        )
+    evaluation = evaluate(
+        store,
+        config,
+        context.commit,
+        split=TEST_SPLIT,
+        jobs=jobs,
+        progress=progress,
+        on_stderr=on_stderr,
+        book=book,
+        allow_test=True,
+    )
+    summary = evaluation.summary
+    peek = TestPeekRecord(
+        ts=store.clock(),
+        commit=context.commit,
+        harness=context.key.harness,
+        fingerprint=context.key.fingerprint,
+        model=context.key.model,
+        n=summary.n,
+        mean=summary.mean if summary.mean is not None else 0.0,
+        forced=bool(earlier),
+    )
+    txn = Transaction(f"test peek {context.commit[:12]}")
+    txn.append(layout.NOTES_EVALS, context.commit, [peek])
+    store.commit(txn)
+    return HeldOutResult(evaluation, peek, earlier)

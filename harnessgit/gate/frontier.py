@@ -1,0 +1,142 @@
+"""`harnessgit frontier`: the Pareto frontier of the live candidates, from the record.
+
+The pool is the base branch tip plus every live candidate evaluated on the whole
+selection split with the base's evaluator fingerprint and model (same split, so
+the scores are comparable). `harnessgit.stats.frontier` computes GEPA's frontier on it;
+``update`` makes the live candidate branches exactly the frontier plus the
+candidates not yet evaluated, retiring the rest to the archive in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from harnessgit import layout
+from harnessgit.candidates.targets import base_tip, candidate_tips, retire
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import EvalContext, eval_context
+from harnessgit.evaluation.scores import Key, ScoreBook
+from harnessgit.evaluation.splits import load_manifest
+from harnessgit.records import ProposalRecord
+from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
+from harnessgit.store import Store, Transaction
+
+SELECTION = "selection"
+
+
+@dataclass(frozen=True)
+class Member:
+    id: str  # candidate id, or the base branch name
+    commit: str
+    parent: str | None  # candidate id, base branch name, or a short commit id
+
+
+@dataclass(frozen=True)
+class FrontierView:
+    branch: str
+    frontier: Frontier
+    members: dict[str, Member]
+    waiting: list[str]  # live candidates not evaluated on the whole selection split
+    incomparable: list[str]  # live candidates whose evaluator files or model differ from the base's
+    retired: list[str]  # set by update: candidates moved to the archive
+
+
+def frontier_view(
+    store: Store,
+    config: Config,
+    *,
+    base: str | None = None,
+    book: ScoreBook | None = None,
+    proposals: dict[str, ProposalRecord] | None = None,
+    contexts: dict[str, EvalContext] | None = None,
+) -> FrontierView:
+    """``book``, ``proposals`` (commit -> its proposal record) and ``contexts`` (commit
+    -> its cache key) may be passed in by a caller that keeps them, such as evolve,
+    which rebuilds the frontier on every new candidate."""
+    config = require(config)
+    branch = base or config.harness.base
+    manifest = load_manifest(store.root, config.splits.manifest)
+    ids = tuple(manifest.ids(SELECTION))
+    split_hash = manifest.split_hash(SELECTION)
+    book = book if book is not None else ScoreBook.load(store)
+    contexts = contexts if contexts is not None else {}
+
+    def key_of(commit: str) -> Key:
+        if commit not in contexts:
+            contexts[commit] = eval_context(store, config, commit)
+        return contexts[commit].key
+
+    tip = base_tip(store, branch)
+    reference = key_of(tip)
+    base_scores = book.complete_means(reference, ids, split_hash)
+    if base_scores is None:
+        raise HarnessgitError(
+            f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
+        )
+    proposals = proposals if proposals is not None else proposals_by_commit(store)
+    all_tips = candidate_tips(store)
+    tips = {cid: sha for cid, (state, sha) in all_tips.items() if state == "live"}
+    names = {sha: cid for cid, (_state, sha) in all_tips.items()}
+
+    def created(cid: str) -> datetime:
+        proposal = proposals.get(tips[cid])
+        return proposal.ts if proposal else store.commit_info(tips[cid]).author_time
+
+    ordered = sorted(tips, key=created)  # GEPA numbers programs in creation order
+    members = {branch: Member(branch, tip, None)}
+    # model_construct: scores on record were validated when read, and only complete
+    # rows of the comparable key get here (the pool rules of harnessgit.stats.frontier).
+    pool = [PoolCandidate.model_construct(id=branch, parent=None, scores=list(base_scores))]
+    waiting, incomparable = [], []
+    for cid in ordered:
+        sha = tips[cid]
+        key = key_of(sha)
+        if key.fingerprint != reference.fingerprint or key.model != reference.model:
+            incomparable.append(cid)
+            continue
+        scores = book.complete_means(key, ids, split_hash)
+        if scores is None:
+            waiting.append(cid)
+            continue
+        parent = _parent_name(store, proposals, names, sha, branch, tip)
+        members[cid] = Member(cid, sha, parent)
+        pool.append(PoolCandidate.model_construct(id=cid, parent=parent, scores=list(scores)))
+    frontier = compute_frontier(ScorePool.model_construct(instances=list(ids), candidates=pool))
+    return FrontierView(branch, frontier, members, waiting, incomparable, [])
+
+
+def update_frontier(store: Store, config: Config, view: FrontierView) -> FrontierView:
+    """Retire every evaluated live candidate that is not on the frontier, atomically."""
+    on_frontier = set(view.frontier.members)
+    retired = [cid for cid in view.members if cid != view.branch and cid not in on_frontier]
+    if retired:
+        txn = Transaction("frontier update")
+        for cid in retired:
+            reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
+            retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
+        store.commit(txn)
+    return FrontierView(view.branch, view.frontier, view.members, view.waiting, view.incomparable, retired)
+
+
+def _parent_name(
+    store: Store, proposals: dict[str, ProposalRecord], names: dict[str, str], sha: str, branch: str, tip: str
+) -> str | None:
+    proposal = proposals.get(sha)
+    parents = store.commit_info(sha).parents
+    parent = proposal.parent if proposal else (parents[0] if parents else None)
+    if parent is None:
+        return None
+    if parent in names:
+        return names[parent]
+    return branch if parent == tip else parent[:12]
+
+
+def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
+    found: dict[str, ProposalRecord] = {}
+    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+        for record in records:
+            if isinstance(record, ProposalRecord):
+                found[commit] = record
+    return found

@@ -1,0 +1,225 @@
+"""`harnessgit merge` and `harnessgit revert`: the only ways the base branch moves.
+
+A merge is a ``--no-ff`` merge commit on the base branch holding the candidate's
+tree, written in one ref transaction with its gate record (as a note on the merge
+commit), the move of the base branch (compare-and-swap: a concurrent move makes
+this merge fail, never half-land) and the candidate's retirement to the archive.
+The base branch's first-parent chain is thus the log of accepted edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harnessgit import layout
+from harnessgit.candidates.propose import Edit, Proposal, propose
+from harnessgit.candidates.targets import Target, base_tip, candidate_of, resolve, retire
+from harnessgit.config import Config, require
+from harnessgit.errors import ConcurrentUpdate, HarnessgitError
+from harnessgit.gate.gate import GateOutcome, run_gate
+from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
+from harnessgit.store import Blob, Store, Transaction
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    outcome: GateOutcome | None  # None for an override (revert --no-gate)
+    merge: str | None  # the merge commit, when it landed
+    branch: str
+    worktree_updated: bool
+
+
+def merge(
+    store: Store,
+    config: Config,
+    name: str,
+    *,
+    base: str | None = None,
+    allow_small: bool = False,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_stderr: Callable[[str], None] | None = None,
+) -> MergeResult:
+    config = require(config)
+    branch = base or config.harness.base
+    outcome = run_gate(
+        store,
+        config,
+        name,
+        base=branch,
+        allow_small=allow_small,
+        jobs=jobs,
+        progress=progress,
+        on_stderr=on_stderr,
+    )
+    if not outcome.passed:
+        return MergeResult(outcome, None, branch, False)
+    record = outcome.record
+    message = _merge_message(store, outcome.target, branch, record)
+    landed = _land(
+        store,
+        branch,
+        outcome.base.commit,
+        outcome.target,
+        message,
+        lambda commit: [record.model_copy(update={"merge": commit})],
+        reason="merged",
+    )
+    return MergeResult(outcome, landed, branch, _update_worktree(store, branch, outcome.base.commit, landed))
+
+
+def _land(
+    store: Store,
+    branch: str,
+    base_sha: str,
+    target: Target,
+    message: str,
+    records_for: Callable[[str], list[GateRecord] | list[OverrideRecord]],
+    *,
+    reason: str,
+) -> str:
+    _refuse_dirty_checkout(store, branch, base_sha, target.sha)
+    tree = store.commit_info(target.sha).tree
+    merge_commit = store.write_commit(tree, [base_sha, target.sha], message)
+    txn = Transaction(f"merge {target.candidate or target.sha[:12]} into {branch}")
+    txn.move(layout.branch_ref(branch), merge_commit, base_sha)
+    records = records_for(merge_commit)
+    txn.append(layout.NOTES_GATE, merge_commit, records)
+    for record in records:
+        if isinstance(record, GateRecord) and record.instances:
+            txn.keep(record.instances)
+    if target.candidate and target.state == "live":
+        retire(store, txn, target.candidate, target.sha, reason, f"into {branch} as {merge_commit[:12]}")
+    try:
+        store.commit(txn)
+    except ConcurrentUpdate:
+        raise ConcurrentUpdate(
+            f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
+            f"propose the edit again on the new tip and gate it"
+        ) from None
+    return merge_commit
+
+
+def _merge_message(store: Store, target: Target, branch: str, record: GateRecord) -> str:
+    info = store.commit_info(target.sha)
+    label = target.candidate or target.sha[:12]
+    lines = [f"Merge candidate {label}: {info.subject}"]
+    if info.body:
+        body = "\n".join(
+            line for line in info.body.splitlines() if not line.startswith(layout.CANDIDATE_TRAILER)
+        )
+        if body.strip():
+            lines += ["", body.strip()]
+    diff = record.difference or 0.0
+    lines += [
+        "",
+        f"Gate: passed on {record.n} selection instances, {record.model}: "
+        f"{(record.base_mean or 0) * 100:.1f} -> {(record.candidate_mean or 0) * 100:.1f} "
+        f"({diff * 100:+.1f} points, 95% CI [{(record.ci_low or 0) * 100:+.1f}, "
+        f"{(record.ci_high or 0) * 100:+.1f}]), "
+        f"attempt {record.attempt} at alpha {record.alpha_k:.3g}",
+        f"Wins/losses/ties: {record.wins}/{record.losses}/{record.ties}",
+    ]
+    evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, EvidenceRecord)]
+    if evidence:
+        lines.append(
+            "Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)
+        )
+    if target.candidate:
+        lines += ["", f"{layout.CANDIDATE_TRAILER}: {target.candidate}"]
+    return "\n".join(lines)
+
+
+def _refuse_dirty_checkout(store: Store, branch: str, old: str, new: str) -> None:
+    """Moving a checked-out branch under local edits to the files it changes would lose them."""
+    if store.head_branch() != branch:
+        return
+    changed = set(store.changed_paths(old, new))
+    dirty = sorted(set(store.worktree_changes()) & changed)
+    if dirty:
+        raise HarnessgitError(
+            f"{branch} is checked out with uncommitted changes to {', '.join(dirty[:3])}, which the merge "
+            "changes: commit or stash them first"
+        )
+
+
+def _update_worktree(store: Store, branch: str, old: str, new: str) -> bool:
+    """Bring a checked-out base branch's index and files along, like a fast-forward."""
+    if store.head_branch() != branch:
+        return False
+    store.fast_forward_checkout(old, new)
+    return True
+
+
+def revert(
+    store: Store,
+    config: Config,
+    rev: str,
+    *,
+    base: str | None = None,
+    reason: str = "",
+    no_gate: bool = False,
+) -> tuple[Proposal, MergeResult | None]:
+    """Propose the inverse of an accepted edit; with ``no_gate`` land it at once as an override."""
+    config = require(config)
+    branch = base or config.harness.base
+    tip = base_tip(store, branch)
+    accepted = resolve(store, rev).sha
+    if accepted not in store.first_parent_chain(tip):
+        raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
+    info = store.commit_info(accepted)
+    if not info.parents:
+        raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
+    before = info.parents[0]
+    changes: dict[str, Blob | None] = {}
+    tip_tree = store.commit_info(tip).tree
+    for path in store.changed_paths(before, accepted):
+        now = store.entry_at(tip_tree, path)
+        then = store.entry_at(store.commit_info(accepted).tree, path)
+        if (now.sha if now else None) != (then.sha if then else None):
+            raise HarnessgitError(
+                f"{path} changed again after {rev}: revert the later edit first, or edit it by hand"
+            )
+        old = store.entry_at(store.commit_info(before).tree, path)
+        changes[path] = Blob(old.sha, old.mode) if old else None
+    if no_gate and not reason.strip():
+        raise HarnessgitError("--no-gate needs --reason: an override must say why")
+    subject = f'Revert "{info.subject}"'
+    rationale = (
+        subject + (f"\n\n{reason.strip()}" if reason.strip() else "") + f"\n\nThis reverts {accepted}."
+    )
+    proposal = propose(store, config, Edit(changes, "revert"), parent=branch, rationale=rationale)
+    if not no_gate:
+        return proposal, None
+    target = resolve(store, proposal.candidate)
+    override = OverrideRecord(
+        ts=store.clock(),
+        commit="",
+        candidate=proposal.candidate,
+        action="revert",
+        reason=reason.strip(),
+        author=store.identity(),
+    )
+    message = (
+        f"Merge candidate {proposal.candidate}: {subject} (ungated override)\n\nReason: {reason.strip()}"
+    )
+    message += f"\n\n{layout.CANDIDATE_TRAILER}: {proposal.candidate}"
+    landed = _land(
+        store,
+        branch,
+        tip,
+        target,
+        message,
+        lambda commit: [override.model_copy(update={"commit": commit})],
+        reason="merged",
+    )
+    return proposal, MergeResult(None, landed, branch, _update_worktree(store, branch, tip, landed))
+
+
+def proposal_of(store: Store, commit: str) -> ProposalRecord | None:
+    records = store.notes_on(layout.NOTES_EVIDENCE, commit)
+    return next((r for r in records if isinstance(r, ProposalRecord)), None)
+
+
+__all__ = ["MergeResult", "candidate_of", "merge", "proposal_of", "revert"]

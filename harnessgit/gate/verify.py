@@ -1,0 +1,172 @@
+"""`harnessgit verify`: does the base branch's history hold up?
+
+Re-checks, from the record alone: every first-parent commit after the one that
+added harnessgit.toml is a gated merge or a recorded override; each gate record
+compared what was merged (its base is the merge's first parent, its tree the
+merged tree); the scores were made with the recorded evaluator fingerprint; each
+recorded decision recomputes from the stored scores; and every test-split peek is
+listed. CI runs it on pull requests: any finding exits 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from harnessgit import layout
+from harnessgit.candidates.targets import base_tip
+from harnessgit.config import CONFIG_FILE, Config, parse_config
+from harnessgit.errors import ConfigError
+from harnessgit.evaluation.fingerprint import evaluator_fingerprint
+from harnessgit.evaluation.scores import Key, ScoreBook
+from harnessgit.records import GateRecord, OverrideRecord, Record, TestPeekRecord
+from harnessgit.store import Store
+
+
+@dataclass(frozen=True)
+class Finding:
+    commit: str
+    problem: str
+
+
+@dataclass
+class VerifyReport:
+    branch: str
+    start: str | None  # the commit that added harnessgit.toml
+    checked: list[str] = field(default_factory=list)  # commits after it, oldest first
+    findings: list[Finding] = field(default_factory=list)
+    gated: int = 0
+    overrides: list[OverrideRecord] = field(default_factory=list)
+    peeks: list[TestPeekRecord] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
+    branch = base or config.harness.base
+    chain = list(reversed(store.first_parent_chain(base_tip(store, branch))))
+    start = next((sha for sha in chain if store.file_at(store.commit_info(sha).tree, CONFIG_FILE)), None)
+    report = VerifyReport(branch, start)
+    book = ScoreBook.load(store)
+    report.peeks = book.peeks
+    if start is None:
+        return report
+    gates = store.notes(layout.NOTES_GATE)
+    all_gates = sorted(
+        (r for rs in gates.values() for r in rs if isinstance(r, GateRecord)), key=lambda r: r.ts
+    )
+    for sha in chain[chain.index(start) + 1 :]:
+        report.checked.append(sha)
+        records: list[Record] = gates.get(sha, [])
+        landed = [r for r in records if isinstance(r, GateRecord) and r.merge == sha]
+        overrides = [r for r in records if isinstance(r, OverrideRecord) and r.commit == sha]
+        if overrides:
+            report.overrides.extend(overrides)
+            continue
+        if not landed:
+            report.findings.append(
+                Finding(
+                    sha, "moved the base branch without the gate: no gate record or override on this commit"
+                )
+            )
+            continue
+        report.gated += 1
+        for problem in _check_gate(store, book, sha, landed[-1], all_gates):
+            report.findings.append(Finding(sha, problem))
+    return report
+
+
+def _check_gate(
+    store: Store, book: ScoreBook, sha: str, gate: GateRecord, all_gates: list[GateRecord]
+) -> list[str]:
+    from harnessgit.config import GateSection
+    from harnessgit.gate.gate import pair_scores
+    from harnessgit.stats.decision import alpha_for_attempt, decide
+
+    problems = []
+    info = store.commit_info(sha)
+    if not gate.passed:
+        problems.append("its gate record says the gate rejected it")
+    if info.parents[:1] != (gate.base,) or len(info.parents) < 2 or info.parents[1] != gate.commit:
+        problems.append(
+            f"the gate compared {gate.commit[:12]} with {gate.base[:12]}, but this merge's parents "
+            f"are {', '.join(p[:12] for p in info.parents)}"
+        )
+    if info.tree != gate.tree:
+        problems.append(
+            f"the merged tree {info.tree[:12]} is not the tree the gate evaluated ({gate.tree[:12]})"
+        )
+    try:
+        config = parse_config(store.file_at(store.commit_info(gate.commit).tree, CONFIG_FILE) or b"")
+    except ConfigError as exc:
+        problems.append(f"its harnessgit.toml does not parse: {exc}")
+        return problems
+    fingerprint = evaluator_fingerprint(store.files_at(gate.commit), config)
+    if fingerprint != gate.fingerprint:
+        problems.append("the candidate's evaluator files do not match the recorded evaluator fingerprint")
+    if not math.isclose(gate.alpha_k, alpha_for_attempt(gate.alpha, gate.attempt), rel_tol=1e-9):
+        problems.append(f"alpha_k {gate.alpha_k:.3g} is not the level of attempt {gate.attempt}")
+    earlier = {
+        (r.base_harness, r.harness) for r in all_gates if r.split_hash == gate.split_hash and r.ts < gate.ts
+    }
+    pair = (gate.base_harness, gate.harness)
+    expected = len(earlier) + (0 if pair in earlier else 1)
+    if pair not in earlier and gate.attempt < expected:
+        problems.append(
+            f"recorded as attempt {gate.attempt}, but {len(earlier)} other comparisons were "
+            "gated on this selection set before it: it spent too little of alpha"
+        )
+    if gate.instances is None:
+        problems.append("the gate record does not name the instances it compared")
+        return problems
+    ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
+    base_rows = _rows(book, Key(gate.base_harness, gate.fingerprint, gate.model), gate.ts)
+    cand_rows = _rows(book, Key(gate.harness, gate.fingerprint, gate.model), gate.ts)
+    missing = [i for i in ids if i not in base_rows or i not in cand_rows]
+    if missing or len(ids) != gate.n:
+        problems.append(
+            f"the stored scores lack {len(missing)} of the {len(ids)} instances the gate compared"
+        )
+        return problems
+    paired = pair_scores(base_rows, cand_rows, ids)
+    if paired is None:
+        problems.append("fewer than two instances to recompute the decision from")
+        return problems
+    section = GateSection(
+        alpha=gate.alpha,
+        min_effect=gate.min_effect,
+        min_instances=gate.min_instances,
+        method="sign" if gate.method == "sign" else "bootstrap",
+        resamples=gate.resamples,
+        seed=gate.seed,
+    )
+    again = decide(paired, section, attempt=gate.attempt, allow_small=gate.allow_small)
+    recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
+    if again.passed != gate.passed or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9):
+        problems.append(
+            f"the decision does not recompute from the stored scores: recorded lower bound "
+            f"{recorded_bound:+.4f} ({'pass' if gate.passed else 'reject'}), recomputed "
+            f"{again.bound.lower_bound:+.4f} ({'pass' if again.passed else 'reject'})"
+        )
+    return problems
+
+
+def _rows(book: ScoreBook, key: Key, until: datetime) -> dict[str, tuple[float, str | None]]:
+    """instance -> (mean over repeats, cluster), from the records that existed when the
+    gate decided (a later --no-cache re-run must not rewrite history)."""
+    latest: dict[tuple[str, int], tuple[float, str | None]] = {}
+    for record in sorted(book.records_for(key), key=lambda r: r.ts):
+        if record.ts > until:
+            continue
+        for i, instance in enumerate(record.instances):
+            cluster = record.clusters[i] if record.clusters else None
+            latest[(instance, record.repeats[i])] = (record.scores[i], cluster)
+    by_instance: dict[str, list[float]] = {}
+    clusters: dict[str, str | None] = {}
+    for (instance, _repeat), (score, cluster) in latest.items():
+        by_instance.setdefault(instance, []).append(score)
+        clusters[instance] = cluster
+    return {i: (sum(v) / len(v), clusters[i]) for i, v in by_instance.items()}

@@ -1,0 +1,366 @@
+"""`harnessgit review`: the diff, the evidence and the numbers of a change, in one place.
+
+BASE..HEAD is reviewed like a pull request: the gate's verdict as it would be now
+(computed from stored scores, never recorded, never running the evaluator), the
+files changed with their sizes and the harness checks, a score table per split and
+model, the instances that flipped with their feedback and trajectories, how the
+failure classes shifted, and the rationale and evidence of each edit. Rendering
+(Markdown for a PR comment, text, JSON) is `render_review`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, InstanceOf, PlainSerializer
+
+from harnessgit import globs, layout
+from harnessgit.candidates.targets import base_tip, candidate_of, resolve
+from harnessgit.checks import CheckReport
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import EvalContext
+from harnessgit.evaluation.scores import TEST_SPLIT, Key, ScoreBook, ScoreSummary
+from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
+from harnessgit.evaluation.trajectory import trajectories
+from harnessgit.gate.gate import SELECTION, GateOutcome, run_gate
+from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.review.diff import FileDiff, parse_patch
+from harnessgit.review.scores import (
+    FailureShift,
+    Flip,
+    Flips,
+    ScoreRow,
+    excerpt,
+    failure_shift,
+    flipped,
+    score_row,
+)
+from harnessgit.store import Store
+
+FLIPS_KEPT = 10  # flipped instances shown per direction; the rest are counted
+EDITS_KEPT = 20  # edits between BASE and HEAD whose rationale is shown
+EVIDENCE_ITEMS = 3  # items of each evidence file quoted
+TEXT_CHARS = 600  # a feedback, rationale line or evidence item longer than this is cut
+
+State = Literal["pass", "reject", "not evaluated"]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Verdict(_Out):
+    """What `harnessgit gate HEAD` would say against BASE now; nothing is recorded."""
+
+    state: State
+    reasons: list[str]  # why not passed
+    commands: list[str]  # what to run when scores are missing
+    n: int = 0
+    base_mean: float | None = None
+    head_mean: float | None = None
+    difference: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    lower_bound: float | None = None
+    p_value: float | None = None
+    mde: float | None = None
+    detectable: str | None = None
+    attempt: int = 1
+    alpha_k: float = 0.0
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+
+
+class EvidenceItem(_Out):
+    label: str
+    items: int
+    bytes: int
+    blob: str
+    item_kinds: dict[str, int]
+    quoted: list[str]  # the first few items, cut
+
+
+class Edit(_Out):
+    """One commit of BASE..HEAD's first-parent chain and why it was made."""
+
+    commit: str
+    subject: str
+    candidate: str | None
+    rationale: str | None  # the proposal's rationale, else the commit message's body
+    source: str | None  # how it was proposed (worktree, file, patch, api, evolve)
+    proposer: str | None
+    evidence: list[EvidenceItem]
+
+
+class ReviewResult(_Out):
+    base: str
+    head: str
+    base_label: str
+    head_label: str
+    verdict: Verdict
+    files: list[FileDiff]
+    # A plain dataclass (harnessgit.checks.models): dumped in its own JSON form, `failed` included.
+    checks: Annotated[InstanceOf[CheckReport], PlainSerializer(CheckReport.to_dict)]
+    scores: list[ScoreRow]
+    flips: list[Flips]
+    failure_shift: list[FailureShift]
+    edits: list[Edit]
+    edits_count: int  # commits on the chain; only the newest EDITS_KEPT are in `edits`
+    notes: list[str]
+
+
+def review(store: Store, config: Config, base: str | None = None, head: str | None = None) -> ReviewResult:
+    config = require(config)
+    head_name = head or "HEAD"
+    head_target = resolve(store, head_name)
+    if base is None:
+        branch = config.harness.base
+        found = store.merge_base(base_tip(store, branch), head_target.sha)
+        if found is None:
+            raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
+        base_sha, base_label = found, f"merge-base with {branch}"
+    else:
+        base_sha, base_label = resolve(store, base).sha, base
+    if base_sha == head_target.sha:
+        raise HarnessgitError(
+            f"BASE and HEAD are the same commit {base_sha[:12]}: nothing to review (name BASE, e.g. HEAD~1)"
+        )
+    head_label = head_target.candidate or head_name
+    manifest = load_manifest(store.root, config.splits.manifest)
+    book = ScoreBook.load(store)
+    outcome = run_gate(
+        store, config, head_name, base_commit=base_sha, evaluate_missing=False, record=False, book=book
+    )
+    notes = []
+    if outcome.base.key.fingerprint != outcome.candidate.key.fingerprint:
+        notes.append(
+            "HEAD changes files the evaluator depends on (its evaluator fingerprint differs from BASE's): "
+            "scores on the two sides are not comparable"
+        )
+    scores, flips, shifts = _scores(store, config, manifest, book, outcome)
+    chain = store.first_parent_chain(head_target.sha, stop=base_sha)
+    return ReviewResult(
+        base=base_sha,
+        head=head_target.sha,
+        base_label=base_label,
+        head_label=head_label,
+        verdict=_verdict(outcome),
+        files=_files(store, config, base_sha, head_target.sha),
+        checks=outcome.checks,
+        scores=scores,
+        flips=flips,
+        failure_shift=shifts,
+        edits=[_edit(store, sha) for sha in chain[:EDITS_KEPT]],
+        edits_count=len(chain),
+        notes=notes,
+    )
+
+
+def _verdict(outcome: GateOutcome) -> Verdict:
+    r = outcome.record
+    if outcome.not_evaluated:
+        return Verdict(
+            state="not evaluated",
+            reasons=r.reasons,
+            commands=outcome.not_evaluated,
+            attempt=r.attempt,
+            alpha_k=r.alpha_k,
+        )
+    return Verdict(
+        state="pass" if r.passed else "reject",
+        reasons=r.reasons,
+        commands=[],
+        n=r.n,
+        base_mean=r.base_mean,
+        head_mean=r.candidate_mean,
+        difference=r.difference,
+        ci_low=r.ci_low,
+        ci_high=r.ci_high,
+        lower_bound=r.lower_bound,
+        p_value=r.p_value,
+        mde=r.mde,
+        detectable=outcome.decision.detectable if outcome.decision else None,
+        attempt=r.attempt,
+        alpha_k=r.alpha_k,
+        wins=r.wins,
+        losses=r.losses,
+        ties=r.ties,
+    )
+
+
+def _files(store: Store, config: Config, base: str, head: str) -> list[FileDiff]:
+    files = parse_patch(store.diff_patch(base, head))
+    sizes_of: dict[str, tuple[str | None, str | None]] = {}
+    for change in store.diff_raw(base, head):
+        sizes_of[change.path] = (
+            change.old.sha if change.old else None,
+            change.new.sha if change.new else None,
+        )
+    sizes = store.object_sizes([sha for pair in sizes_of.values() for sha in pair if sha])
+    found = []
+    for item in files:
+        old, new = sizes_of.get(item.path, (None, None))
+        found.append(
+            item.model_copy(
+                update={
+                    "size_before": sizes.get(old) if old else None,
+                    "size_after": sizes.get(new) if new else None,
+                    "harness": globs.matches(item.path, config.harness.paths),
+                }
+            )
+        )
+    return found
+
+
+def _scores(
+    store: Store, config: Config, manifest: Manifest, book: ScoreBook, outcome: GateOutcome
+) -> tuple[list[ScoreRow], list[Flips], list[FailureShift]]:
+    base_ctx, head_ctx = outcome.base, outcome.candidate
+    current = (base_ctx.key.fingerprint, base_ctx.key.model)
+    # Every (evaluator, model) under which both harnesses have scores: the current
+    # one first, then older evaluators and other models, in a stable order.
+    evaluated = {(k.fingerprint, k.model) for k in book.cache_keys() if k.harness == base_ctx.key.harness}
+    evaluated &= {(k.fingerprint, k.model) for k in book.cache_keys() if k.harness == head_ctx.key.harness}
+    keys = sorted(evaluated | {current}, key=lambda fm: (fm != current, fm[1], fm[0]))
+    # The selection split decides, so it leads; then the others in the manifest's order.
+    splits = sorted(manifest.splits, key=lambda s: (s != SELECTION, SPLITS.index(s) if s in SPLITS else 9, s))
+    rows, flips, shifts = [], [], []
+    for split in splits:
+        ids = manifest.ids(split)
+        for fingerprint, model in keys:
+            base = book.summary(Key(base_ctx.key.harness, fingerprint, model), split, ids)
+            head = book.summary(Key(head_ctx.key.harness, fingerprint, model), split, ids)
+            is_current = (fingerprint, model) == current and head_ctx.key.fingerprint == fingerprint
+            if not base.n and not head.n:
+                continue
+            decides = is_current and split == SELECTION
+            rows.append(
+                score_row(
+                    split,
+                    base,
+                    head,
+                    config.gate,
+                    split_size=len(ids),
+                    current=is_current,
+                    held_out=split == TEST_SPLIT,
+                    decision=outcome.decision if decides else None,
+                )
+            )
+            if not is_current or not base.n or not head.n:
+                continue
+            flips.append(_flips(store, config, book, split, base, head, base_ctx, head_ctx))
+            shift = failure_shift(split, base, head)
+            if shift is not None:
+                shifts.append(shift)
+    return rows, [f for f in flips if f.fixed_count or f.regressed_count], shifts
+
+
+def _flips(
+    store: Store,
+    config: Config,
+    book: ScoreBook,
+    split: str,
+    base: ScoreSummary,
+    head: ScoreSummary,
+    base_ctx: EvalContext,
+    head_ctx: EvalContext,
+) -> Flips:
+    fixed, regressed = flipped(base, head)
+    before = {item.instance: item for item in base.instances}
+    after = {item.instance: item for item in head.instances}
+
+    def flip(instance: str, failing: str) -> Flip:
+        old = _evidence_of(store, config, book, base_ctx.commit, instance)
+        new = _evidence_of(store, config, book, head_ctx.commit, instance)
+        side = new if failing == "head" else old
+        return Flip(
+            instance=instance,
+            base_score=before[instance].mean,
+            head_score=after[instance].mean,
+            base_feedback=_cut(old.get("feedback")),
+            head_feedback=_cut(new.get("feedback")),
+            base_class=before[instance].failure_class,
+            head_class=after[instance].failure_class,
+            trajectory=excerpt(side.get("trajectory")),
+            trajectory_side=failing if side.get("trajectory") is not None else None,
+        )
+
+    return Flips(
+        split=split,
+        model=base.model,
+        fixed=[flip(i, "base") for i in fixed[:FLIPS_KEPT]],
+        regressed=[flip(i, "head") for i in regressed[:FLIPS_KEPT]],
+        fixed_count=len(fixed),
+        regressed_count=len(regressed),
+    )
+
+
+def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, instance: str) -> dict[str, Any]:
+    """The first recorded repeat of an instance that carries feedback or a trajectory."""
+    entries = trajectories(store, config, commit, instance, book)
+    return next((e for e in entries if e.get("feedback") or e.get("trajectory") is not None), entries[0])
+
+
+def _edit(store: Store, sha: str) -> Edit:
+    info = store.commit_info(sha)
+    # A merge on the base branch carries the gate record; the candidate it merged
+    # (its second parent) carries the proposal and the evidence.
+    proposed = info.parents[1] if len(info.parents) > 1 else sha
+    records = store.notes_on(layout.NOTES_EVIDENCE, proposed)
+    proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
+    evidence = [r for r in records if isinstance(r, EvidenceRecord)]
+    body = "\n".join(
+        line for line in info.body.splitlines() if not line.startswith(layout.CANDIDATE_TRAILER)
+    ).strip()
+    return Edit(
+        commit=sha,
+        subject=info.subject,
+        candidate=proposal.candidate if proposal else candidate_of(store, proposed),
+        rationale=proposal.rationale if proposal else (body or None),
+        source=proposal.source if proposal else None,
+        proposer=proposal.proposer if proposal else None,
+        evidence=[_evidence_item(store, r) for r in evidence],
+    )
+
+
+def _evidence_item(store: Store, record: EvidenceRecord) -> EvidenceItem:
+    quoted = []
+    try:
+        lines = store.read_blob(record.blob).decode("utf-8", "replace").splitlines()
+    except HarnessgitError:  # a blob lost to gc on a remote: say so rather than fail the review
+        lines = []
+        quoted.append("(the evidence blob is missing from this clone: fetch refs/harnessgit/*)")
+    for line in lines[:EVIDENCE_ITEMS]:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            item = line
+        quoted.append(_cut(item if isinstance(item, str) else _evidence_text(item)) or "")
+    return EvidenceItem(
+        label=record.label,
+        items=record.items,
+        bytes=record.bytes,
+        blob=record.blob,
+        item_kinds=record.item_kinds,
+        quoted=quoted,
+    )
+
+
+def _evidence_text(item: Any) -> str:
+    """A critique's text when it has one, else the item as compact JSON."""
+    if isinstance(item, dict):
+        for key in ("text", "critique", "feedback", "message", "content"):
+            if isinstance(item.get(key), str):
+                kind = item.get("kind") or item.get("type")
+                return f"{kind}: {item[key]}" if isinstance(kind, str) else str(item[key])
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _cut(text: Any, limit: int = TEXT_CHARS) -> str | None:
+    if text is None:
+        return None
+    value = str(text)
+    return value if len(value) <= limit else value[: limit - 1] + "…"

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from harnessgit.cli import cli
+from harnessgit.cli._base import State
+from tests.conftest import snapshot
+from tests.evaluation.test_eval import EVALUATOR, SPLITS
+
+
+def run(repo: Path, *args: str) -> Result:
+    return CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(repo), *args], obj=State())
+
+
+@pytest.fixture
+def eval_repo(make_repo: Callable[..., Path]) -> Path:
+    return make_repo(
+        {"eval.py": EVALUATOR + "sys.stderr.write('graded\\n')\n", "splits.json": json.dumps(SPLITS)}
+    )
+
+
+def test_eval_scores_trajectory(eval_repo: Path) -> None:
+    result = run(eval_repo, "eval", "main", "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert "selection on" in result.stdout and "12 run in" in result.stdout
+    assert "eval selection: 12/12 instances" in result.stderr  # plain progress lines off a terminal
+    assert "graded" in result.stderr  # the evaluator's stderr passes through
+
+    again = json.loads(run(eval_repo, "eval", "main", "--json").stdout)
+    assert again["cached"] == 12 and again["evaluated"] == 0
+    assert again["summary"]["n"] == 12
+
+    quiet = run(eval_repo, "-q", "eval", "main", "--no-cache", "--instances", "alpha-10,beta-10")
+    assert quiet.exit_code == 0 and "graded" not in quiet.stderr and quiet.stderr == ""
+
+    scores = json.loads(run(eval_repo, "scores", "main", "--json").stdout)
+    assert scores["n"] == 12 and scores["mean"] == 0.0 and len(scores["records"]) >= 2
+    text = run(eval_repo, "scores", "main").stdout
+    assert "alpha-10" in text and "mean 0.000" in text
+
+    shown = run(eval_repo, "trajectory", "main", "beta-11")
+    assert "needs beta" in shown.stdout and "look for beta" in shown.stdout
+
+
+def test_test_command(eval_repo: Path) -> None:
+    result = run(eval_repo, "test", "main")
+    assert result.exit_code == 0, result.output
+    assert "test-split peek" in result.stdout
+    log = json.loads(run(eval_repo, "log", "--json").stdout)
+    assert [(p["n"], p["forced"]) for p in log["test_peeks"]] == [(6, False)]
+    assert "test-split peeks" in run(eval_repo, "log").stdout
+    shown = json.loads(run(eval_repo, "show", "main", "--json").stdout)
+    assert [(e["split"], e["n"], e["current"]) for e in shown["evaluations"]] == [("test", 6, True)]
+    refused = run(eval_repo, "eval", "main", "--split", "test")
+    assert refused.exit_code == 3 and "harnessgit test" in refused.stderr
+
+
+def test_eval_errors_exit_3_and_record_nothing(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({"eval.py": "import sys\nsys.exit('no grader')\n", "splits.json": json.dumps(SPLITS)})
+    before = snapshot(repo)
+    result = run(repo, "eval", "main")
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[-1].startswith("harnessgit: error: evaluator: exited with status 1")
+    assert "no grader" in result.stderr.splitlines()[-1]
+    assert snapshot(repo) == before
+    assert run(repo, "scores", "main", "--split", "nope").exit_code == 3

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harnessgit import layout
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
+from harnessgit.errors import HarnessgitError
+from harnessgit.gate.gate import run_gate
+from harnessgit.records import GateRecord
+from harnessgit.stats.decision import alpha_for_attempt
+from harnessgit.store import Store
+from tests.conftest import CONFIG, git, write
+from tests.gating_fixtures import SPLITS, skill
+
+
+def test_a_real_improvement_passes_and_is_recorded(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise the level")
+        outcome = run_gate(store, config, cand.candidate)
+        record = outcome.record
+        assert outcome.passed and record.reasons == []
+        assert record.n == 40 and record.base_mean == pytest.approx(0.25)
+        assert record.candidate_mean == pytest.approx(0.75) and record.wins == 20 and record.losses == 0
+        assert record.lower_bound is not None and record.lower_bound > 0
+        assert record.attempt == 1 and record.alpha_k == pytest.approx(alpha_for_attempt(0.05, 1))
+        assert record.tree == git(gate_repo, "rev-parse", f"{cand.commit}^{{tree}}").strip()
+        notes = store.notes_on(layout.NOTES_GATE, cand.commit)
+        assert [r.id for r in notes if isinstance(r, GateRecord)] == [record.id]
+        assert git(gate_repo, "cat-file", "-p", record.instances or "").split() == sorted(SPLITS["selection"])
+
+
+def test_no_effect_is_rejected_with_the_reason(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(10, "3. Be polite.")})
+        outcome = run_gate(store, config, cand.candidate)
+    assert not outcome.passed
+    assert any("lower bound" in reason for reason in outcome.record.reasons)
+    assert outcome.record.difference == 0.0
+
+
+def test_regressions_are_named(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30, "break s-3", "break s-4")})
+        outcome = run_gate(store, config, cand.candidate)
+    assert outcome.record.regressed == ["s-3", "s-4"] and outcome.record.regressed_count == 2
+    assert outcome.record.losses == 2
+
+
+def test_a_candidate_that_does_not_descend_from_the_tip_is_rejected(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        write(gate_repo, "prompts/system.md", "moved main\n")
+        git(gate_repo, "commit", "-qam", "main moves on")
+        outcome = run_gate(store, config, cand.candidate)
+    assert not outcome.passed
+    assert any(
+        "does not descend" in reason and "propose the edit again" in reason
+        for reason in outcome.record.reasons
+    )
+
+
+def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
+    from tests.gating_fixtures import EVALUATOR
+
+    splits = {**SPLITS, "selection": [f"s-{i}" for i in range(12)]}
+    repo = make_repo(
+        {
+            "eval.py": EVALUATOR,
+            "splits.json": json.dumps(splits),  # type: ignore[operator]
+            "SKILL.md": skill(0),
+        }
+    )
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        cand = propose(store, config, {"SKILL.md": skill(12)})
+        refused = run_gate(store, config, cand.candidate)
+        assert not refused.passed and any("min_instances" in r for r in refused.record.reasons)
+        allowed = run_gate(store, config, cand.candidate, allow_small=True)
+        assert allowed.passed
+        assert "on 12 instances" in str(getattr(allowed.decision, "detectable", ""))
+
+
+def test_attempts_spend_alpha_and_a_regate_keeps_its_k(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        attempts = []
+        for level in (10, 11, 12):
+            cand = propose(store, config, {"SKILL.md": skill(level, f"# try {level}")})
+            attempts.append(run_gate(store, config, cand.candidate).record.attempt)
+        again = run_gate(store, config, cand.candidate).record
+    assert attempts == [1, 2, 3] and again.attempt == 3
+    assert again.alpha_spent == pytest.approx(sum(alpha_for_attempt(0.05, k) for k in (1, 2, 3)))
+
+
+def test_a_changed_evaluator_is_not_comparable(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+    # Commit a grader change on top of the candidate by hand (propose refuses non-harness edits).
+    git(gate_repo, "checkout", "-q", f"harnessgit/cand/{cand.candidate}")
+    write(gate_repo, "eval.py", (gate_repo / "eval.py").read_text() + "# changed\n")
+    git(gate_repo, "commit", "-qam", "change the grader")
+    with Store.discover(gate_repo) as store:
+        outcome = run_gate(store, config, "HEAD")
+    assert not outcome.passed and any("evaluator fingerprint" in r for r in outcome.record.reasons)
+
+
+def test_gating_the_tip_itself_is_an_error(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store, pytest.raises(HarnessgitError, match="nothing to gate"):
+        run_gate(store, load_config(gate_repo), "main")
+
+
+def test_unevaluated_without_evaluating_says_what_to_run(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        outcome = run_gate(store, config, cand.candidate, evaluate_missing=False, record=False)
+    assert not outcome.passed
+    assert outcome.not_evaluated == [
+        "harnessgit eval main --split selection",
+        f"harnessgit eval {cand.candidate} --split selection",
+    ]
+    assert git(gate_repo, "notes", "--ref", layout.NOTES_GATE, "list") == ""
+
+
+def test_config_needed(make_repo: object) -> None:
+    repo = make_repo(config=CONFIG.replace('command = ["python3", "eval.py"]\n', ""))  # type: ignore[operator]
+    with Store.discover(repo) as store, pytest.raises(HarnessgitError):
+        run_gate(store, load_config(repo), "main")
+
+
+def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_repo: Path) -> None:
+    # `review` asks what the gate would say about BASE..HEAD where BASE is any commit.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        first = git(gate_repo, "rev-parse", "main").strip()
+        step = propose(store, config, {"SKILL.md": skill(20)})
+        git(gate_repo, "update-ref", "refs/heads/main", step.commit)  # main moves past `first`
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        unevaluated = run_gate(
+            store, config, cand.candidate, base_commit=first, evaluate_missing=False, record=False
+        )
+        assert unevaluated.not_evaluated[0] == f"harnessgit eval {first[:12]} --split selection"
+        outcome = run_gate(store, config, cand.candidate, base_commit=first, record=False)
+        assert git(gate_repo, "for-each-ref", "refs/notes/harnessgit/gate") == ""
+    assert outcome.passed and outcome.base.commit == first
+    assert outcome.record.base_mean == pytest.approx(0.25) and outcome.record.candidate_mean == pytest.approx(
+        0.75
+    )

@@ -1,0 +1,191 @@
+"""The command proposer, run for real with small Python scripts as the command."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harnessgit.config.proposer import CommandProposerSection
+from harnessgit.errors import ConfigError, ProposerFailed
+from harnessgit.proposers.command import CommandProposer
+from harnessgit.proposers.models import ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "proposers" / "append_feedback.py"
+SKILL = "# Demo\n\n1. Read the task.\n2. Answer it.\n"
+REQUEST = ProposalRequest(
+    component="SKILL.md",
+    current_text=SKILL,
+    examples=[
+        ReflectiveExample(
+            instance="q1", inputs={"q": "2+2"}, outputs="5", feedback="Check arithmetic.", score=0.0
+        ),
+        ReflectiveExample(instance="q2", inputs={"q": "3+3"}, outputs="6", feedback="Correct.", score=1.0),
+    ],
+)
+
+
+def script(tmp_path: Path, body: str, name: str = "proposer.py") -> list[str]:
+    path = tmp_path / name
+    path.write_text("import json, sys, time\n" + textwrap.dedent(body))
+    return [sys.executable, str(path)]
+
+
+def proposer(argv: list[str], timeout: float = 30.0, cwd: Path | None = None) -> CommandProposer:
+    return CommandProposer(CommandProposerSection(command=argv, timeout=timeout), cwd=cwd)
+
+
+def failure(argv: list[str], timeout: float = 30.0) -> str:
+    with pytest.raises(ProposerFailed) as info:
+        proposer(argv, timeout).propose(REQUEST)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_full_text_from_the_request_on_stdin(tmp_path: Path) -> None:
+    argv = script(
+        tmp_path,
+        """
+        request = json.load(sys.stdin)
+        text = request["current_text"] + "3. Check: " + request["examples"][0]["feedback"] + "\\n"
+        json.dump({"text": text, "rationale": json.dumps(request),
+                   "usage": {"model": "m", "prompt_tokens": 7, "completion_tokens": 3, "cost_usd": 0.01}},
+                  sys.stdout)
+        """,
+    )
+    outcome = proposer(argv).propose(REQUEST)
+    assert isinstance(outcome, ProposedEdit)
+    assert outcome.new_text == SKILL + "3. Check: Check arithmetic.\n"
+    assert outcome.operations is None
+    # The command received the whole request, as the protocol says.
+    assert ProposalRequest.model_validate_json(outcome.rationale) == REQUEST
+    assert outcome.usage.model == "m" and outcome.usage.cost_usd == 0.01
+    assert (outcome.usage.prompt_tokens, outcome.usage.completion_tokens, outcome.usage.retries) == (7, 3, 0)
+    assert outcome.proposer.startswith("command:") and "proposer.py" in outcome.proposer
+    assert '"text"' in outcome.raw_output
+
+
+def test_operations(tmp_path: Path) -> None:
+    argv = script(
+        tmp_path,
+        """
+        json.dump({"operations": [
+            {"op": "insert_after", "anchor": "2. Answer it.", "text": "3. Re-check the sum."},
+            {"op": "replace", "old": "Read", "new": "Read carefully"}]}, sys.stdout)
+        """,
+    )
+    outcome = proposer(argv).propose(REQUEST)
+    assert isinstance(outcome, ProposedEdit)
+    assert outcome.new_text == "# Demo\n\n1. Read carefully the task.\n2. Answer it.\n3. Re-check the sum.\n"
+    assert outcome.operations is not None and [op.op for op in outcome.operations] == [
+        "insert_after",
+        "replace",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        ('{"operations": [{"op": "delete", "old": "not there"}]}', "anchor_not_found"),
+        ('{"operations": [{"op": "prepend", "text": "x"}]}', "invalid_operations"),
+        ('{"operations": []}', "invalid_operations"),
+        ('{"text": ""}', "empty"),
+        ('{"text": "# Demo\\n\\n1. Read the task.\\n2. Answer it."}', "unchanged"),
+    ],
+)
+def test_a_bad_proposal_in_a_good_envelope_is_rejected(tmp_path: Path, answer: str, code: str) -> None:
+    argv = script(tmp_path, f"sys.stdout.write({answer!r})\n")
+    outcome = proposer(argv).propose(REQUEST)
+    assert isinstance(outcome, RejectedProposal)
+    assert outcome.code == code and outcome.raw_output == answer
+
+
+def test_the_template_proposer(tmp_path: Path) -> None:
+    outcome = proposer([sys.executable, str(TEMPLATE)]).propose(REQUEST)
+    assert isinstance(outcome, ProposedEdit)
+    # Only the failed example's feedback is copied, once, under the heading.
+    assert outcome.new_text == SKILL + "\n## Lessons from failed tasks\n\n- Check arithmetic.\n"
+    replaced = proposer([sys.executable, str(TEMPLATE)]).propose(
+        REQUEST.model_copy(update={"current_text": outcome.new_text, "form": "replace"})
+    )
+    assert isinstance(replaced, RejectedProposal) and replaced.code == "invalid_operations"
+
+
+def test_the_template_proposer_in_replace_form() -> None:
+    outcome = proposer([sys.executable, str(TEMPLATE)]).propose(
+        REQUEST.model_copy(update={"form": "replace"})
+    )
+    assert isinstance(outcome, ProposedEdit)
+    assert outcome.new_text == SKILL + "\n## Lessons from failed tasks\n\n- Check arithmetic.\n"
+
+
+def test_bad_json_names_the_command_and_its_stderr(tmp_path: Path) -> None:
+    argv = script(tmp_path, 'sys.stderr.write("thinking...\\n"); print("Here is my edit: {")\n')
+    message = failure(argv)
+    assert "proposer.py" in message and "did not print one JSON object" in message
+    assert "stderr: thinking..." in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("", "printed nothing"),
+        ("[1, 2]", "printed JSON list, not an object"),
+        ('{"text": "a", "operations": []}', 'either "text" or "operations"'),
+        ("{}", 'either "text" or "operations"'),
+        ('{"txt": "a"}', "txt: unknown key"),
+        ('{"text": 3}', "text: Input should be a valid string"),
+    ],
+)
+def test_a_broken_envelope_is_an_error(tmp_path: Path, answer: str, message: str) -> None:
+    assert message in failure(script(tmp_path, f"sys.stdout.write({answer!r})\n"))
+
+
+def test_non_zero_exit_shows_the_last_stderr_lines(tmp_path: Path) -> None:
+    argv = script(
+        tmp_path,
+        """
+        for number in range(1, 9):
+            sys.stderr.write(f"line {number}\\n")
+        sys.exit(4)
+        """,
+    )
+    message = failure(argv)
+    assert "exit status 4" in message and "proposer.py" in message
+    assert "line 4 | line 5 | line 6 | line 7 | line 8" in message and "line 3" not in message
+
+
+def test_timeout_kills_the_command_and_what_it_started(tmp_path: Path) -> None:
+    # The grandchild inherits stdout and would keep the pipe open for 60 s if
+    # only the direct child were killed.
+    argv = script(
+        tmp_path,
+        """
+        import subprocess
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        sys.stderr.write("calling the model\\n"); sys.stderr.flush()
+        time.sleep(60)
+        """,
+    )
+    message = failure(argv, timeout=1.0)
+    assert "gave no answer within 1 s" in message and "stderr: calling the model" in message
+
+
+def test_missing_executable(tmp_path: Path) -> None:
+    assert "cannot run the proposer command" in failure([str(tmp_path / "no-such-proposer")])
+
+
+def test_runs_in_cwd_without_a_shell(tmp_path: Path) -> None:
+    # A relative script path resolves in cwd (the repository root), and shell
+    # syntax in an argument is passed through literally.
+    script(tmp_path, 'json.dump({"text": sys.argv[1] + "\\n"}, sys.stdout)\n', name="rel.py")
+    outcome = proposer([sys.executable, "rel.py", "$HOME; echo hi"], cwd=tmp_path).propose(REQUEST)
+    assert isinstance(outcome, ProposedEdit) and outcome.new_text == "$HOME; echo hi\n"
+
+
+def test_no_command_configured() -> None:
+    with pytest.raises(ConfigError, match=r"\[proposer\] command"):
+        CommandProposer(CommandProposerSection())
