@@ -1,34 +1,117 @@
-"""Rendering results for people (text tables) and programs (--json).
+"""Rendering results for people (text) and programs (--json): the pieces every feature shares.
 
-Core functions return models; only this module decides how they look. JSON output
-is `model_dump(mode="json")` of the documented models, indented, keys in model order.
+Every command's result is a frozen dataclass; its ``--json`` form is `jsonable` of it:
+its fields in order, recursively, with records (pydantic models, the only other type a
+result holds) dumped as they are stored. A field's metadata can shape that form:
+``{"json": False}`` leaves it out (what only the text needs), ``{"json": "flatten"}``
+merges its object into the parent's. A class's ``JSON_EXTRA`` names properties to add
+(``CheckReport.failed``). docs/cli.md's field lists are made from the same classes
+(`json_fields`; tests/test_docs.py keeps them equal).
+
+Numbers for people: scores in [0, 1] are shown as points (0..100) by `points`, and a
+missing value is always `EMPTY`. Nothing here imports pydantic or tabulate at import
+time: `harnessgit check` renders through this module on every commit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Sequence
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
-from pydantic import BaseModel
-from tabulate import tabulate
+EMPTY = "-"  # a missing number, in every table and sentence
 
 
-def to_json(value: BaseModel | Sequence[BaseModel] | dict[str, Any]) -> str:
-    if isinstance(value, BaseModel):
-        data: Any = value.model_dump(mode="json")
-    elif isinstance(value, dict):
-        data = value
-    else:
-        data = [item.model_dump(mode="json") for item in value]
-    return json.dumps(data, indent=2, ensure_ascii=False)
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON data: dataclasses by field, records by their stored form."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for spec in dataclasses.fields(value):
+            how = spec.metadata.get("json", True)
+            if how is False:
+                continue
+            item = jsonable(getattr(value, spec.name))
+            if how == "flatten":
+                out.update(item)
+            else:
+                out[spec.name] = item
+        for name in getattr(type(value), "JSON_EXTRA", ()):
+            out[name] = jsonable(getattr(value, name))
+        return out
+    if hasattr(value, "model_dump"):  # a record (pydantic), without importing pydantic here
+        return value.model_dump(mode="json")
+    if isinstance(value, Mapping):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(jsonable(value), indent=2, ensure_ascii=False)
+
+
+def json_fields(cls: Any, depth: int = 2) -> str:
+    """The JSON fields of a result class, nested objects in braces and lists of objects
+    in brackets: what docs/cli.md lists for each ``--json``."""
+    return ", ".join(_field_names(cls, depth))
+
+
+def _field_names(cls: Any, depth: int) -> list[str]:
+    hints = typing.get_type_hints(cls)
+    names = []
+    for spec in dataclasses.fields(cls):
+        how = spec.metadata.get("json", True)
+        if how is False:
+            continue
+        if how == "flatten":
+            names.append(f"...{_describe(hints[spec.name])}")
+            continue
+        names.append(spec.name + _nested(hints[spec.name], depth))
+    names += list(getattr(cls, "JSON_EXTRA", ()))
+    return names
+
+
+def _nested(hint: Any, depth: int) -> str:
+    inner, listed = _unwrap(hint)
+    if depth <= 1 or not dataclasses.is_dataclass(inner):
+        return ""
+    fields = ", ".join(_field_names(inner, depth - 1))
+    return f" [{{{fields}}}]" if listed else f" {{{fields}}}"
+
+
+def _unwrap(hint: Any) -> tuple[Any, bool]:
+    """The class a hint holds (optional and list wrappers removed), and whether it is a list."""
+    listed = False
+    while True:
+        origin = typing.get_origin(hint)
+        args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if origin in (typing.Union, types.UnionType) and len(args) == 1:
+            hint = args[0]
+        elif origin in (list, tuple, Sequence) and args:
+            hint, listed = args[0], True
+        else:
+            return hint, listed
+
+
+def _describe(hint: Any) -> str:
+    inner, _listed = _unwrap(hint)
+    return f"the fields of {getattr(inner, '__name__', inner)}"
 
 
 def short(sha: str | None, width: int = 12) -> str:
-    return sha[:width] if sha else "-"
+    return sha[:width] if sha else EMPTY
 
 
 def table(rows: list[list[Any]], headers: list[str]) -> str:
+    from tabulate import tabulate  # not at import: a clean `check` prints no table
+
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
 
 
@@ -44,3 +127,36 @@ def changes(added: int | None, removed: int | None) -> str:
     if added is None or removed is None:
         return "binary"
     return f"+{added} -{removed}"
+
+
+def points(value: float | None, signed: bool = True) -> str:
+    """A score or score difference in [0, 1] as points (0..100), one decimal."""
+    if value is None:
+        return EMPTY
+    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
+
+
+def rough_points(value: float) -> str:
+    """A size of effect in a sentence ("cannot see effects under 17 points"): whole
+    points from 10 up, where a decimal would claim a precision the estimate lacks."""
+    scaled = value * 100
+    return f"{scaled:.0f}" if abs(scaled) >= 10 else f"{scaled:.1f}"
+
+
+def mean_text(mean: float | None, se: float | None) -> str:
+    """A mean in points with its standard error: ``85.0 ± 2.1``."""
+    if mean is None:
+        return EMPTY
+    return points(mean, False) + (f" ± {se * 100:.1f}" if se is not None else "")
+
+
+def p_text(value: float | None) -> str:
+    return EMPTY if value is None else f"{value:.2g}" if value >= 0.001 else f"{value:.1e}"
+
+
+def share(value: float | None) -> str:
+    return EMPTY if value is None else f"{value * 100:.1f}%"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")

@@ -22,7 +22,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.config import Config, load_config, parse_config
-from harnessgit.evaluation.eval import eval_context
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.splits import parse_manifest
 from harnessgit.records import GateRecord, OverrideRecord, ProposalRecord
 from harnessgit.stats.decision import alpha_for_attempt, alpha_spent

@@ -26,7 +26,7 @@ from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.candidates.targets import candidate_of, resolve
 from harnessgit.config import CONFIG_FILE, Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import eval_context
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
 from harnessgit.store import Store

@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict
 
 from harnessgit.bisect.judge import Criterion
 from harnessgit.evaluation.scores import ScoreSummary
-from harnessgit.gate.gate import pair_scores
 from harnessgit.records import GateRecord, OverrideRecord
 from harnessgit.stats.decision import compare
+from harnessgit.stats.pairing import pair_scores
 
 Kind = Literal["gated merge", "override", "merge without a gate record", "direct commit", "before harnessgit"]
 _EPSILON = 1e-9

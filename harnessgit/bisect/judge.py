@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict
 
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import eval_context, evaluate
-from harnessgit.evaluation.runner import EvaluatorError
+from harnessgit.evaluation.batch import EvaluatorError
+from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.store import Store

@@ -58,7 +58,12 @@ def _gate_of(store: Store, commit: str) -> str | None:
     return gates[-1].id if gates else None
 
 
-def list_labels(store: Store) -> list[Label]:
+@dataclass(frozen=True)
+class Labels:
+    labels: list[Label]  # by name
+
+
+def list_labels(store: Store) -> Labels:
     moves = history(store)
     latest: dict[str, LabelRecord] = {}
     for record in moves:
@@ -68,7 +73,7 @@ def list_labels(store: Store) -> list[Label]:
         name = ref.removeprefix(layout.LABELS)
         move = latest.get(name)
         labels.append(Label(name, sha, move if move is not None and move.commit == sha else None))
-    return labels
+    return Labels(labels)
 
 
 def history(store: Store, name: str | None = None) -> list[LabelRecord]:

@@ -1,9 +1,12 @@
-"""How `show` and `log` look."""
+"""How `show`, `log` and `label` look as text (their ``--json`` is `harnessgit.render.to_json`
+of the result)."""
 
 from __future__ import annotations
 
+from harnessgit.candidates.label import Labels
 from harnessgit.candidates.log import LogEntry, LogResult
 from harnessgit.candidates.show import ShowResult
+from harnessgit.records import LabelRecord
 from harnessgit.render import changes, short, size, table, to_json
 
 
@@ -109,3 +112,26 @@ def log_text(result: LogResult) -> str:
             peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
         )
     return text
+
+
+def labels_text(found: Labels) -> str:
+    labels = found.labels
+    if not labels:
+        return "no labels"
+    rows = [
+        [
+            label.name,
+            short(label.commit),
+            label.last_move.model_dump(mode="json")["ts"][:19] if label.last_move else "-",
+            label.last_move.author if label.last_move else "(moved outside harnessgit)",
+            label.last_move.reason if label.last_move else "",
+        ]
+        for label in labels
+    ]
+    return table(rows, ["label", "commit", "moved", "by", "reason"])
+
+
+def label_move_text(record: LabelRecord) -> str:
+    was = f" (was {short(record.previous)})" if record.previous else ""
+    gated = "" if record.gate else "  note: this commit has no passing gate record"
+    return f"label {record.name} -> {short(record.commit)}{was}{gated}"

@@ -114,7 +114,7 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
     """Scores on record for this commit's harness, per split, model and evaluator."""
     if not config.present:
         return []
-    from harnessgit.evaluation.eval import eval_context
+    from harnessgit.evaluation.context import eval_context
     from harnessgit.evaluation.scores import ScoreBook
     from harnessgit.evaluation.splits import ManifestError, load_manifest
 

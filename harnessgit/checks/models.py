@@ -10,7 +10,7 @@ does not pay for importing pydantic (harnessgit.config.sections says more).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
 RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
@@ -115,6 +115,8 @@ class FileSummary:
 
 @dataclass(frozen=True, kw_only=True)
 class CheckReport:
+    JSON_EXTRA: ClassVar[tuple[str, ...]] = ("failed",)  # `harnessgit check --json` says whether it failed
+
     files: list[FileSummary] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     tokenizer: str  # e.g. "estimate: 4 characters per token" or "tiktoken o200k_base"

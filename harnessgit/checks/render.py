@@ -13,9 +13,9 @@ def printable(text: str) -> str:
 
 
 def report_json(report: CheckReport) -> str:
-    import json
+    from harnessgit.render import to_json
 
-    return printable(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    return printable(to_json(report))
 
 
 def number(value: int | float | str | None) -> str:

@@ -17,7 +17,7 @@ def _instances(values: tuple[str, ...]) -> list[str] | None:
 
 def stderr_sink(state: State) -> Callable[[str], None]:
     if state.quiet:
-        logger = logging.getLogger("harnessgit.evaluation.runner")
+        logger = logging.getLogger("harnessgit.evaluation.batch")
         return lambda line: logger.debug("evaluator: %s", line)
     return lambda line: click.echo(line, err=True)
 
@@ -62,6 +62,7 @@ def eval_command(
     """Evaluate REV's harness on a split, running only what is not on record yet."""
     from harnessgit.evaluation import render as render_eval
     from harnessgit.evaluation.eval import evaluate
+    from harnessgit.render import to_json
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
@@ -78,7 +79,7 @@ def eval_command(
             progress=progress,
             on_stderr=stderr_sink(state),
         )
-    echo(render_eval.evaluation_json(result) if as_json else render_eval.evaluation_text(result))
+    echo(to_json(result) if as_json else render_eval.evaluation_text(result))
     return 0
 
 
@@ -89,21 +90,14 @@ def eval_command(
 @click.pass_obj
 def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     """Per-instance scores on record for REV's harness, their mean and standard error."""
-    from harnessgit.candidates.targets import resolve
-    from harnessgit.config import require
     from harnessgit.evaluation import render as render_eval
-    from harnessgit.evaluation.eval import eval_context
-    from harnessgit.evaluation.scores import ScoreBook
-    from harnessgit.evaluation.splits import load_manifest
+    from harnessgit.evaluation.scores import recorded_scores
     from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
-        require(config)
-        ids = load_manifest(store.root, config.splits.manifest).ids(split)
-        context = eval_context(store, config, resolve(store, rev).sha)
-        summary = ScoreBook.load(store).summary(context.key, split, ids)
-    echo(to_json(summary) if as_json else render_eval.scores_text(summary, context.commit))
+        commit, summary = recorded_scores(store, config, rev, split)
+    echo(to_json(summary) if as_json else render_eval.scores_text(summary, commit))
     return 0
 
 
@@ -125,6 +119,7 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
     """
     from harnessgit.evaluation import render as render_eval
     from harnessgit.evaluation.test import peek_test_split
+    from harnessgit.render import to_json
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("test")
@@ -132,7 +127,7 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
         result = peek_test_split(
             store, config, rev, force=force, jobs=jobs, progress=progress, on_stderr=stderr_sink(state)
         )
-    echo(render_eval.evaluation_json(result.evaluation) if as_json else render_eval.heldout_text(result))
+    echo(to_json(result.evaluation) if as_json else render_eval.heldout_text(result))
     return 0
 
 
@@ -143,25 +138,12 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
 @click.pass_obj
 def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
     """Show the feedback and trajectory recorded for INSTANCE on REV's harness."""
-    import json
-
+    from harnessgit.evaluation import render as render_eval
     from harnessgit.evaluation.trajectory import trajectories
     from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
         found = trajectories(store, config, rev, instance)
-    if as_json:
-        echo(to_json({"instance": instance, "repeats": found}))
-        return 0
-    for entry in found:
-        echo(
-            f"{instance} repeat {entry['repeat']}: score {entry['score']:g}"
-            + (f", {entry['failure_class']}" if entry.get("failure_class") else "")
-        )
-        if entry.get("feedback"):
-            echo(f"  feedback: {entry['feedback']}")
-        if entry.get("trajectory") is not None:
-            text = entry["trajectory"]
-            echo("  trajectory: " + (text if isinstance(text, str) else json.dumps(text, indent=2)))
+    echo(to_json(found) if as_json else render_eval.trajectory_text(found))
     return 0

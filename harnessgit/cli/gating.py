@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import click
 
@@ -36,6 +37,7 @@ def frontier(
     from harnessgit.errors import HarnessgitError
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.frontier import frontier_view, update_frontier
+    from harnessgit.render import to_json
     from harnessgit.stats.frontier import sample_parent
 
     if split != "selection":
@@ -45,11 +47,12 @@ def frontier(
         view = frontier_view(store, config, base=base)
         if update:
             view = update_frontier(store, config, view)
-    sampled = sample_parent(view.frontier, seed) if sample else None
+    if sample:
+        view = replace(view, sampled=sample_parent(view.frontier, seed))
     if as_json:
-        echo(render_gate.frontier_json(view, sampled))
+        echo(to_json(view))
     elif sample:
-        echo(sampled or "")
+        echo(view.sampled or "")
     else:
         echo(render_gate.frontier_text(view))
     return EXIT_OK
@@ -88,6 +91,7 @@ def gate(
     from harnessgit.evaluation import render as render_eval
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.gate import run_gate
+    from harnessgit.render import to_json
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
@@ -102,7 +106,7 @@ def gate(
             progress=progress,
             on_stderr=stderr_sink(state),
         )
-    echo(render_gate.gate_json(outcome) if as_json else render_gate.gate_text(outcome))
+    echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     return EXIT_OK if outcome.passed else EXIT_NO
 
 
@@ -120,6 +124,7 @@ def merge(
     from harnessgit.evaluation import render as render_eval
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.merge import merge as run
+    from harnessgit.render import to_json
 
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
@@ -134,7 +139,7 @@ def merge(
             progress=progress,
             on_stderr=stderr_sink(state),
         )
-    echo(render_gate.merge_json(result) if as_json else render_gate.merge_text(result))
+    echo(to_json(result) if as_json else render_gate.merge_text(result))
     return EXIT_OK if result.merge else EXIT_NO
 
 
@@ -153,7 +158,7 @@ def merge(
 @click.pass_obj
 def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None) -> int:
     """Propose the inverse of the accepted edit REV as a candidate (then gate and merge it)."""
-    from harnessgit.gate.merge import revert as run
+    from harnessgit.gate.revert import revert as run
     from harnessgit.render import short
 
     store, config = state.open()
@@ -183,21 +188,21 @@ def label(
     Moving a label also starts a new test-split peek period.
     """
     from harnessgit.candidates import label as labels
-    from harnessgit.gate import render as render_gate
+    from harnessgit.candidates import render as render_candidates
     from harnessgit.render import to_json
 
     store, _config = state.open()
     with store:
         if list_ or (name is None and not history_):
             found = labels.list_labels(store)
-            echo(render_gate.labels_json(found) if as_json else render_gate.labels_text(found))
+            echo(to_json(found) if as_json else render_candidates.labels_text(found))
             return EXIT_OK
         if history_:
             moves = labels.history(store, name)
             echo(
                 to_json(moves)
                 if as_json
-                else "\n".join(render_gate.label_move_text(m) + f"  {m.reason}" for m in moves)
+                else "\n".join(render_candidates.label_move_text(m) + f"  {m.reason}" for m in moves)
                 or "no recorded moves"
             )
             return EXIT_OK
@@ -205,7 +210,7 @@ def label(
             raise click.UsageError("label NAME REV: say where the label should point")
         assert name is not None
         record = labels.move_label(store, name, rev, reason=reason)
-    echo(to_json(record) if as_json else render_gate.label_move_text(record))
+    echo(to_json(record) if as_json else render_candidates.label_move_text(record))
     return EXIT_OK
 
 
@@ -217,9 +222,10 @@ def verify(state: State, base: str | None, as_json: bool) -> int:
     """Re-check the base branch from the record; exit 1 on any problem (for CI)."""
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.verify import verify as run
+    from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
         report = run(store, config, base=base)
-    echo(render_gate.verify_json(report) if as_json else render_gate.verify_text(report))
+    echo(to_json(report) if as_json else render_gate.verify_text(report))
     return EXIT_OK if report.ok else EXIT_NO

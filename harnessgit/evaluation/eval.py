@@ -19,16 +19,16 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessgit import layout
 from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
-from harnessgit.evaluation.fingerprint import evaluator_fingerprint, harness_tree_id
-from harnessgit.evaluation.runner import BatchOutput, InstanceResult, Running, run_batch
-from harnessgit.evaluation.scores import TEST_SPLIT, Key, ScoreBook, ScoreSummary
+from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, run_batch
+from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
 from harnessgit.records import EvalRecord
@@ -39,29 +39,20 @@ Progress = Callable[[int, int], None]  # (instances done, instances to run)
 
 
 @dataclass(frozen=True)
-class EvalContext:
-    commit: str
-    tree: str
-    key: Key
-
-
-@dataclass(frozen=True)
 class Evaluation:
-    context: EvalContext
+    commit: str
+    harness: str  # the cache key: harness tree id, evaluator fingerprint, model
+    fingerprint: str
+    model: str
     split: str
     requested: int  # (instance, repeat) pairs asked for
     cached: int  # of those, already on record
     evaluated: int  # run now
     batches: int  # evaluator processes started
-    wall_time: float
+    wall_time: float  # seconds, to 0.1 ms
     evaluator_time: float  # summed wall time of the evaluator processes
     summary: ScoreSummary
-
-
-def eval_context(store: Store, config: Config, commit: str) -> EvalContext:
-    files = store.files_at(commit)
-    key = Key(harness_tree_id(files, config), evaluator_fingerprint(files, config), config.evaluator.model)
-    return EvalContext(commit, store.commit_info(commit).tree, key)
+    context: EvalContext = field(metadata={"json": False})
 
 
 def _plan(pending: list[tuple[str, int]], batch_size: int, jobs: int) -> list[list[tuple[str, int]]]:
@@ -117,18 +108,22 @@ def evaluate(
     pending = wanted if no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
     batches = _plan(pending, config.evaluator.batch_size, jobs or config.evaluator.jobs)
-    runner = _Runner(store, config, context, manifest, split, on_stderr, fresh=no_cache)
+    runner = _Batches(store, config, context, manifest, split, on_stderr, fresh=no_cache)
     evaluator_time = runner.run(batches, jobs or config.evaluator.jobs, book, progress, len(pending))
     return Evaluation(
-        context=context,
+        commit=context.commit,
+        harness=context.key.harness,
+        fingerprint=context.key.fingerprint,
+        model=context.key.model,
         split=split,
         requested=len(wanted),
         cached=len(wanted) - len(pending),
         evaluated=len(pending),
         batches=len(batches),
-        wall_time=time.monotonic() - started,
-        evaluator_time=evaluator_time,
+        wall_time=round(time.monotonic() - started, 4),
+        evaluator_time=round(evaluator_time, 4),
         summary=book.summary(context.key, split, ids),
+        context=context,
     )
 
 
@@ -145,7 +140,10 @@ def _select(manifest: Manifest, split: str, instances: list[str] | None) -> list
     return list(dict.fromkeys(instances))
 
 
-class _Runner:
+class _Batches:
+    """One evaluation's batches: a pool of evaluator processes, one fresh checkout per
+    batch, and a record written as each batch finishes."""
+
     def __init__(
         self,
         store: Store,

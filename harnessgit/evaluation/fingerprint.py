@@ -14,25 +14,7 @@ from collections.abc import Mapping
 
 from harnessgit import globs
 from harnessgit.config import CONFIG_FILE, Config
-from harnessgit.store.objects import MODE_TREE, TreeEntry, format_tree
-
-
-def _object_id(kind: str, data: bytes) -> str:
-    return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).hexdigest()
-
-
-def tree_id(files: Mapping[str, tuple[str, str]]) -> str:
-    """The git tree id of a tree holding ``path -> (mode, blob)``, computed, not written."""
-    entries: list[TreeEntry] = []
-    nested: dict[str, dict[str, tuple[str, str]]] = {}
-    for path, (mode, sha) in files.items():
-        first, _, rest = path.partition("/")
-        if rest:
-            nested.setdefault(first, {})[rest] = (mode, sha)
-        else:
-            entries.append(TreeEntry(mode, first, sha))
-    entries += [TreeEntry(MODE_TREE, name, tree_id(sub)) for name, sub in nested.items()]
-    return _object_id("tree", format_tree(entries))
+from harnessgit.objects import TreeEntry, tree_id
 
 
 def harness_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str, TreeEntry]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 from harnessgit.evaluation.eval import Evaluation
 from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.evaluation.test import HeldOutResult
-from harnessgit.render import short, table, to_json
+from harnessgit.evaluation.trajectory import Trajectories
+from harnessgit.render import short, table
 
 
 class ProgressDisplay:
@@ -47,31 +49,12 @@ def evaluation_text(evaluation: Evaluation) -> str:
     e = evaluation
     ran = f"{e.evaluated} run in {e.batches} evaluator batch{'es' if e.batches != 1 else ''}"
     lines = [
-        f"{e.split} on {short(e.context.commit)} (model {e.context.key.model}): {_mean(e.summary)}",
+        f"{e.split} on {short(e.commit)} (model {e.model}): {_mean(e.summary)}",
         f"  {e.requested} results: {e.cached} from the record, {ran}, {e.wall_time:.1f}s",
     ]
     if e.summary.missing:
         lines.append(f"  {len(e.summary.missing)} instances without a score")
     return "\n".join(lines)
-
-
-def evaluation_json(evaluation: Evaluation) -> str:
-    e = evaluation
-    data: dict[str, Any] = {
-        "commit": e.context.commit,
-        "harness": e.context.key.harness,
-        "fingerprint": e.context.key.fingerprint,
-        "model": e.context.key.model,
-        "split": e.split,
-        "requested": e.requested,
-        "cached": e.cached,
-        "evaluated": e.evaluated,
-        "batches": e.batches,
-        "wall_time": round(e.wall_time, 4),
-        "evaluator_time": round(e.evaluator_time, 4),
-        "summary": e.summary.model_dump(mode="json"),
-    }
-    return to_json(data)
 
 
 def scores_text(summary: ScoreSummary, commit: str) -> str:
@@ -109,3 +92,18 @@ def heldout_text(result: HeldOutResult) -> str:
     text = evaluation_text(result.evaluation)
     note = " (forced: the test split had been seen for another harness)" if result.peek.forced else ""
     return text + f"\n  recorded as a test-split peek{note}; no automatic decision reads it"
+
+
+def trajectory_text(found: Trajectories) -> str:
+    lines = []
+    for repeat in found.repeats:
+        lines.append(
+            f"{found.instance} repeat {repeat.repeat}: score {repeat.score:g}"
+            + (f", {repeat.failure_class}" if repeat.failure_class else "")
+        )
+        if repeat.feedback:
+            lines.append(f"  feedback: {repeat.feedback}")
+        if repeat.trajectory is not None:
+            text = repeat.trajectory
+            lines.append("  trajectory: " + (text if isinstance(text, str) else json.dumps(text, indent=2)))
+    return "\n".join(lines)

@@ -13,21 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
-
 from harnessgit import layout
+from harnessgit.candidates.targets import resolve
+from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.context import Key, eval_context
+from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvalRecord, TestPeekRecord, live
+from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
 
 TEST_SPLIT = "test"
-
-
-@dataclass(frozen=True)
-class Key:
-    harness: str
-    fingerprint: str
-    model: str
 
 
 @dataclass(frozen=True)
@@ -43,9 +39,8 @@ class Row:
     ts: datetime
 
 
-class InstanceScore(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True)
+class InstanceScore:
     instance: str
     mean: float
     scores: list[float]  # one per repeat, in repeat order
@@ -53,9 +48,8 @@ class InstanceScore(BaseModel):
     failure_class: str | None = None
 
 
-class ScoreSummary(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True)
+class ScoreSummary:
     split: str
     harness: str
     fingerprint: str
@@ -67,6 +61,10 @@ class ScoreSummary(BaseModel):
     instances: list[InstanceScore]
     records: list[str]  # evaluation record ids the scores came from
     commits: list[str]  # commits those records are on
+
+    def scored(self) -> Scored:
+        """instance -> (mean over repeats, cluster): what `pair_scores` pairs."""
+        return {item.instance: (item.mean, item.cluster) for item in self.instances}
 
 
 class ScoreBook:
@@ -135,26 +133,20 @@ class ScoreBook:
         the key gets a new record."""
         memo = (key, split_hash)
         if memo not in self._means:
-            by_instance: dict[str, list[float]] = {}
-            for (instance, _repeat), row in self.rows(key).items():
-                by_instance.setdefault(instance, []).append(row.score)
-            found = [by_instance.get(instance) for instance in instances]
-            self._means[memo] = (
-                None if any(v is None for v in found) else tuple(sum(v) / len(v) for v in found if v)
-            )
+            means = instance_means(self._in_repeat_order(key))
+            found = [means.get(instance) for instance in instances]
+            self._means[memo] = None if any(v is None for v in found) else tuple(v[0] for v in found if v)
         return self._means[memo]
 
-    def scored(self, key: Key, instances: list[str]) -> dict[str, tuple[float, str | None]]:
+    def scored(self, key: Key, instances: list[str]) -> Scored:
         """instance -> (mean over repeats, cluster) for the instances with a score:
-        what `harnessgit.gate.gate.pair_scores` pairs."""
+        what `harnessgit.stats.pairing.pair_scores` pairs."""
         wanted = set(instances)
-        found: dict[str, list[float]] = {}
-        clusters: dict[str, str | None] = {}
-        for (instance, _repeat), row in self.rows(key).items():
-            if instance in wanted:
-                found.setdefault(instance, []).append(row.score)
-                clusters[instance] = row.cluster
-        return {i: (sum(v) / len(v), clusters[i]) for i, v in found.items()}
+        return instance_means(row for row in self._in_repeat_order(key) if row[0] in wanted)
+
+    def _in_repeat_order(self, key: Key) -> list[tuple[str, float, str | None]]:
+        rows = sorted(self.rows(key).values(), key=lambda row: row.repeat)
+        return [(row.instance, row.score, row.cluster) for row in rows]
 
     def records_for(self, key: Key) -> list[EvalRecord]:
         return list(self._records.get(key, []))
@@ -172,28 +164,30 @@ class ScoreBook:
         """
         if for_decision and split == TEST_SPLIT:
             raise HarnessgitError("the test split never feeds an automatic decision")
-        rows = self.rows(key)
         by_instance: dict[str, list[Row]] = {}
-        for (instance, _repeat), row in rows.items():
-            by_instance.setdefault(instance, []).append(row)
+        for row in sorted(self.rows(key).values(), key=lambda row: row.repeat):
+            by_instance.setdefault(row.instance, []).append(row)
+        per_instance = instance_means(
+            (row.instance, row.score, row.cluster) for rows in by_instance.values() for row in rows
+        )
         scored: list[InstanceScore] = []
         missing: list[str] = []
         used: set[str] = set()
         commits: set[str] = set()
         for instance in instances:
-            found = sorted(by_instance.get(instance, []), key=lambda row: row.repeat)
+            found = by_instance.get(instance)
             if not found:
                 missing.append(instance)
                 continue
-            values = [row.score for row in found]
             used.update(row.record for row in found)
             commits.update(row.commit for row in found)
+            average, cluster = per_instance[instance]
             scored.append(
                 InstanceScore(
                     instance=instance,
-                    mean=sum(values) / len(values),
-                    scores=values,
-                    cluster=found[0].cluster,
+                    mean=average,
+                    scores=[row.score for row in found],
+                    cluster=cluster,
                     failure_class=found[-1].failure_class,
                 )
             )
@@ -216,3 +210,10 @@ class ScoreBook:
             records=sorted(used),
             commits=sorted(commits),
         )
+
+
+def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple[str, ScoreSummary]:
+    """`harnessgit scores`: the commit ``rev`` names and its harness's scores on record."""
+    ids = load_manifest(store.root, require(config).splits.manifest).ids(split)
+    context = eval_context(store, config, resolve(store, rev).sha)
+    return context.commit, ScoreBook.load(store).summary(context.key, split, ids)

@@ -17,7 +17,8 @@ from harnessgit import layout
 from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import Evaluation, eval_context, evaluate
+from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.eval import Evaluation, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
 from harnessgit.records import LabelRecord, TestPeekRecord
 from harnessgit.store import Store, Transaction

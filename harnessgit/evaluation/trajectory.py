@@ -1,22 +1,44 @@
-"""Evidence per (commit, instance): the feedback and trajectory an evaluation recorded."""
+"""`harnessgit trajectory`: the feedback and trajectory an evaluation recorded, per repeat."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import eval_context
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.store import Store
 
 
+@dataclass(frozen=True)
+class Repeat:
+    """One recorded repeat of an instance: its score, and what the evaluator said about it."""
+
+    instance: str
+    repeat: int
+    score: float
+    record: str  # the evaluation record it came from
+    commit: str  # the commit that record is on
+    feedback: str | None = None
+    trajectory: Any = None
+    failure_class: str | None = None
+    cost: dict[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class Trajectories:
+    instance: str
+    repeats: list[Repeat]  # in repeat order
+
+
 def trajectories(
     store: Store, config: Config, rev: str, instance: str, book: ScoreBook | None = None
-) -> list[dict[str, Any]]:
-    """One entry per recorded repeat of ``instance`` on ``rev``'s harness, repeat order."""
+) -> Trajectories:
+    """Every recorded repeat of ``instance`` on ``rev``'s harness."""
     context = eval_context(store, config, resolve(store, rev).sha)
     book = book if book is not None else ScoreBook.load(store)
     rows = sorted(
@@ -25,27 +47,32 @@ def trajectories(
     )
     if not rows:
         raise HarnessgitError(f"no evaluation of instance {instance!r} on record for {rev}")
-    found = []
-    blobs: dict[str, list[dict[str, Any]]] = {}
+    blobs: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
+    repeats = []
     for row in rows:
-        entry: dict[str, Any] = {
-            "instance": instance,
-            "repeat": row.repeat,
-            "score": row.score,
-            "record": row.record,
-            "commit": row.commit,
-        }
+        said: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                text = store.read_blob(row.evidence).decode("utf-8")
-                blobs[row.evidence] = [json.loads(line) for line in text.splitlines() if line.strip()]
-            for item in blobs[row.evidence]:
-                if item.get("instance") == instance and item.get("repeat") == row.repeat:
-                    entry.update(
-                        feedback=item.get("feedback"),
-                        trajectory=item.get("trajectory"),
-                        failure_class=item.get("failure_class"),
-                        cost=item.get("cost"),
-                    )
-        found.append(entry)
-    return found
+                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence))
+            said = blobs[row.evidence].get((instance, row.repeat), {})
+        repeats.append(
+            Repeat(
+                instance=instance,
+                repeat=row.repeat,
+                score=row.score,
+                record=row.record,
+                commit=row.commit,
+                feedback=said.get("feedback"),
+                trajectory=said.get("trajectory"),
+                failure_class=said.get("failure_class"),
+                cost=said.get("cost"),
+            )
+        )
+    return Trajectories(instance, repeats)
+
+
+def evidence_items(blob: bytes) -> dict[tuple[str, int], dict[str, Any]]:
+    """An evaluation's evidence blob (JSON lines, one per instance and repeat), by
+    (instance, repeat)."""
+    items = [json.loads(line) for line in blob.decode("utf-8").splitlines() if line.strip()]
+    return {(item.get("instance"), item.get("repeat", 0)): item for item in items}

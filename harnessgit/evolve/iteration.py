@@ -14,7 +14,8 @@ from harnessgit.candidates.propose import propose, rebase
 from harnessgit.candidates.targets import candidate_tips, retire
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
-from harnessgit.evaluation.eval import EvalContext, eval_context, evaluate
+from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.minibatch import minibatch
@@ -76,7 +77,7 @@ class Iterations:
         """The frontier, rebuilt only when the pool may have changed: a candidate
         scored on the selection split, a retirement, or a move of the base branch."""
         tip = self.base_commit()
-        if self.view is None or self.view.members[self.view.branch].commit != tip:
+        if self.view is None or self.view.members[self.view.base].commit != tip:
             self.view = frontier_view(
                 self.store, self.config, book=self.book, proposals=self.proposals, contexts=self.contexts
             )

@@ -4,9 +4,9 @@ candidate is worth a gate attempt."""
 from __future__ import annotations
 
 from harnessgit.config import Config
-from harnessgit.gate.gate import Scored, pair_scores
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.stats.decision import alpha_for_attempt, compare, minimum_detectable_effect
+from harnessgit.stats.pairing import Scored, pair_scores
 
 
 def choose_component(

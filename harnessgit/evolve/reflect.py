@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harnessgit.evaluation.scores import Key, ScoreBook
+from harnessgit.evaluation.context import Key
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.trajectory import evidence_items
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.store import Store
 
@@ -29,9 +31,7 @@ def reflective_dataset(
         entry: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                text = store.read_blob(row.evidence).decode("utf-8")
-                items = [json.loads(line) for line in text.splitlines() if line.strip()]
-                blobs[row.evidence] = {(i["instance"], i.get("repeat", 0)): i for i in items}
+                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence))
             entry = blobs[row.evidence].get((instance, 0), {})
         trajectory = entry.get("trajectory")
         inputs = outputs = None

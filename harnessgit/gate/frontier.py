@@ -9,15 +9,16 @@ candidates not yet evaluated, retiring the rest to the archive in one transactio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import ClassVar
 
 from harnessgit import layout
 from harnessgit.candidates.targets import base_tip, candidate_tips, retire
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import EvalContext, eval_context
-from harnessgit.evaluation.scores import Key, ScoreBook
+from harnessgit.evaluation.context import EvalContext, Key, eval_context
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
@@ -35,12 +36,23 @@ class Member:
 
 @dataclass(frozen=True)
 class FrontierView:
-    branch: str
-    frontier: Frontier
-    members: dict[str, Member]
+    """`harnessgit frontier`: its ``--json`` form is the base branch, the frontier's rows,
+    dominated and never-best candidates, the live candidates outside the pool, the ones
+    retired by ``--update``, the parent drawn by ``--sample``, and every member's commit."""
+
+    JSON_EXTRA: ClassVar[tuple[str, ...]] = ("commits",)
+
+    base: str
+    frontier: Frontier = field(metadata={"json": "flatten"})
     waiting: list[str]  # live candidates not evaluated on the whole selection split
     incomparable: list[str]  # live candidates whose evaluator files or model differ from the base's
-    retired: list[str]  # set by update: candidates moved to the archive
+    retired: list[str] = field(default_factory=list)  # set by update: candidates moved to the archive
+    sampled: str | None = None  # set by --sample: a parent drawn with GEPA's weights
+    members: dict[str, Member] = field(default_factory=dict, metadata={"json": False})
+
+    @property
+    def commits(self) -> dict[str, str]:
+        return {cid: member.commit for cid, member in self.members.items()}
 
 
 def frontier_view(
@@ -88,7 +100,7 @@ def frontier_view(
     members = {branch: Member(branch, tip, None)}
     # model_construct: scores on record were validated when read, and only complete
     # rows of the comparable key get here (the pool rules of harnessgit.stats.frontier).
-    pool = [PoolCandidate.model_construct(id=branch, parent=None, scores=list(base_scores))]
+    pool = [PoolCandidate(id=branch, parent=None, scores=list(base_scores))]
     waiting, incomparable = [], []
     for cid in ordered:
         sha = tips[cid]
@@ -102,22 +114,22 @@ def frontier_view(
             continue
         parent = _parent_name(store, proposals, names, sha, branch, tip)
         members[cid] = Member(cid, sha, parent)
-        pool.append(PoolCandidate.model_construct(id=cid, parent=parent, scores=list(scores)))
-    frontier = compute_frontier(ScorePool.model_construct(instances=list(ids), candidates=pool))
-    return FrontierView(branch, frontier, members, waiting, incomparable, [])
+        pool.append(PoolCandidate(id=cid, parent=parent, scores=list(scores)))
+    frontier = compute_frontier(ScorePool(instances=list(ids), candidates=pool))
+    return FrontierView(branch, frontier, waiting, incomparable, members=members)
 
 
 def update_frontier(store: Store, config: Config, view: FrontierView) -> FrontierView:
     """Retire every evaluated live candidate that is not on the frontier, atomically."""
     on_frontier = set(view.frontier.members)
-    retired = [cid for cid in view.members if cid != view.branch and cid not in on_frontier]
+    retired = [cid for cid in view.members if cid != view.base and cid not in on_frontier]
     if retired:
         txn = Transaction("frontier update")
         for cid in retired:
             reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
             retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
         store.commit(txn)
-    return FrontierView(view.branch, view.frontier, view.members, view.waiting, view.incomparable, retired)
+    return replace(view, retired=retired)
 
 
 def _parent_name(

@@ -5,34 +5,41 @@ Passes only if all hold (docs/gate.md):
 1. the candidate descends from the base tip, so the tree evaluated is the tree merged;
 2. on the selection split, with one evaluator fingerprint, split and model, the
    one-sided lower confidence bound of the mean paired difference clears
-   ``min_effect`` (`harnessgit.stats.decision.decide`: paired bootstrap over instances or
-   clusters, or an exact sign/McNemar test);
+   ``min_effect`` (`harnessgit.stats.decision.decide`: paired bootstrap over
+   instances or clusters, or an exact sign/McNemar test);
 3. at the level alpha_k of this attempt: every distinct (base harness, candidate
    harness) comparison gated on one selection set counts as an attempt, so the
    family-wise false-accept rate over any number of attempts stays at most alpha;
 4. the selection set has at least ``min_instances`` instances (or --allow-small);
 5. the harness checks pass on the change (`harnessgit.checks.check_change`).
 
-Every attempt is recorded (a `gate` record on the candidate commit), rejections
-included: they spend the selection set's error budget too.
+Three steps, each its own function: `compare` reads what the gate needs from the
+store (after `evaluate_sides` has run what is missing), `decide_gate` turns it into
+an outcome and the record it would write without writing anything (`review` stops
+there), and `record_gate` writes that record. Every attempt `harnessgit gate` makes
+is recorded, rejections included: they spend the selection set's error budget too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from harnessgit import layout
 from harnessgit.candidates.targets import Target, base_tip, resolve
-from harnessgit.checks import CheckReport, check_change
+from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import EvalContext, eval_context, evaluate
+from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import load_manifest
+from harnessgit.objects import object_id
 from harnessgit.records import GateRecord
-from harnessgit.stats.decision import GateDecision, PairedScores, alpha_for_attempt, alpha_spent, decide
+from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
+from harnessgit.stats.pairing import pair_scores
 from harnessgit.store import Store, Transaction
 
 SELECTION = "selection"
@@ -40,18 +47,207 @@ REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are count
 
 
 @dataclass(frozen=True)
-class GateOutcome:
-    record: GateRecord
+class Sides:
+    """Who the gate compares: the candidate and the base commit, with their cache keys."""
+
     target: Target
+    branch: str
     base: EvalContext
     candidate: EvalContext
-    decision: GateDecision | None  # None when fewer than two instances have scores on both sides
+    label: str  # the candidate as messages name it
+    shown: str  # the base as messages name it: the branch, or a commit for `review`
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the gate reads before it decides, from the store and the record."""
+
+    sides: Sides
+    split_hash: str
+    base_scores: ScoreSummary
+    candidate_scores: ScoreSummary
     checks: CheckReport
+    attempt: int
+    conditions: list[str]  # failures found before any statistics: ancestry, grader, scores, checks
     not_evaluated: list[str]  # commands that would supply the missing scores
+    failing_checks: list[str]  # one line per failing check finding
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """One gate decision. Its ``--json`` form is the gate record's fields, then the
+    verdict, the detectable-effect sentence, the missing-score commands and the
+    failing and warning check findings."""
+
+    record: GateRecord = field(metadata={"json": "flatten"})
+    verdict: str  # "pass" or "reject"
+    detectable: str | None
+    not_evaluated: list[str]
+    check_findings: list[Finding]
+    comparison: Comparison = field(metadata={"json": False})
+    decision: GateDecision | None = field(metadata={"json": False})  # None: fewer than two paired
+    instances: bytes | None = field(default=None, metadata={"json": False})  # the listing blob's content
 
     @property
     def passed(self) -> bool:
         return self.record.passed
+
+    @property
+    def target(self) -> Target:
+        return self.comparison.sides.target
+
+    @property
+    def base(self) -> EvalContext:
+        return self.comparison.sides.base
+
+    @property
+    def candidate(self) -> EvalContext:
+        return self.comparison.sides.candidate
+
+    @property
+    def checks(self) -> CheckReport:
+        return self.comparison.checks
+
+
+def run_gate(
+    store: Store,
+    config: Config,
+    name: str,
+    *,
+    base: str | None = None,
+    allow_small: bool = False,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_stderr: Callable[[str], None] | None = None,
+    book: ScoreBook | None = None,
+) -> GateOutcome:
+    """The gate command: evaluate what is missing, decide, and record the attempt."""
+    config = require(config)
+    sides = gate_sides(store, config, name, base=base)
+    book = book if book is not None else ScoreBook.load(store)
+    evaluate_sides(store, config, sides, book, jobs=jobs, progress=progress, on_stderr=on_stderr)
+    outcome = decide_gate(
+        compare(store, config, sides, book), config, allow_small=allow_small, ts=store.clock()
+    )
+    record_gate(store, outcome)
+    return outcome
+
+
+def preview_gate(
+    store: Store, config: Config, name: str, *, base_commit: str | None = None, book: ScoreBook | None = None
+) -> GateOutcome:
+    """What the gate would decide about ``name`` now, from the scores on record: read
+    and decided, never evaluated and never recorded (no attempt is spent). `review`
+    asks this with ``base_commit`` set to its BASE."""
+    config = require(config)
+    sides = gate_sides(store, config, name, base_commit=base_commit)
+    book = book if book is not None else ScoreBook.load(store)
+    return decide_gate(compare(store, config, sides, book), config, allow_small=False, ts=store.clock())
+
+
+def gate_sides(
+    store: Store, config: Config, name: str, *, base: str | None = None, base_commit: str | None = None
+) -> Sides:
+    """The candidate ``name`` and the base it is gated against: the tip of ``base``
+    (default [harness] base), or any ``base_commit`` (`review` asks what the gate
+    would say about BASE..HEAD; messages then name the commit)."""
+    branch = base or config.harness.base
+    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
+    target = resolve(store, name)
+    label = target.candidate or target.sha[:12]
+    if target.sha == base_sha:
+        where = f"the tip of {branch}" if base_commit is None else "the base commit"
+        raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
+    return Sides(
+        target=target,
+        branch=branch,
+        base=eval_context(store, config, base_sha),
+        candidate=eval_context(store, config, target.sha),
+        label=label,
+        shown=branch if base_commit is None else base_commit[:12],
+    )
+
+
+def evaluate_sides(
+    store: Store,
+    config: Config,
+    sides: Sides,
+    book: ScoreBook,
+    *,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    on_stderr: Callable[[str], None] | None = None,
+) -> None:
+    """Run the evaluator on whatever selection scores either side lacks (through the cache)."""
+    for context in (sides.base, sides.candidate):
+        evaluate(
+            store,
+            config,
+            context.commit,
+            split=SELECTION,
+            jobs=jobs,
+            progress=progress,
+            on_stderr=on_stderr,
+            book=book,
+        )
+
+
+def compare(store: Store, config: Config, sides: Sides, book: ScoreBook) -> Comparison:
+    """What the gate needs to decide, read from the store and the record; writes nothing."""
+    manifest = load_manifest(store.root, config.splits.manifest)
+    ids = manifest.ids(SELECTION)
+    split_hash = manifest.split_hash(SELECTION)
+    base_scores = book.summary(sides.base.key, SELECTION, ids, for_decision=True)
+    cand_scores = book.summary(sides.candidate.key, SELECTION, ids, for_decision=True)
+    not_evaluated = [
+        f"harnessgit eval {who} --split selection"
+        for who, summary in ((sides.shown, base_scores), (sides.label, cand_scores))
+        if summary.missing
+    ]
+    checks = check_change(store, config, sides.base.commit, sides.candidate.commit)
+    failing = [
+        f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.level == "failure"
+    ]
+    ancestry = store.is_ancestor(sides.base.commit, sides.candidate.commit)
+    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    return Comparison(
+        sides=sides,
+        split_hash=split_hash,
+        base_scores=base_scores,
+        candidate_scores=cand_scores,
+        checks=checks,
+        attempt=attempt_number(store, split_hash, pair),
+        conditions=_conditions(sides, ancestry, not_evaluated, failing),
+        not_evaluated=not_evaluated,
+        failing_checks=failing,
+    )
+
+
+def _conditions(sides: Sides, ancestry: bool, not_evaluated: list[str], failing: list[str]) -> list[str]:
+    """The gate's failures that need no statistics, each in one sentence."""
+    found = []
+    label, branch, shown = sides.label, sides.branch, sides.shown
+    if not ancestry:
+        tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
+        found.append(
+            f"{label} does not descend from {tip}, so the tree evaluated is not "
+            f"the tree a merge would hold: propose the edit again on {branch} "
+            f"(harnessgit propose --parent {branch} ...) and evaluate it"
+        )
+    if sides.candidate.key.fingerprint != sides.base.key.fingerprint:
+        found.append(
+            f"{label} changes files the evaluator depends on (its evaluator fingerprint differs from "
+            f"{shown}'s), so its scores are not comparable: a harness edit must not change the grader"
+        )
+    if not_evaluated:
+        found.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
+    if failing:
+        plural = "s" if len(failing) > 1 else ""
+        found.append(
+            f"the harness checks fail on the change ({len(failing)} failure{plural}; "
+            f"see `harnessgit check --against {shown}`): " + failing[0]
+        )
+    return found
 
 
 def attempt_number(store: Store, split_hash: str, pair: tuple[str, str]) -> int:
@@ -73,225 +269,114 @@ def attempt_number(store: Store, split_hash: str, pair: tuple[str, str]) -> int:
     return order.index(pair) + 1 if pair in seen else len(order) + 1
 
 
-def run_gate(
-    store: Store,
-    config: Config,
-    name: str,
-    *,
-    base: str | None = None,
-    base_commit: str | None = None,
-    allow_small: bool = False,
-    evaluate_missing: bool = True,
-    record: bool = True,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
-    book: ScoreBook | None = None,
-) -> GateOutcome:
-    config = require(config)
-    branch = base or config.harness.base
-    # ``base_commit`` compares with any commit instead of the branch tip (`review`
-    # asks what the gate would say about BASE..HEAD); messages then name the commit.
-    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
-    shown = branch if base_commit is None else base_commit[:12]
-    tip = f"{branch}'s tip {base_sha[:12]}" if base_commit is None else base_sha[:12]
-    target = resolve(store, name)
-    label = target.candidate or target.sha[:12]
-    if target.sha == base_sha:
-        where = f"the tip of {branch}" if base_commit is None else "the base commit"
-        raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
-    manifest = load_manifest(store.root, config.splits.manifest)
-    ids = manifest.ids(SELECTION)
-    split_hash = manifest.split_hash(SELECTION)
-    base_ctx = eval_context(store, config, base_sha)
-    cand_ctx = eval_context(store, config, target.sha)
-    failures: list[str] = []
-    if not store.is_ancestor(base_sha, target.sha):
-        failures.append(
-            f"{label} does not descend from {tip}, so the tree evaluated is not "
-            f"the tree a merge would hold: propose the edit again on {branch} "
-            f"(harnessgit propose --parent {branch} ...) and evaluate it"
-        )
-    comparable = cand_ctx.key.fingerprint == base_ctx.key.fingerprint
-    if not comparable:
-        failures.append(
-            f"{label} changes files the evaluator depends on (its evaluator fingerprint differs from "
-            f"{shown}'s), so its scores are not comparable: a harness edit must not change the grader"
-        )
-    book = book if book is not None else ScoreBook.load(store)
-    if evaluate_missing:
-        for context in (base_ctx, cand_ctx):
-            evaluate(
-                store,
-                config,
-                context.commit,
-                split=SELECTION,
-                jobs=jobs,
-                progress=progress,
-                on_stderr=on_stderr,
-                book=book,
-            )
-    base_scores = book.summary(base_ctx.key, SELECTION, ids, for_decision=True)
-    cand_scores = book.summary(cand_ctx.key, SELECTION, ids, for_decision=True)
-    not_evaluated = [
-        f"harnessgit eval {who} --split selection"
-        for who, summary in ((shown, base_scores), (label, cand_scores))
-        if summary.missing
-    ]
-    if not_evaluated:
-        failures.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
-
-    report = check_change(store, config, base_sha, target.sha)
-    failing_checks = [
-        f"{f.path or 'change'}: {f.rule}: {f.message}" for f in report.findings if f.level == "failure"
-    ]
-    if failing_checks:
-        failures.append(
-            f"the harness checks fail on the change ({len(failing_checks)} failure"
-            f"{'s' if len(failing_checks) > 1 else ''}; see `harnessgit check --against {shown}`): "
-            + failing_checks[0]
-        )
-
-    attempt = attempt_number(store, split_hash, (base_ctx.key.harness, cand_ctx.key.harness))
-    paired = pair_scores(
-        {item.instance: (item.mean, item.cluster) for item in base_scores.instances},
-        {item.instance: (item.mean, item.cluster) for item in cand_scores.instances},
-    )
+def decide_gate(comparison: Comparison, config: Config, *, allow_small: bool, ts: datetime) -> GateOutcome:
+    """The verdict on a comparison and the record that states it. Pure: nothing is
+    evaluated or written (`record_gate` writes the record)."""
+    c = comparison
+    paired = pair_scores(c.base_scores.scored(), c.candidate_scores.scored())
+    conditions = list(c.conditions)
     decision = None
     if paired is not None:
         decision = decide(
-            paired,
-            config.gate,
-            attempt=attempt,
-            allow_small=allow_small,
-            extra_failures=failures,
+            paired, config.gate, attempt=c.attempt, allow_small=allow_small, extra_failures=conditions
         )
-    elif not failures:
-        failures.append("fewer than two instances have scores on both sides")
-    instances_blob = None
-    if paired is not None:
-        listing = "".join(f"{instance}\n" for instance in paired.instances)
-        instances_blob = store.write_blob(listing.encode("utf-8"))
-    gate_record = _record(
-        store,
-        config,
-        target,
-        branch,
-        base_ctx,
-        cand_ctx,
-        split_hash,
-        attempt,
-        allow_small,
-        decision,
-        failures,
-        failing_checks,
-        base_scores,
-        cand_scores,
-        instances_blob,
-    )
-    if record:
-        txn = Transaction(f"gate {label}")
-        txn.append(layout.NOTES_GATE, target.sha, [gate_record])
-        if instances_blob:
-            txn.keep(instances_blob)
-        store.commit(txn)
-    return GateOutcome(gate_record, target, base_ctx, cand_ctx, decision, report, not_evaluated)
-
-
-Scored = dict[str, tuple[float, str | None]]  # instance -> (mean over repeats, cluster)
-
-
-def pair_scores(base: Scored, candidate: Scored, instances: list[str] | None = None) -> PairedScores | None:
-    """The paired scores the gate decides on; `verify` rebuilds them the same way.
-
-    Instances in sorted order (the bootstrap's resamples depend on the order);
-    clusters from the candidate's evaluation, else the base's; an instance
-    without a cluster is its own. None when fewer than two units have both scores.
-    """
-    common = instances if instances is not None else sorted(i for i in base if i in candidate)
-    if len(common) < 2:
-        return None
-    named = [candidate[i][1] or base[i][1] for i in common]
-    clusters = [c or f"instance:{i}" for c, i in zip(named, common, strict=True)]
-    clustered = any(named) and len(set(clusters)) >= 2
-    return PairedScores(
-        instances=common,
-        base=[base[i][0] for i in common],
-        candidate=[candidate[i][0] for i in common],
-        clusters=clusters if clustered else None,
+    elif not conditions:
+        conditions.append("fewer than two instances have scores on both sides")
+    listing = "".join(f"{instance}\n" for instance in paired.instances).encode("utf-8") if paired else None
+    record = gate_record(c, config, decision, conditions, allow_small=allow_small, ts=ts, listing=listing)
+    return GateOutcome(
+        record=record,
+        verdict="pass" if record.passed else "reject",
+        detectable=decision.detectable if decision else None,
+        not_evaluated=c.not_evaluated,
+        check_findings=c.checks.findings,
+        comparison=c,
+        decision=decision,
+        instances=listing,
     )
 
 
-def _record(
-    store: Store,
+def gate_record(
+    comparison: Comparison,
     config: Config,
-    target: Target,
-    branch: str,
-    base_ctx: EvalContext,
-    cand_ctx: EvalContext,
-    split_hash: str,
-    attempt: int,
-    allow_small: bool,
     decision: GateDecision | None,
     failures: list[str],
-    failing_checks: list[str],
-    base_scores: ScoreSummary,
-    cand_scores: ScoreSummary,
-    instances_blob: str | None,
+    *,
+    allow_small: bool,
+    ts: datetime,
+    listing: bytes | None,
 ) -> GateRecord:
-    gate = config.gate
-    measured: dict[str, Any] = {
-        "passed": False,
-        "reasons": failures,
-        "n": 0,
-        "base_mean": base_scores.mean,
-        "candidate_mean": cand_scores.mean,
-        "difference": None,
-    }
-    if decision is not None:
-        c, bound = decision.comparison, decision.bound
-        measured = {
-            "passed": decision.passed,
-            "reasons": decision.reasons,
-            "n": c.n,
-            "base_mean": c.base.mean,
-            "candidate_mean": c.candidate.mean,
-            "difference": c.difference.mean,
-            "ci_low": bound.ci_low,
-            "ci_high": bound.ci_high,
-            "lower_bound": bound.lower_bound,
-            "p_value": bound.p_value,
-            "mde": decision.mde,
-            "wins": c.wins,
-            "losses": c.losses,
-            "ties": c.ties,
-            "regressed": c.regressed[:REGRESSED_KEPT],
-            "regressed_count": len(c.regressed),
-        }
+    """The gate record of one decision (or of the failures that left nothing to decide)."""
+    c, gate = comparison, config.gate
+    sides = c.sides
     return GateRecord(
-        ts=store.clock(),
-        candidate=target.candidate,
-        commit=target.sha,
-        tree=store.commit_info(target.sha).tree,
-        base=base_ctx.commit,
-        base_branch=branch,
-        harness=cand_ctx.key.harness,
-        base_harness=base_ctx.key.harness,
-        fingerprint=cand_ctx.key.fingerprint,
-        model=cand_ctx.key.model,
+        ts=ts,
+        candidate=sides.target.candidate,
+        commit=sides.target.sha,
+        tree=sides.candidate.tree,
+        base=sides.base.commit,
+        base_branch=sides.branch,
+        harness=sides.candidate.key.harness,
+        base_harness=sides.base.key.harness,
+        fingerprint=sides.candidate.key.fingerprint,
+        model=sides.candidate.key.model,
         split=SELECTION,
-        split_hash=split_hash,
+        split_hash=c.split_hash,
         method=gate.method,
-        attempt=attempt,
+        attempt=c.attempt,
         alpha=gate.alpha,
-        alpha_k=alpha_for_attempt(gate.alpha, attempt),
-        alpha_spent=alpha_spent(gate.alpha, attempt),
+        alpha_k=alpha_for_attempt(gate.alpha, c.attempt),
+        alpha_spent=alpha_spent(gate.alpha, c.attempt),
         min_effect=gate.min_effect,
         min_instances=gate.min_instances,
         allow_small=allow_small,
         seed=gate.seed,
         resamples=gate.resamples,
-        checks=failing_checks,
-        instances=instances_blob,
-        **measured,
+        checks=c.failing_checks,
+        instances=object_id("blob", listing) if listing is not None else None,
+        **_measured(c, decision, failures),
     )
+
+
+def _measured(c: Comparison, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
+    if decision is None:
+        return {
+            "passed": False,
+            "reasons": failures,
+            "n": 0,
+            "base_mean": c.base_scores.mean,
+            "candidate_mean": c.candidate_scores.mean,
+            "difference": None,
+        }
+    comparison, bound = decision.comparison, decision.bound
+    return {
+        "passed": decision.passed,
+        "reasons": decision.reasons,
+        "n": comparison.n,
+        "base_mean": comparison.base.mean,
+        "candidate_mean": comparison.candidate.mean,
+        "difference": comparison.difference.mean,
+        "ci_low": bound.ci_low,
+        "ci_high": bound.ci_high,
+        "lower_bound": bound.lower_bound,
+        "p_value": bound.p_value,
+        "mde": decision.mde,
+        "wins": comparison.wins,
+        "losses": comparison.losses,
+        "ties": comparison.ties,
+        "regressed": comparison.regressed[:REGRESSED_KEPT],
+        "regressed_count": len(comparison.regressed),
+    }
+
+
+def record_gate(store: Store, outcome: GateOutcome) -> None:
+    """Write the gate record on the candidate commit, with the listing of the instances
+    it compared kept reachable, in one transaction."""
+    record = outcome.record
+    txn = Transaction(f"gate {outcome.comparison.sides.label}")
+    txn.append(layout.NOTES_GATE, record.commit, [record])
+    if outcome.instances is not None:
+        blob = store.write_blob(outcome.instances)
+        assert blob == record.instances, "the listing's blob id is computed as git computes it"
+        txn.keep(blob)
+    store.commit(txn)

@@ -1,4 +1,4 @@
-"""`harnessgit merge` and `harnessgit revert`: the only ways the base branch moves.
+"""`harnessgit merge`: the base branch moves through the gate (`revert` is the other way).
 
 A merge is a ``--no-ff`` merge commit on the base branch holding the candidate's
 tree, written in one ref transaction with its gate record (as a note on the merge
@@ -10,24 +10,33 @@ The base branch's first-parent chain is thus the log of accepted edits.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.propose import Edit, Proposal, propose
-from harnessgit.candidates.targets import Target, base_tip, candidate_of, resolve, retire
+from harnessgit.candidates.targets import Target, retire
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.gate.gate import GateOutcome, run_gate
-from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
-from harnessgit.store import Blob, Store, Transaction
+from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
+from harnessgit.store import Store, Transaction
 
 
 @dataclass(frozen=True)
 class MergeResult:
-    outcome: GateOutcome | None  # None for an override (revert --no-gate)
-    merge: str | None  # the merge commit, when it landed
+    """A merge (or an override). Its ``--json`` form: the branch, the merge commit (None
+    when the gate rejected), whether the working tree followed, and the gate record."""
+
+    JSON_EXTRA: ClassVar[tuple[str, ...]] = ("gate",)
+
     branch: str
+    merge: str | None  # the merge commit, when it landed
     worktree_updated: bool
+    outcome: GateOutcome | None = field(metadata={"json": False})  # None for an override (revert --no-gate)
+
+    @property
+    def gate(self) -> GateRecord | None:
+        return self.outcome.record if self.outcome is not None else None
 
 
 def merge(
@@ -54,10 +63,10 @@ def merge(
         on_stderr=on_stderr,
     )
     if not outcome.passed:
-        return MergeResult(outcome, None, branch, False)
+        return MergeResult(branch, None, False, outcome)
     record = outcome.record
     message = _merge_message(store, outcome.target, branch, record)
-    landed = _land(
+    landed = land(
         store,
         branch,
         outcome.base.commit,
@@ -66,10 +75,10 @@ def merge(
         lambda commit: [record.model_copy(update={"merge": commit})],
         reason="merged",
     )
-    return MergeResult(outcome, landed, branch, _update_worktree(store, branch, outcome.base.commit, landed))
+    return MergeResult(branch, landed, update_worktree(store, branch, outcome.base.commit, landed), outcome)
 
 
-def _land(
+def land(
     store: Store,
     branch: str,
     base_sha: str,
@@ -144,82 +153,9 @@ def _refuse_dirty_checkout(store: Store, branch: str, old: str, new: str) -> Non
         )
 
 
-def _update_worktree(store: Store, branch: str, old: str, new: str) -> bool:
+def update_worktree(store: Store, branch: str, old: str, new: str) -> bool:
     """Bring a checked-out base branch's index and files along, like a fast-forward."""
     if store.head_branch() != branch:
         return False
     store.fast_forward_checkout(old, new)
     return True
-
-
-def revert(
-    store: Store,
-    config: Config,
-    rev: str,
-    *,
-    base: str | None = None,
-    reason: str = "",
-    no_gate: bool = False,
-) -> tuple[Proposal, MergeResult | None]:
-    """Propose the inverse of an accepted edit; with ``no_gate`` land it at once as an override."""
-    config = require(config)
-    branch = base or config.harness.base
-    tip = base_tip(store, branch)
-    accepted = resolve(store, rev).sha
-    if accepted not in store.first_parent_chain(tip):
-        raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
-    info = store.commit_info(accepted)
-    if not info.parents:
-        raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
-    before = info.parents[0]
-    changes: dict[str, Blob | None] = {}
-    tip_tree = store.commit_info(tip).tree
-    for path in store.changed_paths(before, accepted):
-        now = store.entry_at(tip_tree, path)
-        then = store.entry_at(store.commit_info(accepted).tree, path)
-        if (now.sha if now else None) != (then.sha if then else None):
-            raise HarnessgitError(
-                f"{path} changed again after {rev}: revert the later edit first, or edit it by hand"
-            )
-        old = store.entry_at(store.commit_info(before).tree, path)
-        changes[path] = Blob(old.sha, old.mode) if old else None
-    if no_gate and not reason.strip():
-        raise HarnessgitError("--no-gate needs --reason: an override must say why")
-    subject = f'Revert "{info.subject}"'
-    rationale = (
-        subject + (f"\n\n{reason.strip()}" if reason.strip() else "") + f"\n\nThis reverts {accepted}."
-    )
-    proposal = propose(store, config, Edit(changes, "revert"), parent=branch, rationale=rationale)
-    if not no_gate:
-        return proposal, None
-    target = resolve(store, proposal.candidate)
-    override = OverrideRecord(
-        ts=store.clock(),
-        commit="",
-        candidate=proposal.candidate,
-        action="revert",
-        reason=reason.strip(),
-        author=store.identity(),
-    )
-    message = (
-        f"Merge candidate {proposal.candidate}: {subject} (ungated override)\n\nReason: {reason.strip()}"
-    )
-    message += f"\n\n{layout.CANDIDATE_TRAILER}: {proposal.candidate}"
-    landed = _land(
-        store,
-        branch,
-        tip,
-        target,
-        message,
-        lambda commit: [override.model_copy(update={"commit": commit})],
-        reason="merged",
-    )
-    return proposal, MergeResult(None, landed, branch, _update_worktree(store, branch, tip, landed))
-
-
-def proposal_of(store: Store, commit: str) -> ProposalRecord | None:
-    records = store.notes_on(layout.NOTES_EVIDENCE, commit)
-    return next((r for r in records if isinstance(r, ProposalRecord)), None)
-
-
-__all__ = ["MergeResult", "candidate_of", "merge", "proposal_of", "revert"]

@@ -1,31 +1,13 @@
-"""How gate decisions, merges, the frontier, labels and verify reports look."""
+"""How gate decisions, merges, the frontier and verify reports look as text (their
+``--json`` is `harnessgit.render.to_json` of the result)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from harnessgit.candidates.label import Label
 from harnessgit.gate.frontier import FrontierView
 from harnessgit.gate.gate import GateOutcome
 from harnessgit.gate.merge import MergeResult
 from harnessgit.gate.verify import VerifyReport
-from harnessgit.records import GateRecord, LabelRecord
-from harnessgit.render import short, table, to_json
-
-
-def points(value: float | None, signed: bool = True) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
-
-
-def gate_json(outcome: GateOutcome) -> str:
-    data: dict[str, Any] = outcome.record.model_dump(mode="json")
-    data["verdict"] = "pass" if outcome.passed else "reject"
-    data["detectable"] = outcome.decision.detectable if outcome.decision else None
-    data["not_evaluated"] = outcome.not_evaluated
-    data["check_findings"] = outcome.checks.to_dict()["findings"]
-    return to_json(data)
+from harnessgit.render import points, short, table
 
 
 def gate_text(outcome: GateOutcome) -> str:
@@ -75,24 +57,13 @@ def merge_text(result: MergeResult) -> str:
     return "\n".join(parts)
 
 
-def merge_json(result: MergeResult) -> str:
-    data: dict[str, Any] = {
-        "branch": result.branch,
-        "merge": result.merge,
-        "worktree_updated": result.worktree_updated,
-    }
-    if result.outcome is not None:
-        data["gate"] = result.outcome.record.model_dump(mode="json")
-    return to_json(data)
-
-
 def frontier_text(view: FrontierView) -> str:
     rows = sorted(view.frontier.rows, key=lambda row: (-row.mean, row.candidate))
     body = [
         [row.candidate, row.parent or "-", f"{row.mean:.3f}", row.instances_led, row.weight] for row in rows
     ]
     lines = [
-        f"frontier on the selection split ({len(view.frontier.fronts)} instances, base {view.branch})",
+        f"frontier on the selection split ({len(view.frontier.fronts)} instances, base {view.base})",
         table(body, ["candidate", "parent", "mean", "instances led", "sampling weight"]),
     ]
     off = [cid for cid in view.members if cid not in set(view.frontier.members)]
@@ -102,65 +73,12 @@ def frontier_text(view: FrontierView) -> str:
         lines.append(f"not evaluated on the whole selection split yet: {', '.join(view.waiting)}")
     if view.incomparable:
         lines.append(
-            f"not comparable (their evaluator files or model differ from {view.branch}'s; propose the edit "
-            f"again on {view.branch} to compare): {', '.join(view.incomparable)}"
+            f"not comparable (their evaluator files or model differ from {view.base}'s; propose the edit "
+            f"again on {view.base} to compare): {', '.join(view.incomparable)}"
         )
     if view.retired:
         lines.append(f"retired to the archive: {', '.join(view.retired)}")
     return "\n".join(lines)
-
-
-def frontier_json(view: FrontierView, sampled: str | None = None) -> str:
-    data: dict[str, Any] = {
-        "base": view.branch,
-        "rows": [row.model_dump(mode="json") for row in view.frontier.rows],
-        "dominated": view.frontier.dominated,
-        "never_best": view.frontier.never_best,
-        "waiting": view.waiting,
-        "incomparable": view.incomparable,
-        "retired": view.retired,
-        "commits": {cid: member.commit for cid, member in view.members.items()},
-    }
-    if sampled is not None:
-        data["sampled"] = sampled
-    return to_json(data)
-
-
-def labels_text(labels: list[Label]) -> str:
-    if not labels:
-        return "no labels"
-    rows = [
-        [
-            label.name,
-            short(label.commit),
-            label.last_move.model_dump(mode="json")["ts"][:19] if label.last_move else "-",
-            label.last_move.author if label.last_move else "(moved outside harnessgit)",
-            label.last_move.reason if label.last_move else "",
-        ]
-        for label in labels
-    ]
-    return table(rows, ["label", "commit", "moved", "by", "reason"])
-
-
-def labels_json(labels: list[Label]) -> str:
-    return to_json(
-        {
-            "labels": [
-                {
-                    "name": label.name,
-                    "commit": label.commit,
-                    "last_move": label.last_move.model_dump(mode="json") if label.last_move else None,
-                }
-                for label in labels
-            ]
-        }
-    )
-
-
-def label_move_text(record: LabelRecord) -> str:
-    was = f" (was {short(record.previous)})" if record.previous else ""
-    gated = "" if record.gate else "  note: this commit has no passing gate record"
-    return f"label {record.name} -> {short(record.commit)}{was}{gated}"
 
 
 def verify_text(report: VerifyReport) -> str:
@@ -176,33 +94,10 @@ def verify_text(report: VerifyReport) -> str:
         lines.append(
             f"  override {short(override.commit)} ({override.action}) by {override.author}: {override.reason}"
         )
-    for peek in report.peeks:
+    for peek in report.test_peeks:
         forced = " (forced)" if peek.forced else ""
         lines.append(f"  test-split peek at {short(peek.commit)}: mean {peek.mean:.3f} on {peek.n}{forced}")
     for finding in report.findings:
         lines.append(f"  problem at {short(finding.commit)}: {finding.problem}")
     lines.append("verify: OK" if report.ok else f"verify: {len(report.findings)} problems")
     return "\n".join(lines)
-
-
-def verify_json(report: VerifyReport) -> str:
-    return to_json(
-        {
-            "branch": report.branch,
-            "start": report.start,
-            "checked": report.checked,
-            "gated": report.gated,
-            "ok": report.ok,
-            "findings": [{"commit": f.commit, "problem": f.problem} for f in report.findings],
-            "overrides": [o.model_dump(mode="json") for o in report.overrides],
-            "test_peeks": [p.model_dump(mode="json") for p in report.peeks],
-        }
-    )
-
-
-def gate_record_line(record: GateRecord) -> str:
-    return (
-        f"gate {'pass' if record.passed else 'reject'} {points(record.difference)} pts "
-        f"[{points(record.ci_low)}, {points(record.ci_high)}] n={record.n} attempt {record.attempt} "
-        f"alpha {record.alpha_k:.3g}"
-    )

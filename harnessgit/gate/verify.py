@@ -11,16 +11,19 @@ listed. CI runs it on pull requests: any finding exits 1.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
 from harnessgit.candidates.targets import base_tip
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError
+from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.fingerprint import evaluator_fingerprint
-from harnessgit.evaluation.scores import Key, ScoreBook
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, OverrideRecord, Record, TestPeekRecord
+from harnessgit.stats.decision import alpha_for_attempt, decide
+from harnessgit.stats.pairing import Scored, instance_means, pair_scores
 from harnessgit.store import Store
 
 
@@ -30,62 +33,51 @@ class Finding:
     problem: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class VerifyReport:
     branch: str
     start: str | None  # the commit that added harnessgit.toml
-    checked: list[str] = field(default_factory=list)  # commits after it, oldest first
-    findings: list[Finding] = field(default_factory=list)
-    gated: int = 0
-    overrides: list[OverrideRecord] = field(default_factory=list)
-    peeks: list[TestPeekRecord] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
+    checked: list[str]  # commits after it, oldest first
+    gated: int
+    ok: bool  # no findings
+    findings: list[Finding]
+    overrides: list[OverrideRecord]
+    test_peeks: list[TestPeekRecord]
 
 
 def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
     branch = base or config.harness.base
     chain = list(reversed(store.first_parent_chain(base_tip(store, branch))))
     start = next((sha for sha in chain if store.file_at(store.commit_info(sha).tree, CONFIG_FILE)), None)
-    report = VerifyReport(branch, start)
     book = ScoreBook.load(store)
-    report.peeks = book.peeks
-    if start is None:
-        return report
+    checked = chain[chain.index(start) + 1 :] if start is not None else []
     gates = store.notes(layout.NOTES_GATE)
     all_gates = sorted(
         (r for rs in gates.values() for r in rs if isinstance(r, GateRecord)), key=lambda r: r.ts
     )
-    for sha in chain[chain.index(start) + 1 :]:
-        report.checked.append(sha)
+    findings: list[Finding] = []
+    overrides: list[OverrideRecord] = []
+    gated = 0
+    for sha in checked:
         records: list[Record] = gates.get(sha, [])
         landed = [r for r in records if isinstance(r, GateRecord) and r.merge == sha]
-        overrides = [r for r in records if isinstance(r, OverrideRecord) and r.commit == sha]
-        if overrides:
-            report.overrides.extend(overrides)
-            continue
-        if not landed:
-            report.findings.append(
-                Finding(
-                    sha, "moved the base branch without the gate: no gate record or override on this commit"
-                )
-            )
-            continue
-        report.gated += 1
-        for problem in _check_gate(store, book, sha, landed[-1], all_gates):
-            report.findings.append(Finding(sha, problem))
-    return report
+        moved = [r for r in records if isinstance(r, OverrideRecord) and r.commit == sha]
+        if moved:
+            overrides.extend(moved)
+        elif not landed:
+            problem = "moved the base branch without the gate: no gate record or override on this commit"
+            findings.append(Finding(sha, problem))
+        else:
+            gated += 1
+            findings += [
+                Finding(sha, problem) for problem in _check_gate(store, book, sha, landed[-1], all_gates)
+            ]
+    return VerifyReport(branch, start, checked, gated, not findings, findings, overrides, book.peeks)
 
 
 def _check_gate(
     store: Store, book: ScoreBook, sha: str, gate: GateRecord, all_gates: list[GateRecord]
 ) -> list[str]:
-    from harnessgit.config import GateSection
-    from harnessgit.gate.gate import pair_scores
-    from harnessgit.stats.decision import alpha_for_attempt, decide
-
     problems = []
     info = store.commit_info(sha)
     if not gate.passed:
@@ -135,15 +127,8 @@ def _check_gate(
     if paired is None:
         problems.append("fewer than two instances to recompute the decision from")
         return problems
-    section = GateSection(
-        alpha=gate.alpha,
-        min_effect=gate.min_effect,
-        min_instances=gate.min_instances,
-        method="sign" if gate.method == "sign" else "bootstrap",
-        resamples=gate.resamples,
-        seed=gate.seed,
-    )
-    again = decide(paired, section, attempt=gate.attempt, allow_small=gate.allow_small)
+    # The record holds the gate's settings as they were: decide again with them.
+    again = decide(paired, gate, attempt=gate.attempt, allow_small=gate.allow_small)
     recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
     if again.passed != gate.passed or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9):
         problems.append(
@@ -154,19 +139,14 @@ def _check_gate(
     return problems
 
 
-def _rows(book: ScoreBook, key: Key, until: datetime) -> dict[str, tuple[float, str | None]]:
+def _rows(book: ScoreBook, key: Key, until: datetime) -> Scored:
     """instance -> (mean over repeats, cluster), from the records that existed when the
     gate decided (a later --no-cache re-run must not rewrite history)."""
-    latest: dict[tuple[str, int], tuple[float, str | None]] = {}
+    latest: dict[tuple[str, int], tuple[str, float, str | None]] = {}
     for record in sorted(book.records_for(key), key=lambda r: r.ts):
         if record.ts > until:
             continue
         for i, instance in enumerate(record.instances):
             cluster = record.clusters[i] if record.clusters else None
-            latest[(instance, record.repeats[i])] = (record.scores[i], cluster)
-    by_instance: dict[str, list[float]] = {}
-    clusters: dict[str, str | None] = {}
-    for (instance, _repeat), (score, cluster) in latest.items():
-        by_instance.setdefault(instance, []).append(score)
-        clusters[instance] = cluster
-    return {i: (sum(v) / len(v), clusters[i]) for i, v in by_instance.items()}
+            latest[(instance, record.repeats[i])] = (instance, record.scores[i], cluster)
+    return instance_means(row for _key, row in sorted(latest.items(), key=lambda item: item[0][1]))

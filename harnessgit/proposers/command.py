@@ -23,9 +23,7 @@ us waiting past the timeout).
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -36,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
+from harnessgit.processes import kill_group
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import validate_operations
@@ -125,7 +124,7 @@ class CommandProposer:
         try:
             stdout, stderr = process.communicate(payload, timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(process)
+            kill_group(process)
             _, stderr = process.communicate()
             raise ProposerFailed(
                 f"the proposer command {self._shown()} gave no answer within {self.timeout:g} s"
@@ -164,16 +163,6 @@ class CommandProposer:
 
     def _shown(self) -> str:
         return shlex.join(self.argv)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - no process groups
-            process.kill()
-    except ProcessLookupError:  # pragma: no cover - it ended just now
-        pass
 
 
 def _tail(stderr: bytes) -> str:

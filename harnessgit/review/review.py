@@ -20,11 +20,11 @@ from harnessgit.candidates.targets import base_tip, candidate_of, resolve
 from harnessgit.checks import CheckReport
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import EvalContext
-from harnessgit.evaluation.scores import TEST_SPLIT, Key, ScoreBook, ScoreSummary
+from harnessgit.evaluation.context import EvalContext, Key
+from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
-from harnessgit.evaluation.trajectory import trajectories
-from harnessgit.gate.gate import SELECTION, GateOutcome, run_gate
+from harnessgit.evaluation.trajectory import Repeat, trajectories
+from harnessgit.gate.gate import SELECTION, GateOutcome, preview_gate
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.review.diff import FileDiff, parse_patch
 from harnessgit.review.scores import (
@@ -131,9 +131,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     head_label = head_target.candidate or head_name
     manifest = load_manifest(store.root, config.splits.manifest)
     book = ScoreBook.load(store)
-    outcome = run_gate(
-        store, config, head_name, base_commit=base_sha, evaluate_missing=False, record=False, book=book
-    )
+    outcome = preview_gate(store, config, head_name, base_commit=base_sha, book=book)
     notes = []
     if outcome.base.key.fingerprint != outcome.candidate.key.fingerprint:
         notes.append(
@@ -280,12 +278,12 @@ def _flips(
             instance=instance,
             base_score=before[instance].mean,
             head_score=after[instance].mean,
-            base_feedback=_cut(old.get("feedback")),
-            head_feedback=_cut(new.get("feedback")),
+            base_feedback=_cut(old.feedback),
+            head_feedback=_cut(new.feedback),
             base_class=before[instance].failure_class,
             head_class=after[instance].failure_class,
-            trajectory=excerpt(side.get("trajectory")),
-            trajectory_side=failing if side.get("trajectory") is not None else None,
+            trajectory=excerpt(side.trajectory),
+            trajectory_side=failing if side.trajectory is not None else None,
         )
 
     return Flips(
@@ -298,10 +296,10 @@ def _flips(
     )
 
 
-def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, instance: str) -> dict[str, Any]:
+def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, instance: str) -> Repeat:
     """The first recorded repeat of an instance that carries feedback or a trajectory."""
-    entries = trajectories(store, config, commit, instance, book)
-    return next((e for e in entries if e.get("feedback") or e.get("trajectory") is not None), entries[0])
+    repeats = trajectories(store, config, commit, instance, book).repeats
+    return next((r for r in repeats if r.feedback or r.trajectory is not None), repeats[0])
 
 
 def _edit(store: Store, sha: str) -> Edit:

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from harnessgit.config import GateSection
 from harnessgit.evaluation.scores import InstanceScore, ScoreSummary
-from harnessgit.gate.gate import pair_scores
 from harnessgit.stats.decision import GateDecision, decide
+from harnessgit.stats.pairing import pair_scores
 
 UNCLASSIFIED = "(no class)"
 # Keys under which evaluators commonly keep a trajectory's steps.

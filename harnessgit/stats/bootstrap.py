@@ -44,9 +44,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from harnessgit.stats.distributions import student_t_quantile, student_t_sf
 
@@ -77,10 +76,9 @@ _EPS = 1e-12
 _CANCELLATION = 1e-12
 
 
-class BootstrapBound(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class BootstrapBound:
     """The outcome of one studentized bootstrap test of H0: mean difference <= null."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     method: Literal["bootstrap"] = "bootstrap"
     units: int  # resampling units: instances, or clusters when clustered

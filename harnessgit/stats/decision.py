@@ -20,63 +20,45 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Annotated, Literal
+from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from harnessgit.config import GateSection
+from harnessgit.render import points, rough_points
 from harnessgit.stats.bootstrap import SMALLEST_ALPHA, BootstrapBound, bootstrap_bound
+from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.signtest import SignBound, sign_bound
 
 # Power at which the minimum detectable effect is quoted: the usual 80%.
 MDE_POWER = 0.8
 
-Score = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class PairedScores(_Model):
-    """Base and candidate scores on the same instances, in the same order.
-
-    ``clusters[i]`` names the cluster of instance i (the evaluator's ``cluster``);
-    instances of one cluster are resampled together. At least two independent units
-    (instances, or distinct clusters) are required: one unit has no variance.
-    """
-
-    instances: list[str]
-    base: list[Score]
-    candidate: list[Score]
-    clusters: list[str] | None = None
-
-    @model_validator(mode="after")
-    def _paired(self) -> PairedScores:
-        n = len(self.instances)
-        if len(self.base) != n or len(self.candidate) != n:
-            raise ValueError("base and candidate need one score per instance")
-        if len(set(self.instances)) != n:
-            raise ValueError("instance ids must be unique")
-        if self.clusters is not None and len(self.clusters) != n:
-            raise ValueError("clusters need one entry per instance")
-        units = n if self.clusters is None else len(set(self.clusters))
-        if units < 2:
-            raise ValueError("a paired comparison needs at least two independent units")
-        return self
+class GateRules(Protocol):
+    """The gate's settings, as `decide` reads them ([gate] in harnessgit.toml, or a
+    gate record being recomputed by `verify`)."""
 
     @property
-    def differences(self) -> list[float]:
-        return [c - b for b, c in zip(self.base, self.candidate, strict=True)]
+    def alpha(self) -> float: ...
+    @property
+    def min_effect(self) -> float: ...
+    @property
+    def min_instances(self) -> int: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def resamples(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
 
 
-class MeanEstimate(_Model):
+@dataclass(frozen=True)
+class MeanEstimate:
     mean: float
     se: float  # standard error; cluster-robust when the scores are clustered
 
 
-class PairedComparison(_Model):
+@dataclass(frozen=True)
+class PairedComparison:
     """What the data say before any test: means, the paired difference, the counts."""
 
     n: int
@@ -95,12 +77,13 @@ class PairedComparison(_Model):
     binary: bool  # every score is 0 or 1
 
 
-class GateDecision(_Model):
+@dataclass(frozen=True)
+class GateDecision:
     """The gate's statistical verdict, with every number needed to recompute it."""
 
     passed: bool
     reasons: list[str]  # why not passed; empty when passed
-    method: Literal["bootstrap", "sign"]
+    method: str  # "bootstrap" or "sign"
     attempt: int  # k: gate attempts on this selection set, this one included
     alpha: float  # family-wise false-accept rate over all attempts
     alpha_k: float  # the level used for this attempt
@@ -111,7 +94,7 @@ class GateDecision(_Model):
     seed: int
     resamples: int
     comparison: PairedComparison
-    bound: Annotated[BootstrapBound | SignBound, Field(discriminator="method")]
+    bound: BootstrapBound | SignBound
     mde: float | None  # minimum detectable effect above min_effect; None: no variation seen
     detectable: str  # the MDE in one sentence
 
@@ -151,7 +134,7 @@ def detectable_sentence(comparison: PairedComparison, mde: float | None, min_eff
             where += f" (effective n {comparison.effective_n:.0f})"
     if mde is None:
         return f"{where} the differences did not vary, so this gate cannot say what it would miss"
-    return f"{where} this gate cannot see effects under {_points(min_effect + mde)} points"
+    return f"{where} this gate cannot see effects under {rough_points(min_effect + mde)} points"
 
 
 def compare(scores: PairedScores) -> PairedComparison:
@@ -184,7 +167,7 @@ def compare(scores: PairedScores) -> PairedComparison:
 
 def decide(
     scores: PairedScores,
-    gate: GateSection,
+    gate: GateRules,
     *,
     attempt: int = 1,
     allow_small: bool = False,
@@ -230,10 +213,10 @@ def decide(
             ' instances, new manifest) or use method = "sign" for 0/1 scores'
         )
     elif not bound.passed:
-        lower = _points(bound.lower_bound, signed=True)
+        lower = points(bound.lower_bound)
         reasons.append(
             f"the {_percent(1 - alpha_k)} lower bound of the difference, {lower} points, does not clear"
-            f" min_effect {_points(gate.min_effect, signed=True)} points"
+            f" min_effect {points(gate.min_effect)} points"
             f" (attempt {attempt}: alpha_{attempt} = {alpha_k:.2g}, p = {bound.p_value:.2g},"
             f" {_method_name(bound)} over {bound.units} {units})"
         )
@@ -258,7 +241,7 @@ def decide(
     )
 
 
-def _sign_test_misuse(gate: GateSection, comparison: PairedComparison) -> list[str]:
+def _sign_test_misuse(gate: GateRules, comparison: PairedComparison) -> list[str]:
     """The sign test bounds the net win rate, which is the mean difference only for
     0/1 scores of independent instances. On partial credit it tests the median: a
     rewrite that gains 5 points on nine instances in ten and loses 45 on the tenth
@@ -315,15 +298,6 @@ def _method_name(bound: BootstrapBound | SignBound) -> str:
     if isinstance(bound, SignBound):
         return "exact McNemar test" if bound.test == "mcnemar" else "exact sign test"
     return "studentized bootstrap"
-
-
-def _points(value: float, *, signed: bool = False) -> str:
-    """Score differences as points (0..1 -> 0..100), to the precision a reader needs."""
-    points = value * 100
-    text = f"{points:+.1f}" if signed else f"{points:.1f}"
-    if abs(points) >= 10 and not signed:
-        text = f"{points:.0f}"
-    return text
 
 
 def _percent(level: float) -> str:

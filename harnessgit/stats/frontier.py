@@ -42,29 +42,27 @@ from __future__ import annotations
 
 import math
 import random
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from dataclasses import dataclass, field
 
 
-class PoolCandidate(_Model):
+@dataclass(frozen=True)
+class PoolCandidate:
     id: str
     parent: str | None  # None for the base
-    scores: list[float] = Field(min_length=1)  # one per pool instance, in pool order
+    scores: list[float]  # one per pool instance, in pool order
 
 
-class ScorePool(_Model):
+@dataclass(frozen=True)
+class ScorePool:
     """Candidates by selection instances. ``candidates`` in pool order: the base tip
     first, then candidates in creation order (gepa's program index)."""
 
-    instances: list[str] = Field(min_length=1)
-    candidates: list[PoolCandidate] = Field(min_length=1)
+    instances: list[str]
+    candidates: list[PoolCandidate]
 
-    @model_validator(mode="after")
-    def _complete(self) -> ScorePool:
+    def __post_init__(self) -> None:
+        if not self.instances or not self.candidates:
+            raise ValueError("a pool needs at least one instance and one candidate")
         if len(set(self.instances)) != len(self.instances):
             raise ValueError("instance ids must be unique")
         ids = [c.id for c in self.candidates]
@@ -76,19 +74,20 @@ class ScorePool(_Model):
                     f"candidate {candidate.id} has {len(candidate.scores)} scores for "
                     f"{len(self.instances)} instances: the pool must be complete"
                 )
-            if not all(math.isfinite(s) for s in candidate.scores):
+            if not all(map(math.isfinite, candidate.scores)):
                 raise ValueError(f"candidate {candidate.id} has a score that is not a finite number")
-        return self
 
 
-class InstanceFront(_Model):
+@dataclass(frozen=True)
+class InstanceFront:
     instance: str
     best_score: float
     best: list[str]  # every candidate with the best score, in pool order
     kept: list[str]  # those that survive dominated-candidate removal
 
 
-class FrontierRow(_Model):
+@dataclass(frozen=True)
+class FrontierRow:
     candidate: str
     parent: str | None
     mean: float
@@ -96,11 +95,14 @@ class FrontierRow(_Model):
     weight: int  # GEPA's sampling weight: the instances led
 
 
-class Frontier(_Model):
+@dataclass(frozen=True)
+class Frontier:
     # Frontier candidates in GEPA's sampling order (first appearance in the pruned
     # fronts); sort a copy for display, `sample_parent` relies on this order.
     rows: list[FrontierRow]
-    fronts: list[InstanceFront]  # one per instance, in pool order
+    # One per instance, in pool order; left out of `harnessgit frontier --json`, which
+    # would otherwise repeat every instance's scores.
+    fronts: list[InstanceFront] = field(metadata={"json": False})
     dominated: list[str]  # led an instance but every front they lead is covered
     never_best: list[str]  # best on no instance
 
@@ -146,17 +148,16 @@ def compute_frontier(pool: ScorePool) -> Frontier:
         for i in front:
             led[i] = led.get(i, 0) + 1
     ids = [c.id for c in candidates]
-    # model_construct: every value below is built from an already validated pool.
     rows = [
-        FrontierRow.model_construct(
+        FrontierRow(
             candidate=ids[i], parent=candidates[i].parent, mean=means[i], instances_led=count, weight=count
         )
         for i, count in led.items()
     ]
-    return Frontier.model_construct(
+    return Frontier(
         rows=rows,
         fronts=[
-            InstanceFront.model_construct(
+            InstanceFront(
                 instance=instance,
                 best_score=candidates[fronts[column][0]].scores[column],
                 best=[ids[i] for i in fronts[column]],

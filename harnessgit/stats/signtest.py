@@ -21,19 +21,17 @@ null``; with null = 0 it is exactly the classical sign test.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from harnessgit.stats.distributions import binomial_upper_tail, clopper_pearson_lower, clopper_pearson_upper
 
 CI_LEVEL = 0.95
 
 
-class SignBound(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class SignBound:
     """The outcome of one exact sign (or McNemar) test of H0: net win rate <= null."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     method: Literal["sign"] = "sign"
     test: Literal["sign", "mcnemar"]

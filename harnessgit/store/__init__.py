@@ -1,8 +1,8 @@
 """The store: the only part of harnessgit that talks to git."""
 
+from harnessgit.objects import ZERO, TreeEntry
 from harnessgit.store.changes import RawChange, Side
 from harnessgit.store.history import FileStat
-from harnessgit.store.objects import ZERO, TreeEntry
 from harnessgit.store.repo import CommitInfo, Store
 from harnessgit.store.transaction import EVIDENCE_STORE, NOTES_PREFIX, PINS_PREFIX, Transaction
 from harnessgit.store.trees import Blob

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.objects import ZERO, TreeEntry
+from harnessgit.objects import ZERO, TreeEntry
 
 if TYPE_CHECKING:
     from harnessgit.store.git import Git

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harnessgit.store.objects import TreeEntry
+from harnessgit.objects import TreeEntry
 
 if TYPE_CHECKING:
     from harnessgit.store.git import Git

@@ -15,14 +15,15 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import ConcurrentUpdate, GitFailed
-from harnessgit.store.objects import ZERO
+from harnessgit.objects import ZERO
 from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
 from harnessgit.store.trees import Blob, find_note, note_path
 
 if TYPE_CHECKING:
+    from harnessgit.objects import TreeEntry
     from harnessgit.records import Record
     from harnessgit.store.git import Git
-    from harnessgit.store.objects import CatFile, TreeEntry
+    from harnessgit.store.objects import CatFile
     from harnessgit.store.repo import CommitInfo
 
 MAX_ATTEMPTS = 200

@@ -1,4 +1,5 @@
-"""Git objects: a persistent ``git cat-file --batch`` reader and the tree format.
+"""Reading git objects: a persistent ``git cat-file --batch`` process (the formats
+themselves are `harnessgit.objects`).
 
 Reads go through one long-lived cat-file process; bulk reads are pipelined (a
 writer thread feeds object ids while the caller consumes and parses objects), so
@@ -10,61 +11,10 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
-
-ZERO = "0" * 40
-MODE_FILE = "100644"
-MODE_EXEC = "100755"
-MODE_LINK = "120000"
-MODE_TREE = "40000"
-MODE_GITLINK = "160000"
-
-
-@dataclass(frozen=True)
-class TreeEntry:
-    mode: str
-    name: str  # one path component (bytes decoded with surrogateescape)
-    sha: str
-
-    @property
-    def is_tree(self) -> bool:
-        return self.mode == MODE_TREE
-
-
-def parse_tree(data: bytes) -> list[TreeEntry]:
-    entries = []
-    pos = 0
-    while pos < len(data):
-        space = data.index(b" ", pos)
-        nul = data.index(b"\0", space)
-        mode = data[pos:space].decode("ascii")
-        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
-        sha = data[nul + 1 : nul + 21].hex()
-        entries.append(TreeEntry(mode, name, sha))
-        pos = nul + 21
-    return entries
-
-
-def _sort_key(entry: TreeEntry) -> bytes:
-    # git orders tree entries by name, comparing a subtree as if it ended in "/".
-    name = entry.name.encode("utf-8", "surrogateescape")
-    return name + b"/" if entry.is_tree else name
-
-
-def format_tree(entries: Iterable[TreeEntry]) -> bytes:
-    return b"".join(
-        entry.mode.encode("ascii")
-        + b" "
-        + entry.name.encode("utf-8", "surrogateescape")
-        + b"\0"
-        + bytes.fromhex(entry.sha)
-        for entry in sorted(entries, key=_sort_key)
-    )
-
 
 # A wide pipe lets git inflate objects well ahead of the reader during bulk
 # reads, instead of stopping every 64 KiB (Linux's default pipe size).

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
+from harnessgit.objects import MODE_TREE, TreeEntry, format_tree, parse_tree
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
 from harnessgit.store.notes import NotesMixin
-from harnessgit.store.objects import MODE_TREE, CatFile, TreeEntry, format_tree, parse_tree
+from harnessgit.store.objects import CatFile
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin

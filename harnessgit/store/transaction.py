@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from harnessgit.names import check_ref_name
-from harnessgit.store.objects import ZERO
+from harnessgit.objects import ZERO
 
 if TYPE_CHECKING:
     from harnessgit.records import Record

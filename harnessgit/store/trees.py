@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.objects import MODE_TREE, TreeEntry
+from harnessgit.objects import MODE_TREE, TreeEntry
 
 ReadTree = Callable[[str], list[TreeEntry]]
 WriteTree = Callable[[list[TreeEntry]], str]

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from harnessgit.errors import HarnessgitError
 
 if TYPE_CHECKING:
+    from harnessgit.objects import TreeEntry
     from harnessgit.store.git import Git
-    from harnessgit.store.objects import TreeEntry
 
 
 class WorktreeMixin:

@@ -24,7 +24,7 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import eval_context
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evolve import Budget, evolve
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction

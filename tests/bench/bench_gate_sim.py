@@ -38,8 +38,9 @@ import numpy as np
 
 from harnessgit.config import GateSection
 from harnessgit.stats.bootstrap import bootstrap_bound, bootstrap_means
-from harnessgit.stats.decision import PairedScores, alpha_for_attempt, decide
+from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.distributions import student_t_quantile
+from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.signtest import sign_bound
 
 ALPHA = 0.05

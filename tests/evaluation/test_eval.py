@@ -22,6 +22,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.test import peek_test_split
 from harnessgit.evaluation.trajectory import trajectories
 from harnessgit.records import EvalRecord
+from harnessgit.render import to_json
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git, snapshot, write
 
@@ -106,10 +107,10 @@ def test_trajectories_are_scrubbed_and_retrievable(eval_repo: Path) -> None:
     with Store.discover(eval_repo) as store:
         config = load_config(eval_repo)
         evaluate(store, config, "main", instances=["gamma-10"])
-        (entry,) = trajectories(store, config, "main", "gamma-10")
-    assert entry["feedback"] == "needs gamma" and entry["failure_class"] == "missing-rule"
-    assert entry["trajectory"]["steps"][1] == "look for gamma"
-    assert "sk-" not in json.dumps(entry) and "[REDACTED]" in entry["trajectory"]["env"]
+        (entry,) = trajectories(store, config, "main", "gamma-10").repeats
+    assert entry.feedback == "needs gamma" and entry.failure_class == "missing-rule"
+    assert entry.trajectory["steps"][1] == "look for gamma"
+    assert "sk-" not in to_json(entry) and "[REDACTED]" in entry.trajectory["env"]
 
 
 def test_repeats_average_per_instance(make_repo: Callable[..., Path]) -> None:

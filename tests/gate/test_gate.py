@@ -9,7 +9,8 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.gate.gate import run_gate
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.gate.gate import evaluate_sides, gate_sides, preview_gate, run_gate
 from harnessgit.records import GateRecord
 from harnessgit.stats.decision import alpha_for_attempt
 from harnessgit.store import Store
@@ -122,7 +123,7 @@ def test_unevaluated_without_evaluating_says_what_to_run(gate_repo: Path) -> Non
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        outcome = run_gate(store, config, cand.candidate, evaluate_missing=False, record=False)
+        outcome = preview_gate(store, config, cand.candidate)
     assert not outcome.passed
     assert outcome.not_evaluated == [
         "harnessgit eval main --split selection",
@@ -145,11 +146,12 @@ def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_rep
         step = propose(store, config, {"SKILL.md": skill(20)})
         git(gate_repo, "update-ref", "refs/heads/main", step.commit)  # main moves past `first`
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        unevaluated = run_gate(
-            store, config, cand.candidate, base_commit=first, evaluate_missing=False, record=False
-        )
+        unevaluated = preview_gate(store, config, cand.candidate, base_commit=first)
         assert unevaluated.not_evaluated[0] == f"harnessgit eval {first[:12]} --split selection"
-        outcome = run_gate(store, config, cand.candidate, base_commit=first, record=False)
+        book = ScoreBook.load(store)
+        sides = gate_sides(store, config, cand.candidate, base_commit=first)
+        evaluate_sides(store, config, sides, book)
+        outcome = preview_gate(store, config, cand.candidate, base_commit=first, book=book)
         assert git(gate_repo, "for-each-ref", "refs/notes/harnessgit/gate") == ""
     assert outcome.passed and outcome.base.commit == first
     assert outcome.record.base_mean == pytest.approx(0.25) and outcome.record.candidate_mean == pytest.approx(

@@ -13,7 +13,8 @@ from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.gate.merge import merge, revert
+from harnessgit.gate.merge import merge
+from harnessgit.gate.revert import revert
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord, OverrideRecord, RetireRecord
 from harnessgit.store import Store, Transaction
@@ -165,7 +166,7 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
             move_label(store, "production", "main")
         with pytest.raises(HarnessgitError, match="invalid label name"):
             move_label(store, "a..b", "main")
-        (label,) = list_labels(store)
+        (label,) = list_labels(store).labels
         assert label.name == "production" and label.commit == landed
         assert [m.reason for m in history(store, "production")] == ["first release", "ship the level change"]
     assert git(gate_repo, "rev-parse", "refs/harnessgit/labels/production").strip() == landed

@@ -16,7 +16,6 @@ from gepa.gepa_utils import (
     remove_dominated_programs,
     select_program_candidate_from_pareto_front,
 )
-from pydantic import ValidationError
 
 from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier, sample_parent
 
@@ -97,7 +96,7 @@ def test_a_single_candidate_is_its_own_frontier() -> None:
     ],
 )
 def test_pool_must_be_complete_and_finite(rows: list[list[float]], message: str) -> None:
-    with pytest.raises(ValidationError, match=message):
+    with pytest.raises(ValueError, match=message):
         ScorePool(
             instances=["a", "b"],
             candidates=[PoolCandidate(id=f"c{k}", parent=None, scores=row) for k, row in enumerate(rows)],
@@ -105,7 +104,7 @@ def test_pool_must_be_complete_and_finite(rows: list[list[float]], message: str)
 
 
 def test_pool_ids_must_be_unique() -> None:
-    with pytest.raises(ValidationError, match="candidate ids"):
+    with pytest.raises(ValueError, match="candidate ids"):
         ScorePool(
             instances=["a"],
             candidates=[PoolCandidate(id="x", parent=None, scores=[0.0])] * 2,

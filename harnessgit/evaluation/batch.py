@@ -13,8 +13,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
-import os
-import signal
 import subprocess
 import threading
 import time
@@ -25,6 +23,7 @@ from typing import IO, Any
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import loads_strict
+from harnessgit.processes import kill_group
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_TAIL = 5
@@ -137,12 +136,6 @@ class Running:
             procs = list(self._procs)
         for proc in procs:
             kill_group(proc)
-
-
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the evaluator and everything it started (it leads its own process group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def run_batch(

@@ -1,0 +1,83 @@
+"""`harnessgit revert`: undo an accepted edit, through the gate or as a recorded override.
+
+The inverse of the edit is proposed as a new candidate on the base tip, to be gated
+and merged like any other. ``--no-gate`` lands it at once instead, as an explicit
+override: an `override` record with the reason and the author on the merge commit,
+which `verify` and `log` list.
+"""
+
+from __future__ import annotations
+
+from harnessgit import layout
+from harnessgit.candidates.propose import Edit, Proposal, propose
+from harnessgit.candidates.targets import base_tip, resolve
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError
+from harnessgit.gate.merge import MergeResult, land, update_worktree
+from harnessgit.records import OverrideRecord
+from harnessgit.store import Blob, Store
+
+
+def revert(
+    store: Store,
+    config: Config,
+    rev: str,
+    *,
+    base: str | None = None,
+    reason: str = "",
+    no_gate: bool = False,
+) -> tuple[Proposal, MergeResult | None]:
+    """Propose the inverse of an accepted edit; with ``no_gate`` land it at once as an override."""
+    config = require(config)
+    branch = base or config.harness.base
+    tip = base_tip(store, branch)
+    accepted = resolve(store, rev).sha
+    if accepted not in store.first_parent_chain(tip):
+        raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
+    info = store.commit_info(accepted)
+    if not info.parents:
+        raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
+    before = info.parents[0]
+    changes: dict[str, Blob | None] = {}
+    tip_tree = store.commit_info(tip).tree
+    for path in store.changed_paths(before, accepted):
+        now = store.entry_at(tip_tree, path)
+        then = store.entry_at(store.commit_info(accepted).tree, path)
+        if (now.sha if now else None) != (then.sha if then else None):
+            raise HarnessgitError(
+                f"{path} changed again after {rev}: revert the later edit first, or edit it by hand"
+            )
+        old = store.entry_at(store.commit_info(before).tree, path)
+        changes[path] = Blob(old.sha, old.mode) if old else None
+    if no_gate and not reason.strip():
+        raise HarnessgitError("--no-gate needs --reason: an override must say why")
+    subject = f'Revert "{info.subject}"'
+    rationale = (
+        subject + (f"\n\n{reason.strip()}" if reason.strip() else "") + f"\n\nThis reverts {accepted}."
+    )
+    proposal = propose(store, config, Edit(changes, "revert"), parent=branch, rationale=rationale)
+    if not no_gate:
+        return proposal, None
+    target = resolve(store, proposal.candidate)
+    override = OverrideRecord(
+        ts=store.clock(),
+        commit="",
+        candidate=proposal.candidate,
+        action="revert",
+        reason=reason.strip(),
+        author=store.identity(),
+    )
+    message = (
+        f"Merge candidate {proposal.candidate}: {subject} (ungated override)\n\nReason: {reason.strip()}"
+    )
+    message += f"\n\n{layout.CANDIDATE_TRAILER}: {proposal.candidate}"
+    landed = land(
+        store,
+        branch,
+        tip,
+        target,
+        message,
+        lambda commit: [override.model_copy(update={"commit": commit})],
+        reason="merged",
+    )
+    return proposal, MergeResult(branch, landed, update_worktree(store, branch, tip, landed), None)
