@@ -13,6 +13,7 @@ import importlib
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,12 +67,15 @@ def _configure_logging(quiet: bool, debug: bool) -> None:
 # run on every commit) does not import the other commands' modules.
 # tests/test_cli_repo.py keeps this table equal to what the modules define.
 COMMAND_MODULES = {
-    "check": "checks",
+    "init": "config",
+    **dict.fromkeys(["propose", "show", "log", "label"], "candidates"),
     **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
-    **dict.fromkeys(["evolve", "demo"], "evolving"),
-    **dict.fromkeys(["frontier", "gate", "merge", "revert", "label", "verify"], "gating"),
-    **dict.fromkeys(["init", "propose", "show", "log"], "repo"),
-    **dict.fromkeys(["review", "bisect", "bisect-judge"], "review"),
+    **dict.fromkeys(["gate", "merge", "revert", "verify", "frontier"], "gate"),
+    "check": "check",
+    "review": "review",
+    **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
+    "evolve": "evolve",
+    "demo": "demo",
 }
 
 
@@ -143,3 +147,11 @@ jobs_option = click.option(
 
 def echo(text: str = "", *, err: bool = False) -> None:
     click.echo(text, err=err)
+
+
+def stderr_sink(state: State) -> Callable[[str], None]:
+    """Where the evaluator's standard error goes: shown, or logged at debug level with -q."""
+    if state.quiet:
+        logger = logging.getLogger("harnessgit.evaluator")
+        return lambda line: logger.debug("evaluator: %s", line)
+    return lambda line: click.echo(line, err=True)

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option
+from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
 
 
 def _instances(values: tuple[str, ...]) -> list[str] | None:
     ids = [part for value in values for part in value.split(",") if part]
     return ids or None
-
-
-def stderr_sink(state: State) -> Callable[[str], None]:
-    if state.quiet:
-        logger = logging.getLogger("harnessgit.evaluation.batch")
-        return lambda line: logger.debug("evaluator: %s", line)
-    return lambda line: click.echo(line, err=True)
 
 
 @cli.command("eval")

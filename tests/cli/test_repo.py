@@ -56,7 +56,7 @@ def test_check_loads_no_other_command_module() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('harnessgit.cli.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[-1] == "['harnessgit.cli._base', 'harnessgit.cli.checks']"
+    assert out.splitlines()[-1] == "['harnessgit.cli._base', 'harnessgit.cli.check']"
 
 
 def test_init_writes_config_and_refuses_to_overwrite(make_repo: object) -> None:

@@ -1,4 +1,4 @@
-"""Commands that decide what reaches the base branch: frontier, gate, merge, revert, label, verify."""
+"""Commands that decide what reaches the base branch: gate, merge, revert, verify, frontier."""
 
 from __future__ import annotations
 
@@ -7,55 +7,8 @@ from dataclasses import replace
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option
-from harnessgit.cli.evaluation import stderr_sink
+from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
 from harnessgit.errors import EXIT_NO, EXIT_OK
-
-
-@cli.command()
-@click.option(
-    "--split",
-    default="selection",
-    show_default=True,
-    help="The split the frontier is computed on (only selection decides).",
-)
-@click.option(
-    "--update",
-    is_flag=True,
-    help="Make the live candidate branches exactly the frontier plus the candidates not yet "
-    "evaluated; retire the rest to refs/harnessgit/archive/ in one transaction.",
-)
-@click.option("--sample", is_flag=True, help="Print one parent drawn with GEPA's weights (instances led).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
-@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def frontier(
-    state: State, split: str, update: bool, sample: bool, seed: int, base: str | None, as_json: bool
-) -> int:
-    """The Pareto frontier of the live candidates on the selection split (GEPA's rule)."""
-    from harnessgit.errors import HarnessgitError
-    from harnessgit.gate import render as render_gate
-    from harnessgit.gate.frontier import frontier_view, update_frontier
-    from harnessgit.render import to_json
-    from harnessgit.stats.frontier import sample_parent
-
-    if split != "selection":
-        raise HarnessgitError("the frontier decides, so it is computed on the selection split only")
-    store, config = state.open()
-    with store:
-        view = frontier_view(store, config, base=base)
-        if update:
-            view = update_frontier(store, config, view)
-    if sample:
-        view = replace(view, sampled=sample_parent(view.frontier, seed))
-    if as_json:
-        echo(to_json(view))
-    elif sample:
-        echo(view.sampled or "")
-    else:
-        echo(render_gate.frontier_text(view))
-    return EXIT_OK
 
 
 def _gate_options(command: Callable[..., int]) -> Callable[..., int]:
@@ -173,48 +126,6 @@ def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None)
 
 
 @cli.command()
-@click.argument("name", required=False)
-@click.argument("rev", metavar="[REV]", required=False)
-@click.option("--reason", default="", metavar="TEXT", help="Why the label moves (recorded).")
-@click.option("--list", "list_", is_flag=True, help="List the labels and their last recorded moves.")
-@click.option("--history", "history_", is_flag=True, help="List every recorded move (of NAME, if given).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def label(
-    state: State, name: str | None, rev: str | None, reason: str, list_: bool, history_: bool, as_json: bool
-) -> int:
-    """Point label NAME (e.g. production) at REV, recording when, who and why.
-
-    Moving a label also starts a new test-split peek period.
-    """
-    from harnessgit.candidates import label as labels
-    from harnessgit.candidates import render as render_candidates
-    from harnessgit.render import to_json
-
-    store, _config = state.open()
-    with store:
-        if list_ or (name is None and not history_):
-            found = labels.list_labels(store)
-            echo(to_json(found) if as_json else render_candidates.labels_text(found))
-            return EXIT_OK
-        if history_:
-            moves = labels.history(store, name)
-            echo(
-                to_json(moves)
-                if as_json
-                else "\n".join(render_candidates.label_move_text(m) + f"  {m.reason}" for m in moves)
-                or "no recorded moves"
-            )
-            return EXIT_OK
-        if rev is None:
-            raise click.UsageError("label NAME REV: say where the label should point")
-        assert name is not None
-        record = labels.move_label(store, name, rev, reason=reason)
-    echo(to_json(record) if as_json else render_candidates.label_move_text(record))
-    return EXIT_OK
-
-
-@cli.command()
 @click.option("--base", metavar="BRANCH", help="The branch to verify. Default: [harness] base.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
@@ -229,3 +140,49 @@ def verify(state: State, base: str | None, as_json: bool) -> int:
         report = run(store, config, base=base)
     echo(to_json(report) if as_json else render_gate.verify_text(report))
     return EXIT_OK if report.ok else EXIT_NO
+
+
+@cli.command()
+@click.option(
+    "--split",
+    default="selection",
+    show_default=True,
+    help="The split the frontier is computed on (only selection decides).",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Make the live candidate branches exactly the frontier plus the candidates not yet "
+    "evaluated; retire the rest to refs/harnessgit/archive/ in one transaction.",
+)
+@click.option("--sample", is_flag=True, help="Print one parent drawn with GEPA's weights (instances led).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
+@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def frontier(
+    state: State, split: str, update: bool, sample: bool, seed: int, base: str | None, as_json: bool
+) -> int:
+    """The Pareto frontier of the live candidates on the selection split (GEPA's rule)."""
+    from harnessgit.errors import HarnessgitError
+    from harnessgit.gate import render as render_gate
+    from harnessgit.gate.frontier import frontier_view, update_frontier
+    from harnessgit.render import to_json
+    from harnessgit.stats.frontier import sample_parent
+
+    if split != "selection":
+        raise HarnessgitError("the frontier decides, so it is computed on the selection split only")
+    store, config = state.open()
+    with store:
+        view = frontier_view(store, config, base=base)
+        if update:
+            view = update_frontier(store, config, view)
+    if sample:
+        view = replace(view, sampled=sample_parent(view.frontier, seed))
+    if as_json:
+        echo(to_json(view))
+    elif sample:
+        echo(view.sampled or "")
+    else:
+        echo(render_gate.frontier_text(view))
+    return EXIT_OK

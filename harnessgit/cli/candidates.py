@@ -1,73 +1,13 @@
-"""Commands for the repository and its candidates: init, propose, show, log."""
+"""Commands for candidates and what main accepted: propose, show, log, label."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 
 import click
 
 from harnessgit.cli._base import State, cli, echo
-
-
-@cli.command()
-@click.option(
-    "--harness",
-    "harness",
-    multiple=True,
-    metavar="GLOB",
-    help="A glob of harness files (repeatable). Default: SKILL.md, AGENTS.md, "
-    "CLAUDE.md anywhere, prompts/** and tools/**/*.json.",
-)
-@click.option(
-    "--evaluator",
-    metavar="CMD",
-    help="The evaluator command, split into argv like a shell would (it is never run through a shell).",
-)
-@click.option(
-    "--splits",
-    default="splits.json",
-    show_default=True,
-    metavar="FILE",
-    help="The split manifest: a JSON object with train, selection and test ids.",
-)
-@click.option(
-    "--model", default="default", show_default=True, help="The model label recorded with every evaluation."
-)
-@click.option(
-    "--base",
-    metavar="BRANCH",
-    help="The branch that moves only through the gate. Default: the current branch.",
-)
-@click.pass_obj
-def init(
-    state: State, harness: tuple[str, ...], evaluator: str | None, splits: str, model: str, base: str | None
-) -> int:
-    """Write harnessgit.toml and make `git log` show harnessgit notes.
-
-    Refuses to overwrite an existing harnessgit.toml.
-    """
-    from harnessgit.config.init import init_repository
-    from harnessgit.store import Store
-
-    argv = None
-    if evaluator is not None:
-        try:
-            argv = shlex.split(evaluator)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--evaluator") from None
-        if not argv:
-            raise click.BadParameter("empty command", param_hint="--evaluator")
-    with Store.discover(state.directory) as store:
-        result = init_repository(
-            store, harness=list(harness) or None, evaluator=argv, splits=splits, model=model, base=base
-        )
-    echo(f"wrote {result.path}")
-    for ref in result.display_refs_added:
-        echo(f"git log now shows notes from {ref} (notes.displayRef)")
-    if not state.quiet:
-        echo("next: commit harnessgit.toml, then `harnessgit propose -m 'why'` after editing a harness file")
-    return 0
+from harnessgit.errors import EXIT_OK
 
 
 def _read_input(state: State, path: str, what: str) -> bytes:
@@ -201,3 +141,45 @@ def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int
         entries = accepted_log(store, config, base=base, limit=limit)
     echo(render_show.log_json(entries) if as_json else render_show.log_text(entries))
     return 0
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.argument("rev", metavar="[REV]", required=False)
+@click.option("--reason", default="", metavar="TEXT", help="Why the label moves (recorded).")
+@click.option("--list", "list_", is_flag=True, help="List the labels and their last recorded moves.")
+@click.option("--history", "history_", is_flag=True, help="List every recorded move (of NAME, if given).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def label(
+    state: State, name: str | None, rev: str | None, reason: str, list_: bool, history_: bool, as_json: bool
+) -> int:
+    """Point label NAME (e.g. production) at REV, recording when, who and why.
+
+    Moving a label also starts a new test-split peek period.
+    """
+    from harnessgit.candidates import label as labels
+    from harnessgit.candidates import render as render_candidates
+    from harnessgit.render import to_json
+
+    store, _config = state.open()
+    with store:
+        if list_ or (name is None and not history_):
+            found = labels.list_labels(store)
+            echo(to_json(found) if as_json else render_candidates.labels_text(found))
+            return EXIT_OK
+        if history_:
+            moves = labels.history(store, name)
+            echo(
+                to_json(moves)
+                if as_json
+                else "\n".join(render_candidates.label_move_text(m) + f"  {m.reason}" for m in moves)
+                or "no recorded moves"
+            )
+            return EXIT_OK
+        if rev is None:
+            raise click.UsageError("label NAME REV: say where the label should point")
+        assert name is not None
+        record = labels.move_label(store, name, rev, reason=reason)
+    echo(to_json(record) if as_json else render_candidates.label_move_text(record))
+    return EXIT_OK

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from harnessgit.checks.models import RULES
 from harnessgit.cli import cli, commands, main
-from harnessgit.cli.checks import RULE_NAMES
+from harnessgit.cli.check import RULE_NAMES
 from tests.conftest import git, write
 from tests.harness_text import prompt
 
