@@ -17,9 +17,11 @@ from harnessgit.render import short, table
 class ProgressDisplay:
     """A bar redrawn in place on a terminal; a plain line per step otherwise."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr, width: int = 30) -> None:
-        self.label, self.stream, self.width = label, stream, width
-        self.tty = stream.isatty()
+    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
+        # sys.stderr as it is now, not as it was at import: a caller may have replaced it.
+        self.stream = stream if stream is not None else sys.stderr
+        self.label, self.width = label, width
+        self.tty = self.stream.isatty()
         self.started = time.monotonic()
         self._last = -1
 
