@@ -105,6 +105,34 @@ def required_resamples(alpha: float, resamples: int) -> int:
     return max(resamples, min(math.ceil(MIN_TAIL / alpha) - 1, MAX_RESAMPLES))
 
 
+@dataclass(frozen=True)
+class _Units:
+    """The resampling units in canonical order (the verdict must not depend on how
+    instances were listed): centred sums, sizes, the estimate and its standard error."""
+
+    resid: FloatArray  # unit sum minus estimate * unit size: better numerics below
+    sizes: FloatArray
+    estimate: float
+    se: float
+
+    @property
+    def count(self) -> int:
+        return len(self.resid)
+
+
+def _units(sums: Sequence[float], sizes: Sequence[int]) -> _Units:
+    import numpy as np
+
+    units = sorted(zip(sums, sizes, strict=True))
+    sum_arr = np.array([s for s, _ in units], dtype=np.float64)
+    size_arr = np.array([k for _, k in units], dtype=np.float64)
+    count, total = len(units), float(size_arr.sum())
+    estimate = math.fsum(sum_arr.tolist()) / total
+    resid = sum_arr - estimate * size_arr
+    se = math.sqrt(count / (count - 1) * math.fsum((resid * resid).tolist())) / total if count > 1 else 0.0
+    return _Units(resid, size_arr, estimate, 0.0 if se <= _EPS else se)
+
+
 def bootstrap_bound(
     sums: Sequence[float],
     sizes: Sequence[int],
@@ -130,55 +158,30 @@ def bootstrap_bound(
         raise ValueError("the bootstrap needs at least two units, each with a sum and a size")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    # Canonical order: the verdict must not depend on how instances were listed.
-    units = sorted(zip(sums, sizes, strict=True))
-    sum_arr = np.array([s for s, _ in units], dtype=np.float64)
-    size_arr = np.array([k for _, k in units], dtype=np.float64)
-    count = len(units)
-    total = float(size_arr.sum())
-    estimate = math.fsum(sum_arr.tolist()) / total
-    resid = sum_arr - estimate * size_arr  # centred unit sums: better numerics below
-    se = math.sqrt(count / (count - 1) * math.fsum((resid * resid).tolist())) / total
-    if se <= _EPS:
-        se = 0.0
+    units = _units(sums, sizes)
+    estimate, se, df = units.estimate, units.se, units.count - 1
     t_obs = _t_observed(estimate, null, se)
-    df = count - 1
     t_critical = student_t_quantile(alpha, df) if student_floor else -math.inf
-
     # Below Student's quantile the verdict is "not passed" already: draw only what
     # the displayed interval needs.
     planned = required_resamples(alpha, resamples) if t_obs > t_critical else resamples
     threshold = math.floor(alpha * (planned + 1))  # T: the verdict's tail count
     rng = np.random.Generator(np.random.PCG64(seed))
-    blocks: list[FloatArray] = []
-    reached = 0  # resamples with t* >= t_obs
-    drawn = 0
-    for size in _block_sizes(resamples, planned):
-        t_star = _draw_t(rng, resid, size_arr, size, se)
-        blocks.append(t_star)
-        reached += int(np.count_nonzero(t_star >= t_obs))
-        drawn += size
-        if reached >= threshold:
-            break  # T resamples already reach t_obs: not passed, whatever follows
-    t_all = np.concatenate(blocks)
+    t_all, reached = _draw_until_settled(rng, units, t_obs, resamples, planned, threshold)
+    drawn = len(t_all)
     # threshold 0: alpha is below SMALLEST_ALPHA, and no candidate can pass.
     passed = t_obs > t_critical and drawn == planned and reached < threshold
     p_value = max((1 + reached) / (drawn + 1), student_t_sf(t_obs, df) if student_floor else 0.0)
-
     # After an early stop, the quantile of the draws made: the bound it gives is
     # still not above the null, so it agrees with the verdict.
     q = max(_kth_largest(t_all, max(1, math.floor(alpha * (drawn + 1)))), t_critical)
-    first = t_all[:resamples]
-    ci_tail = max(1, math.floor((1 - CI_LEVEL) / 2 * (resamples + 1)))
-    ci_critical = student_t_quantile((1 - CI_LEVEL) / 2, df) if student_floor else -math.inf
-    q_high = max(_kth_largest(first, ci_tail), ci_critical)
-    q_low = min(-_kth_largest(-first, ci_tail), -ci_critical)
+    q_low, q_high = _interval_quantiles(t_all[:resamples], df, student_floor)
     lo, hi = support
     # No bound at a level the resamples cannot resolve: report the trivial one.
     lower = lo if threshold == 0 else _clip(estimate - _scaled(q, se), lo, hi)
     return BootstrapBound(
-        units=count,
-        clustered=bool(np.any(size_arr != 1)),
+        units=units.count,
+        clustered=bool(np.any(units.sizes != 1)),
         alpha=alpha,
         null=null,
         estimate=estimate,
@@ -195,19 +198,44 @@ def bootstrap_bound(
     )
 
 
+def _draw_until_settled(
+    rng: np.random.Generator, units: _Units, t_obs: float, resamples: int, planned: int, threshold: int
+) -> tuple[FloatArray, int]:
+    """Studentized resamples in growing blocks, stopping once T of them reach t_obs
+    (the verdict is then "not passed" whatever follows): the draws, and how many
+    reached t_obs."""
+    import numpy as np
+
+    blocks: list[FloatArray] = []
+    reached = 0  # resamples with t* >= t_obs
+    for size in _block_sizes(resamples, planned):
+        t_star = _draw_t(rng, units.resid, units.sizes, size, units.se)
+        blocks.append(t_star)
+        reached += int(np.count_nonzero(t_star >= t_obs))
+        if reached >= threshold:
+            break
+    return np.concatenate(blocks), reached
+
+
+def _interval_quantiles(first: FloatArray, df: int, student_floor: bool) -> tuple[float, float]:
+    """The studentized quantiles of the two-sided CI_LEVEL interval shown to people,
+    from the first `resamples` draws, each floored at Student's."""
+    ci_tail = max(1, math.floor((1 - CI_LEVEL) / 2 * (len(first) + 1)))
+    ci_critical = student_t_quantile((1 - CI_LEVEL) / 2, df) if student_floor else -math.inf
+    q_high = max(_kth_largest(first, ci_tail), ci_critical)
+    q_low = min(-_kth_largest(-first, ci_tail), -ci_critical)
+    return q_low, q_high
+
+
 def bootstrap_means(sums: Sequence[float], sizes: Sequence[int], *, resamples: int, seed: int) -> FloatArray:
     """The resampled mean differences m* (for comparisons such as the percentile
     bootstrap in the simulation benchmark; the gate itself uses `bootstrap_bound`)."""
     import numpy as np
 
-    units = sorted(zip(sums, sizes, strict=True))
-    sum_arr = np.array([s for s, _ in units], dtype=np.float64)
-    size_arr = np.array([k for _, k in units], dtype=np.float64)
-    estimate = math.fsum(sum_arr.tolist()) / float(size_arr.sum())
+    units = _units(sums, sizes)
     rng = np.random.Generator(np.random.PCG64(seed))
     parts = [
-        estimate + agg[0] / agg[1]
-        for agg in _draw_aggregates(rng, sum_arr - estimate * size_arr, size_arr, resamples)
+        units.estimate + agg[0] / agg[1] for agg in _draw_aggregates(rng, units.resid, units.sizes, resamples)
     ]
     return np.concatenate(parts)
 
