@@ -13,7 +13,6 @@ NOTES_EVALS = "refs/notes/harnessgit/evals"
 NOTES_EVIDENCE = "refs/notes/harnessgit/evidence"
 NOTES_GATE = "refs/notes/harnessgit/gate"
 NOTES_LABELS = "refs/notes/harnessgit/labels"  # the audit trail of label moves
-NOTES_GLOB = "refs/notes/harnessgit/*"
 
 # A trailer on every candidate commit, so `git log` alone tells which candidate it is.
 CANDIDATE_TRAILER = "Harnessgit-Candidate"

@@ -29,10 +29,6 @@ def new_record_id() -> str:
     return uuid.uuid4().hex
 
 
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 class Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

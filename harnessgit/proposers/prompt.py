@@ -113,11 +113,6 @@ BLOAT_NOTE = (
 )
 
 
-def reply_language(form: str) -> str:
-    """The info string the reply's block should carry (see `reply.parse_reply`)."""
-    return "json" if form == "delta" else "text"
-
-
 def render_messages(request: ProposalRequest, scrubber: Scrubber | None = None) -> list[tuple[str, str]]:
     """(role, content) pairs: the system message, then the user message."""
     scrubber = scrubber or Scrubber()
