@@ -6,15 +6,14 @@ these rules stop them before a commit (the pre-commit hook) and before a merge
 
 The interface (stable; the gate and the CLI use nothing else):
 
-- ``check_change(store, config, old, new, *, paths=None, rules=None, all_files=False)
-  -> CheckReport``: the harness files that differ between two commits or trees
-  (``old`` None: every file is new). ``config`` is anything with ``harness`` and
+- ``check_change(store, config, old, new=None, *, source="tree", paths=None, rules=None,
+  all_files=False) -> CheckReport``: the harness files that differ between ``old`` (None:
+  every file is new) and a commit or tree (``new``), the index (``source="index"``) or
+  the working tree (``source="worktree"``). ``config`` is anything with ``harness`` and
   ``checks`` sections: the full `harnessgit.config.Config`, or the lighter
   `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads without pydantic. The gate calls
   ``check_change(store, config, base_sha, candidate_sha)`` and passes only when
   ``report.failed`` is False.
-- ``check_staged(store, config, old, ...)`` and ``check_worktree(store, config, old, ...)``:
-  the index or the working tree against ``old``, for the hook and the CLI.
 - ``check_files(files: Sequence[FileVersion], config: ChecksSection, *, rules=None,
   tokenizer=None) -> CheckReport``: the pure core, no git and no I/O (except
   loading tiktoken when it is installed and asked for). A `FileVersion` is one
@@ -31,7 +30,7 @@ Rendering (text table, JSON) lives in `harnessgit.checks.render`; nothing here p
 
 from __future__ import annotations
 
-from harnessgit.checks.change import check_change, check_staged, check_worktree
+from harnessgit.checks.change import check_change
 from harnessgit.checks.core import check_files, kind_of
 from harnessgit.checks.models import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 
@@ -45,7 +44,5 @@ __all__ = [
     "Rule",
     "check_change",
     "check_files",
-    "check_staged",
-    "check_worktree",
     "kind_of",
 ]

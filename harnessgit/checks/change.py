@@ -20,58 +20,24 @@ def check_change(
     store: Store,
     config: CheckSections,
     old: str | None,
-    new: str,
+    new: str | None = None,
     *,
+    source: Source = "tree",
     paths: list[str] | None = None,
     rules: Collection[Rule] | None = None,
     all_files: bool = False,
 ) -> CheckReport:
-    """Check the harness files that differ between two commits (or trees).
+    """Check the harness files that differ between ``old`` and the new side: the
+    commit (or tree) ``new`` (``source="tree"``, what the gate checks), the index
+    (``source="index"``, as the pre-commit hook does) or the working tree
+    (``source="worktree"``, untracked harness files included).
 
     ``old`` None compares with nothing (every file is new). The gate calls
     ``check_change(store, config, base_sha, candidate_sha)`` and refuses the
     candidate when ``report.failed``.
     """
-    return _check(store, config, old, "tree", new, paths=paths, rules=rules, all_files=all_files)
-
-
-def check_staged(
-    store: Store,
-    config: CheckSections,
-    old: str | None,
-    *,
-    paths: list[str] | None = None,
-    rules: Collection[Rule] | None = None,
-    all_files: bool = False,
-) -> CheckReport:
-    """Check the staged content (the index) against ``old``, as a pre-commit hook does."""
-    return _check(store, config, old, "index", None, paths=paths, rules=rules, all_files=all_files)
-
-
-def check_worktree(
-    store: Store,
-    config: CheckSections,
-    old: str | None,
-    *,
-    paths: list[str] | None = None,
-    rules: Collection[Rule] | None = None,
-    all_files: bool = False,
-) -> CheckReport:
-    """Check the working tree's files against ``old`` (untracked harness files included)."""
-    return _check(store, config, old, "worktree", None, paths=paths, rules=rules, all_files=all_files)
-
-
-def _check(
-    store: Store,
-    config: CheckSections,
-    old: str | None,
-    source: Source,
-    new: str | None,
-    *,
-    paths: list[str] | None,
-    rules: Collection[Rule] | None,
-    all_files: bool,
-) -> CheckReport:
+    if (source == "tree") != (new is not None):
+        raise ValueError("check_change: pass `new` exactly when source is 'tree'")
     collected = collect(store, config, old, source, new, paths=paths, all_files=all_files)
     return report_for(collected, config, rules)
 

@@ -22,34 +22,35 @@ def _budget(
 ) -> list[Finding]:
     max_hunks, max_changed = limits
     hint = _FILE_HINT if path is not None else _CHANGE_HINT
-    findings = []
-    if max_hunks is not None and hunks > max_hunks:
-        findings.append(
-            Finding(
-                path=path,
-                rule="edit-size",
-                level="failure",
-                measure="hunks",
-                value=hunks,
-                limit=max_hunks,
-                message=f"{scope} touches {hunks} places (hunks), over the budget of {max_hunks}",
-                hint=hint,
-            )
+    budgets = (
+        (
+            "hunks",
+            hunks,
+            max_hunks,
+            f"{scope} touches {hunks} places (hunks), over the budget of {max_hunks}",
+        ),
+        # changed lines: added + removed
+        (
+            "changed lines",
+            changed,
+            max_changed,
+            f"{scope} changes {changed} lines, over the budget of {max_changed}",
+        ),
+    )
+    return [
+        Finding(
+            path=path,
+            rule="edit-size",
+            level="failure",
+            measure=measure,
+            value=value,
+            limit=limit,
+            message=message,
+            hint=hint,
         )
-    if max_changed is not None and changed > max_changed:
-        findings.append(
-            Finding(
-                path=path,
-                rule="edit-size",
-                level="failure",
-                measure="changed lines",
-                value=changed,
-                limit=max_changed,  # added + removed lines
-                message=f"{scope} changes {changed} lines, over the budget of {max_changed}",
-                hint=hint,
-            )
-        )
-    return findings
+        for measure, value, limit, message in budgets
+        if limit is not None and value > limit
+    ]
 
 
 def check_file_edit(

@@ -11,6 +11,7 @@ import click
 from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
+    from harnessgit.checks.collect import Source
     from harnessgit.checks.models import CheckReport, Rule
     from harnessgit.store import Store
 
@@ -99,8 +100,10 @@ def check(
                 )
             else:
                 old = store.resolve_commit(against) if against else _head(store)
-                run = change.check_staged if staged else change.check_worktree
-                report = run(store, config, old, paths=paths, rules=selected, all_files=all_files)
+                source: Source = "index" if staged else "worktree"
+                report = change.check_change(
+                    store, config, old, source=source, paths=paths, rules=selected, all_files=all_files
+                )
     echo(report_json(report) if as_json else report_text(report, quiet=state.quiet))
     return 1 if report.failed else 0
 

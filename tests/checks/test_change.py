@@ -1,4 +1,4 @@
-"""check_change / check_staged / check_worktree against real repositories."""
+"""check_change against real repositories: between commits, on the index, on the working tree."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.checks import check_change, check_staged, check_worktree
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.store import Store
@@ -70,8 +70,8 @@ def test_staged_content_not_the_working_tree(harness: Path) -> None:
     write(harness, "prompts/long.md", prompt(8))  # unstaged: back to the original
     with Store.discover(harness) as store:
         config = load_config(harness)
-        staged = check_staged(store, config, head(harness))
-        worktree = check_worktree(store, config, head(harness))
+        staged = check_change(store, config, head(harness), source="index")
+        worktree = check_change(store, config, head(harness), source="worktree")
     assert [finding.rule for finding in staged.findings] == ["collapse"]
     assert worktree.findings == [] and worktree.files == []
 
@@ -80,9 +80,11 @@ def test_worktree_includes_untracked_and_explicit_unchanged_files(harness: Path)
     write(harness, "prompts/untracked.md", "```python\nprint('cut off')\n")
     with Store.discover(harness) as store:
         config = load_config(harness)
-        changed = check_worktree(store, config, head(harness))
-        named = check_worktree(store, config, head(harness), paths=["skills/demo/SKILL.md", "eval.py"])
-        everything = check_worktree(store, config, head(harness), all_files=True)
+        changed = check_change(store, config, head(harness), source="worktree")
+        named = check_change(
+            store, config, head(harness), source="worktree", paths=["skills/demo/SKILL.md", "eval.py"]
+        )
+        everything = check_change(store, config, head(harness), source="worktree", all_files=True)
     assert [(f.path, f.rule) for f in changed.findings] == [("prompts/untracked.md", "format")]
     assert [(f.path, f.status) for f in named.files] == [("skills/demo/SKILL.md", "unchanged")]
     assert named.notes == ["skipped 1 file outside the harness paths"]
@@ -102,26 +104,28 @@ def test_unborn_head_and_missing_files(tmp_path: Path) -> None:
     write(repo, "SKILL.md", "---\nname: Bad Name\ndescription: d\n---\n")
     git(repo, "add", "-A")
     with Store.discover(repo) as store:
-        report = check_staged(store, load_config(repo), None)
+        report = check_change(store, load_config(repo), None, source="index")
         assert [(f.path, f.status) for f in report.files] == [("SKILL.md", "added")]
         assert report.failed
         with pytest.raises(HarnessgitError, match=r"prompts/nope\.md: no such file"):
-            check_worktree(store, load_config(repo), None, paths=["prompts/nope.md"])
+            check_change(store, load_config(repo), None, source="worktree", paths=["prompts/nope.md"])
 
 
 def test_symlinks_are_noted_not_followed(harness: Path) -> None:
     (harness / "prompts" / "link.md").symlink_to("/etc/passwd")
     git(harness, "add", "-A")
     with Store.discover(harness) as store:
-        staged = check_staged(store, load_config(harness), head(harness))
-        worktree = check_worktree(store, load_config(harness), head(harness))
+        staged = check_change(store, load_config(harness), head(harness), source="index")
+        worktree = check_change(store, load_config(harness), head(harness), source="worktree")
     assert staged.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert worktree.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert staged.files == [] and worktree.files == []
     git(harness, "commit", "-qm", "link")  # unchanged and named: still never followed
     with Store.discover(harness) as store:
-        for check in (check_staged, check_worktree):
-            named = check(store, load_config(harness), head(harness), paths=["prompts/link.md"])
+        for source in ("index", "worktree"):
+            named = check_change(
+                store, load_config(harness), head(harness), source=source, paths=["prompts/link.md"]
+            )
             assert named.files == [] and named.notes == ["prompts/link.md is a symbolic link: not checked"]
 
 
@@ -135,8 +139,8 @@ def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:
         config = load_config(harness)
         tracemalloc.start()
         try:
-            staged = check_staged(store, config, head(harness))
-            worktree = check_worktree(store, config, head(harness))
+            staged = check_change(store, config, head(harness), source="index")
+            worktree = check_change(store, config, head(harness), source="worktree")
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
