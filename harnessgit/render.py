@@ -58,12 +58,14 @@ def to_json(value: Any) -> str:
 
 
 def json_fields(cls: Any, depth: int = 2) -> str:
-    """The JSON fields of a result class, nested objects in braces and lists of objects
-    in brackets: what docs/cli.md lists for each ``--json``."""
+    """The JSON fields of a result class, as docs/cli.md lists them: nested objects in
+    braces, lists of objects in brackets, records by their kind."""
     return ", ".join(_field_names(cls, depth))
 
 
 def _field_names(cls: Any, depth: int) -> list[str]:
+    if _is_record(cls):
+        return list(cls.model_fields)
     hints = typing.get_type_hints(cls)
     names = []
     for spec in dataclasses.fields(cls):
@@ -71,19 +73,28 @@ def _field_names(cls: Any, depth: int) -> list[str]:
         if how is False:
             continue
         if how == "flatten":
-            names.append(f"...{_describe(hints[spec.name])}")
-            continue
-        names.append(spec.name + _nested(hints[spec.name], depth))
-    names += list(getattr(cls, "JSON_EXTRA", ()))
+            names += _field_names(_unwrap(hints[spec.name])[0], depth)
+        else:
+            names.append(spec.name + _nested(hints[spec.name], depth))
+    for name in getattr(cls, "JSON_EXTRA", ()):
+        returned = typing.get_type_hints(getattr(cls, name).fget).get("return")
+        names.append(name + _nested(returned, depth))
     return names
 
 
 def _nested(hint: Any, depth: int) -> str:
     inner, listed = _unwrap(hint)
+    if _is_record(inner):
+        kind = inner.model_fields["kind"].default
+        return f" [{kind} records]" if listed else f" ({kind} record)"
     if depth <= 1 or not dataclasses.is_dataclass(inner):
         return ""
     fields = ", ".join(_field_names(inner, depth - 1))
     return f" [{{{fields}}}]" if listed else f" {{{fields}}}"
+
+
+def _is_record(cls: Any) -> bool:
+    return isinstance(cls, type) and hasattr(cls, "model_fields") and "kind" in cls.model_fields
 
 
 def _unwrap(hint: Any) -> tuple[Any, bool]:
@@ -98,11 +109,6 @@ def _unwrap(hint: Any) -> tuple[Any, bool]:
             hint, listed = args[0], True
         else:
             return hint, listed
-
-
-def _describe(hint: Any) -> str:
-    inner, _listed = _unwrap(hint)
-    return f"the fields of {getattr(inner, '__name__', inner)}"
 
 
 def short(sha: str | None, width: int = 12) -> str:

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import git
 
 
+@pytest.mark.slow
 def test_demo_runs_offline_and_says_what_is_simulated(tmp_path: Path) -> None:
     env = {**os.environ}
     env.pop("OPENAI_BASE_URL", None)
@@ -54,6 +55,7 @@ def test_demo_runs_offline_and_says_what_is_simulated(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_demo_uses_an_openai_compatible_endpoint_when_configured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,30 +15,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from harnessgit import layout
 from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
-from harnessgit.candidates.targets import candidate_of, resolve
+from harnessgit.candidates.targets import provenance, resolve
 from harnessgit.config import CONFIG_FILE, Config, require
-from harnessgit.errors import HarnessgitError
+from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
-from harnessgit.store import Store
+from harnessgit.store import CommitInfo, Store
 
 Outcome = Literal["found", "ambiguous", "bad is good", "good is bad"]
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class FirstBad(_Out):
+@dataclass(frozen=True)
+class FirstBad:
     commit: str
     position: int
     subject: str
@@ -60,7 +56,8 @@ class FirstBad(_Out):
     why: list[str]  # the checks it slipped through
 
 
-class BisectResult(_Out):
+@dataclass(frozen=True)
+class BisectResult:
     good: str
     bad: str
     criterion: Criterion
@@ -76,6 +73,10 @@ class BisectResult(_Out):
     notes: list[str]  # e.g. the evaluator changed between good and the first bad edit
 
 
+# Position on the chain (0 = good, N = bad) -> its judgement, in the order judged.
+Known = dict[int, Step]
+
+
 def bisect(
     store: Store,
     config: Config,
@@ -87,40 +88,49 @@ def bisect(
     progress: Callable[[int, int], None] | None = None,
     on_stderr: Callable[[str], None] | None = None,
 ) -> BisectResult:
+    """The first bad edit from good to bad: the ends, then stored scores, then a binary search."""
     config = require(config)
+    commits = _chain(store, good, bad)
+    manifest = load_manifest(store.root, config.splits.manifest)
+    judge = Judge(
+        store, config, criterion, criterion.ids(manifest), jobs=jobs, progress=progress, on_stderr=on_stderr
+    )
+    known = _judge_ends(judge, commits)
+    if known[0].state == "bad":
+        message = f"good {good} is itself bad ({criterion.describe()}): pick an older good"
+        return _result(judge, commits, known, "good is bad", message)
+    if known[len(commits) - 1].state == "good":
+        message = f"bad {bad} is not bad: {criterion.describe()} does not hold there"
+        return _result(judge, commits, known, "bad is good", message)
+    _judge_stored(judge, commits, known)
+    last_good, first_bad = _search(judge, commits, known)
+    if first_bad - last_good > 1:
+        suspects = commits[last_good + 1 : first_bad + 1]
+        message = (
+            f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
+            f"{first_bad - last_good - 1} of them"
+        )
+        return _result(judge, commits, known, "ambiguous", message, suspects=suspects)
+    first = _first_bad(judge, known[last_good], known[first_bad])
+    message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
+    return _result(judge, commits, known, "found", message, first)
+
+
+def _chain(store: Store, good: str, bad: str) -> list[str]:
+    """good, then the first-parent chain after it up to bad, oldest first."""
     good_sha, bad_sha = resolve(store, good).sha, resolve(store, bad).sha
     if good_sha == bad_sha:
         raise HarnessgitError(f"good {good} and bad {bad} are the same commit: there is nothing to bisect")
     if not store.is_ancestor(good_sha, bad_sha):
         raise HarnessgitError(f"good {good} is not an ancestor of bad {bad}: bisect walks from good to bad")
-    manifest = load_manifest(store.root, config.splits.manifest)
-    ids = criterion.ids(manifest)
-    commits = [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
-    n = len(commits) - 1
-    judge = Judge(store, config, criterion, ids, jobs=jobs, progress=progress, on_stderr=on_stderr)
-    steps: list[Step] = []
+    return [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
 
-    def done(
-        outcome: Outcome, message: str, first: FirstBad | None = None, suspects: list[str] | None = None
-    ) -> BisectResult:
-        return BisectResult(
-            good=good_sha,
-            bad=bad_sha,
-            criterion=criterion,
-            description=criterion.describe(),
-            edits=n,
-            evaluations=judge.evaluations,
-            bound=math.ceil(math.log2(n)) + 2,
-            outcome=outcome,
-            message=message,
-            steps=steps,
-            first_bad=first,
-            suspects=suspects or [],
-            notes=_grader_notes(store, config, good_sha, first) if first else [],
-        )
 
-    known: dict[int, Step] = {}
-    for position in (0, n):
+def _judge_ends(judge: Judge, commits: list[str]) -> Known:
+    """Good and bad, evaluated if need be (neither may be skipped); good's scores
+    become the baseline a drop is measured from."""
+    known: Known = {}
+    for position in (0, len(commits) - 1):
         try:
             summary, source = judge.scores(commits[position])
         except HarnessgitError as exc:
@@ -129,87 +139,76 @@ def bisect(
         if position == 0:
             judge.set_baseline(summary)
         known[position] = judge.judge(commits[position], position, summary=summary, source=source)
-        steps.append(known[position])
-    if known[0].state == "bad":
-        return done("good is bad", f"good {good} is itself bad ({criterion.describe()}): pick an older good")
-    if known[n].state == "good":
-        return done("bad is good", f"bad {bad} is not bad: {criterion.describe()} does not hold there")
+    return known
 
-    # Stored scores first, for free (the cache key is the harness tree, so a merge
-    # shares the scores of the candidate it merged).
-    for position in range(1, n):
+
+def _judge_stored(judge: Judge, commits: list[str], known: Known) -> None:
+    """Every commit between the ends whose scores are on record: free to judge (the
+    cache key is the harness tree, so a merge shares the scores of the candidate it merged)."""
+    for position in range(1, len(commits) - 1):
         stored = judge.stored(commits[position])
         if stored is not None:
             known[position] = judge.judge(commits[position], position, summary=stored)
-            steps.append(known[position])
-    first_bad = min(p for p, s in known.items() if s.state == "bad")
-    last_good = max(p for p, s in known.items() if s.state == "good" and p < first_bad)
+
+
+def _search(judge: Judge, commits: list[str], known: Known) -> tuple[int, int]:
+    """Binary search between the last known good and the first known bad, evaluating
+    only the probes; returns them once nothing between them is left to judge (more
+    than one apart when skipped commits hide the answer)."""
+    first_bad = min(p for p, step in known.items() if step.state == "bad")
+    last_good = max(p for p, step in known.items() if step.state == "good" and p < first_bad)
     while True:
         open_ = [p for p in range(last_good + 1, first_bad) if p not in known]
         if not open_:
-            break
+            return last_good, first_bad
         middle = (last_good + first_bad) // 2
         probe = min(open_, key=lambda p: (abs(p - middle), p))  # beside a skipped commit when need be
         known[probe] = judge.judge(commits[probe], probe)
-        steps.append(known[probe])
         if known[probe].state == "bad":
             first_bad = probe
         elif known[probe].state == "good":
             last_good = probe
-    if first_bad - last_good > 1:
-        suspects = commits[last_good + 1 : first_bad + 1]
-        return done(
-            "ambiguous",
-            f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
-            f"{first_bad - last_good - 1} of them",
-            suspects=suspects,
-        )
-    first = _first_bad(store, config, judge, commits, known[last_good], known[first_bad])
-    return done("found", f"the first bad edit is {commits[first_bad][:12]}: {first.subject}", first)
 
 
-def _first_bad(
-    store: Store, config: Config, judge: Judge, commits: list[str], before: Step, after: Step
-) -> FirstBad:
-    sha = after.commit
+def _result(
+    judge: Judge,
+    commits: list[str],
+    known: Known,
+    outcome: Outcome,
+    message: str,
+    first: FirstBad | None = None,
+    suspects: list[str] | None = None,
+) -> BisectResult:
+    edits = len(commits) - 1
+    return BisectResult(
+        good=commits[0],
+        bad=commits[-1],
+        criterion=judge.criterion,
+        description=judge.criterion.describe(),
+        edits=edits,
+        evaluations=judge.evaluations,
+        bound=math.ceil(math.log2(edits)) + 2,
+        outcome=outcome,
+        message=message,
+        steps=list(known.values()),
+        first_bad=first,
+        suspects=suspects or [],
+        notes=_grader_notes(judge.store, judge.config, commits[0], first) if first else [],
+    )
+
+
+def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
+    """The first bad edit named: its records, its diff, and how it got through."""
+    store, sha = judge.store, after.commit
     info = store.commit_info(sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
     merged = info.parents[1] if len(info.parents) > 1 else None
     records = store.notes_on(layout.NOTES_GATE, sha)
     gate = next((r for r in reversed(records) if isinstance(r, GateRecord) and r.merge == sha), None)
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
-    configured = bool(info.parents) and store.file_at(store.commit_info(parent).tree, CONFIG_FILE) is not None
-    kind: Kind
-    if override is not None:
-        kind = "override"
-    elif gate is not None:
-        kind = "gated merge"
-    elif not configured:
-        kind = "before harnessgit"
-    else:
-        kind = "merge without a gate record" if merged else "direct commit"
-    proposed = merged or sha
-    evidence_records = store.notes_on(layout.NOTES_EVIDENCE, proposed)
-    proposal = next((r for r in evidence_records if isinstance(r, ProposalRecord)), None)
-    old, new = judge.stored(before.commit), judge.stored(sha)
-    assert old is not None and new is not None  # both were judged, so both are on record
-    own = own_effect(old, new)
-    context = eval_context(store, config, sha)
-    previous = eval_context(store, config, before.commit)
-    manifest = load_manifest(store.root, config.splits.manifest)
-    measured = Measured(
-        fingerprint=context.key.fingerprint,
-        model=context.key.model,
-        split_hash=manifest.split_hash(judge.criterion.split),
-    )
-    compared = None
-    if gate is not None and gate.instances:
-        try:
-            compared = store.read_blob(gate.instances).decode("utf-8").split()
-        except HarnessgitError:
-            compared = None  # the instance list is not in this clone: judge without it
-    baseline = judge.baseline.mean if judge.baseline else None
-    cumulative = new.mean - baseline if new.mean is not None and baseline is not None else None
+    kind = _kind(store, info, gate, override)
+    origin = provenance(store, sha)
+    own = _own(judge, before, after)
     return FirstBad(
         commit=sha,
         position=after.position,
@@ -217,7 +216,7 @@ def _first_bad(
         author=info.author,
         date=info.author_time.isoformat(),
         kind=kind,
-        candidate=(proposal.candidate if proposal else None) or candidate_of(store, proposed),
+        candidate=origin.candidate,
         merged=merged,
         before=before,
         after=after,
@@ -226,22 +225,74 @@ def _first_bad(
         diff=store.diff_text(parent, sha),
         gate=gate,
         override=override,
-        proposal=proposal,
-        evidence=[r for r in evidence_records if isinstance(r, EvidenceRecord)],
+        proposal=origin.proposal,
+        evidence=origin.evidence,
         accepted_on=accepted_on(gate) if gate else None,
-        why=slipped_through(
-            kind,
-            judge.criterion,
-            own=own,
-            cumulative=cumulative,
-            measured=measured,
-            gate=gate,
-            override=override,
-            failing=after.failing,
-            gate_instances=compared,
-            grader_changed=previous.key.fingerprint != context.key.fingerprint,
-        ),
+        why=_why(judge, kind, before, after, own, gate, override),
     )
+
+
+def _kind(store: Store, info: CommitInfo, gate: GateRecord | None, override: OverrideRecord | None) -> Kind:
+    """How the edit reached the base branch."""
+    if override is not None:
+        return "override"
+    if gate is not None:
+        return "gated merge"
+    if not info.parents or store.file_at(store.commit_info(info.parents[0]).tree, CONFIG_FILE) is None:
+        return "before harnessgit"
+    return "merge without a gate record" if len(info.parents) > 1 else "direct commit"
+
+
+def _own(judge: Judge, before: Step, after: Step) -> OwnEffect:
+    """The edit against the commit before it, on the judged instances."""
+    old, new = judge.stored(before.commit), judge.stored(after.commit)
+    assert old is not None and new is not None  # both were judged, so both are on record
+    return own_effect(old, new)
+
+
+def _why(
+    judge: Judge,
+    kind: Kind,
+    before: Step,
+    after: Step,
+    own: OwnEffect,
+    gate: GateRecord | None,
+    override: OverrideRecord | None,
+) -> list[str]:
+    """The checks the edit slipped through, from what bisect measured and what its records hold."""
+    store, config, criterion = judge.store, judge.config, judge.criterion
+    context = eval_context(store, config, after.commit)
+    previous = eval_context(store, config, before.commit)
+    manifest = load_manifest(store.root, config.splits.manifest)
+    measured = Measured(
+        fingerprint=context.key.fingerprint,
+        model=context.key.model,
+        split_hash=manifest.split_hash(criterion.split),
+    )
+    baseline = judge.baseline.mean if judge.baseline else None
+    cumulative = after.mean - baseline if after.mean is not None and baseline is not None else None
+    return slipped_through(
+        kind,
+        criterion,
+        own=own,
+        cumulative=cumulative,
+        measured=measured,
+        gate=gate,
+        override=override,
+        failing=after.failing,
+        gate_instances=_gate_instances(store, gate),
+        grader_changed=previous.key.fingerprint != context.key.fingerprint,
+    )
+
+
+def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
+    """The instances the gate compared, when its record lists them and the list is in this clone."""
+    if gate is None or not gate.instances:
+        return None
+    try:
+        return store.read_blob(gate.instances).decode("utf-8").split()
+    except HarnessgitError:
+        return None  # the instance list is not in this clone: judge without it
 
 
 def _grader_notes(store: Store, config: Config, good: str, first: FirstBad) -> list[str]:
@@ -258,8 +309,6 @@ def _grader_notes(store: Store, config: Config, good: str, first: FirstBad) -> l
 
 def judged_commit(store: Store) -> str:
     """The commit `git bisect` asks about: BISECT_HEAD with --no-checkout, else HEAD."""
-    from harnessgit.errors import UnknownRevision
-
     try:
         return store.resolve_commit("BISECT_HEAD")
     except UnknownRevision:

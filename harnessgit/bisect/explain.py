@@ -10,25 +10,22 @@ changed after the decision, or an effect under the gate's minimum detectable eff
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from harnessgit.bisect.judge import Criterion
 from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.records import GateRecord, OverrideRecord
+from harnessgit.render import points
 from harnessgit.stats.decision import compare
-from harnessgit.stats.pairing import pair_scores
+from harnessgit.stats.pairing import Scored, pair_scores
 
 Kind = Literal["gated merge", "override", "merge without a gate record", "direct commit", "before harnessgit"]
 _EPSILON = 1e-9
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class OwnEffect(_Out):
+@dataclass(frozen=True)
+class OwnEffect:
     """The first bad edit against the commit just before it, on the judged instances."""
 
     n: int
@@ -39,10 +36,11 @@ class OwnEffect(_Out):
     wins: int = 0
     losses: int = 0
     ties: int = 0
-    regressed: list[str] = []
+    regressed: list[str] = field(default_factory=list)
 
 
-class Measured(_Out):
+@dataclass(frozen=True)
+class Measured:
     """What the scores bisect judged were made with."""
 
     fingerprint: str
@@ -51,23 +49,10 @@ class Measured(_Out):
 
 
 def own_effect(before: ScoreSummary, after: ScoreSummary) -> OwnEffect:
-    old = {item.instance: (item.mean, item.cluster) for item in before.instances}
-    new = {item.instance: (item.mean, item.cluster) for item in after.instances}
+    old, new = before.scored(), after.scored()
     paired = pair_scores(old, new)
     if paired is None:
-        common = sorted(set(old) & set(new))
-        diffs = [new[i][0] - old[i][0] for i in common]
-        return OwnEffect(
-            n=len(common),
-            before=before.mean,
-            after=after.mean,
-            difference=sum(diffs) / len(diffs) if diffs else None,
-            se=None,
-            wins=sum(d > 0 for d in diffs),
-            losses=sum(d < 0 for d in diffs),
-            ties=sum(d == 0 for d in diffs),
-            regressed=[i for i, d in zip(common, diffs, strict=True) if d < 0],
-        )
+        return _one_instance(old, new, before.mean, after.mean)
     c = compare(paired)
     return OwnEffect(
         n=c.n,
@@ -82,10 +67,25 @@ def own_effect(before: ScoreSummary, after: ScoreSummary) -> OwnEffect:
     )
 
 
-def _pts(value: float | None, signed: bool = True) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
+def _one_instance(old: Scored, new: Scored, before: float | None, after: float | None) -> OwnEffect:
+    """Fewer than two instances in common (bisect judging one --instance): there is
+    no comparison to make, only that one instance's change, if there is one."""
+    common = [instance for instance in sorted(old) if instance in new]
+    if not common:
+        return OwnEffect(n=0, before=before, after=after, difference=None, se=None)
+    (instance,) = common  # pair_scores pairs any two or more
+    change = new[instance][0] - old[instance][0]
+    return OwnEffect(
+        n=1,
+        before=before,
+        after=after,
+        difference=change,
+        se=None,
+        wins=int(change > 0),
+        losses=int(change < 0),
+        ties=int(change == 0),
+        regressed=[instance] if change < 0 else [],
+    )
 
 
 def accepted_on(gate: GateRecord) -> str:
@@ -93,15 +93,15 @@ def accepted_on(gate: GateRecord) -> str:
     verdict = "passed" if gate.passed else "rejected"
     text = (
         f"the gate {verdict} it at attempt {gate.attempt} (alpha_k {gate.alpha_k:.3g}) on {gate.n} "
-        f"{gate.split} instances, model {gate.model}: {_pts(gate.base_mean, False)} -> "
-        f"{_pts(gate.candidate_mean, False)} ({_pts(gate.difference)} points, 95% CI "
-        f"[{_pts(gate.ci_low)}, {_pts(gate.ci_high)}]"
+        f"{gate.split} instances, model {gate.model}: {points(gate.base_mean, False)} -> "
+        f"{points(gate.candidate_mean, False)} ({points(gate.difference)} points, 95% CI "
+        f"[{points(gate.ci_low)}, {points(gate.ci_high)}]"
     )
     if gate.p_value is not None:
         text += f", p = {gate.p_value:.2g}"
     text += f"; wins/losses/ties {gate.wins}/{gate.losses}/{gate.ties})"
     if gate.mde is not None:
-        text += f"; it could not see effects under {_pts(gate.min_effect + gate.mde, False)} points"
+        text += f"; it could not see effects under {points(gate.min_effect + gate.mde, False)} points"
     return text
 
 
@@ -137,9 +137,9 @@ def slipped_through(
         earlier = cumulative - own.difference
         if earlier < -_EPSILON:
             reasons.append(
-                f"its own effect, {_pts(own.difference)} points against the commit before it, is only "
-                f"part of the {_pts(cumulative)} points lost since good: earlier edits lost "
-                f"{_pts(earlier)}, each too little to cross the line on its own"
+                f"its own effect, {points(own.difference)} points against the commit before it, is only "
+                f"part of the {points(cumulative)} points lost since good: earlier edits lost "
+                f"{points(earlier)}, each too little to cross the line on its own"
             )
     if gate is not None and not reasons:
         reasons.append(
@@ -190,49 +190,62 @@ def _gated(
         return [
             *reasons,
             f"the regression is on the {criterion.split} split, which the gate never looks at: it "
-            f"decides on the {gate.split} split alone, where it measured {_pts(gate.difference)} points",
+            f"decides on the {gate.split} split alone, where it measured {points(gate.difference)} points",
         ]
-    same = True
+    elsewhere = _measured_elsewhere(gate, measured)
+    reasons += elsewhere
+    if criterion.per_instance:
+        reasons += _instances(gate, failing, gate_instances, same=not elsewhere)
+    elif own.difference is not None and own.difference < 0:
+        reasons += _mean_loss(gate, own.difference, same=not elsewhere)
+    if gate.allow_small:
+        reasons.append(
+            f"the gate ran with --allow-small on {gate.n} instances, fewer than min_instances "
+            f"{gate.min_instances}"
+        )
+    return reasons
+
+
+def _measured_elsewhere(gate: GateRecord, measured: Measured) -> list[str]:
+    """How the gate's scores differ in origin from the ones bisect judged: none when
+    they came from the same evaluator, model and selection set."""
+    reasons = []
     if gate.fingerprint != measured.fingerprint:
-        same = False
         reasons.append(
             f"the gate's scores came from another evaluator (fingerprint {gate.fingerprint[:12]}; the scores "
             f"judged now, {measured.fingerprint[:12]}): the evaluator changed after the gate decided"
         )
     if gate.model != measured.model:
-        same = False
         reasons.append(
             f"the gate measured model {gate.model}; the regression shows on model {measured.model}"
         )
     if gate.split_hash != measured.split_hash:
-        same = False
         reasons.append(
             "the selection set changed after the gate decided: the instances it compared are not "
             "the ones judged now"
         )
-    if criterion.per_instance:
-        reasons += _instances(gate, failing, gate_instances, same)
-    elif own.difference is not None and own.difference < 0:
-        if gate.min_effect < 0:
-            reasons.append(
-                f"the gate was allowed to accept a loss of up to {_pts(-gate.min_effect, False)} points "
-                f"(min_effect {gate.min_effect:g})"
-            )
-        if same and gate.difference is not None and gate.difference >= 0:
-            reasons.append(
-                f"the gate measured {_pts(gate.difference)} points, but the scores on record now give "
-                f"{_pts(own.difference)} for the same edit: they were evaluated again after the decision "
-                "(a --no-cache run or more repeats), and the gate had seen a luckier draw"
-            )
-        if gate.mde is not None and abs(own.difference) < gate.mde:
-            reasons.append(
-                f"an effect of {_pts(own.difference)} points is under the gate's minimum detectable effect, "
-                f"{_pts(gate.mde, False)} points on {gate.n} instances: the gate could not tell it from noise"
-            )
-    if gate.allow_small:
+    return reasons
+
+
+def _mean_loss(gate: GateRecord, difference: float, same: bool) -> list[str]:
+    """Why a gate that judges the mean let this loss of the mean (``difference`` < 0)
+    through; ``same``: its scores came from the evaluator, model and selection set judged now."""
+    reasons = []
+    if gate.min_effect < 0:
         reasons.append(
-            f"the gate ran with --allow-small on {gate.n} instances, fewer than min_instances "
-            f"{gate.min_instances}"
+            f"the gate was allowed to accept a loss of up to {points(-gate.min_effect, False)} points "
+            f"(min_effect {gate.min_effect:g})"
+        )
+    if same and gate.difference is not None and gate.difference >= 0:
+        reasons.append(
+            f"the gate measured {points(gate.difference)} points, but the scores on record now give "
+            f"{points(difference)} for the same edit: they were evaluated again after the decision "
+            "(a --no-cache run or more repeats), and the gate had seen a luckier draw"
+        )
+    if gate.mde is not None and abs(difference) < gate.mde:
+        reasons.append(
+            f"an effect of {points(difference)} points is under the gate's minimum detectable effect, "
+            f"{points(gate.mde, False)} points on {gate.n} instances: the gate could not tell it from noise"
         )
     return reasons
 
@@ -245,14 +258,14 @@ def _instances(gate: GateRecord, failing: list[str], compared: list[str] | None,
         elif instance in gate.regressed:
             reasons.append(
                 f"the gate saw instance {instance} regress ({gate.losses} losses against {gate.wins} "
-                f"wins) and passed the edit on its net {_pts(gate.difference)} points: it judges the "
+                f"wins) and passed the edit on its net {points(gate.difference)} points: it judges the "
                 "mean, not single instances"
             )
         elif gate.regressed_count > len(gate.regressed):
             reasons.append(
                 f"the gate counted {gate.regressed_count} regressed instances (it names the first "
                 f"{len(gate.regressed)}; {instance} may be among the rest) and passed the edit on its net "
-                f"{_pts(gate.difference)} points: it judges the mean, not single instances"
+                f"{points(gate.difference)} points: it judges the mean, not single instances"
             )
         elif same:
             reasons.append(

@@ -13,9 +13,8 @@ missing. `bisect` and `bisect-judge` share this.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
@@ -24,6 +23,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest
+from harnessgit.render import points
 from harnessgit.store import Store
 
 # A drop of 5 points by default: below that, a selection set of a few hundred
@@ -36,13 +36,12 @@ StepState = Literal["good", "bad", "skip"]
 Source = Literal["stored", "evaluated", "failed"]
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True)
+class Criterion:
+    """What "bad" means: a drop below good, or a threshold, on a split's mean or on instances."""
 
-
-class Criterion(_Out):
     split: str = "selection"
-    instances: list[str] = []  # empty: judge the split's mean
+    instances: list[str] = field(default_factory=list)  # empty: judge the split's mean
     drop: float | None = None
     threshold: float | None = None
 
@@ -97,12 +96,13 @@ class Criterion(_Out):
                 return f"{subject} scores under {self.threshold:g}"
             return f"{subject} scores more than {self.drop:g} below its score at good"
         if self.threshold is not None:
-            return f"the {self.split} mean is under {self.threshold * 100:.1f} points"
+            return f"the {self.split} mean is under {points(self.threshold, False)} points"
         assert self.drop is not None
-        return f"the {self.split} mean falls more than {self.drop * 100:.1f} points below good's"
+        return f"the {self.split} mean falls more than {points(self.drop, False)} points below good's"
 
 
-class Step(_Out):
+@dataclass(frozen=True)
+class Step:
     """One judged commit."""
 
     commit: str
@@ -110,14 +110,22 @@ class Step(_Out):
     state: StepState
     source: Source  # stored scores, evaluated now, or the evaluation failed
     mean: float | None = None  # over the judged instances
-    scores: dict[str, float] = {}  # per judged instance (with --instance)
-    failing: list[str] = []  # the instances that make it bad (with --instance)
+    scores: dict[str, float] = field(default_factory=dict)  # per judged instance (with --instance)
+    failing: list[str] = field(default_factory=list)  # the instances that make it bad (with --instance)
     reason: str = ""  # why it could not be judged
 
 
-class Baseline(_Out):
+@dataclass(frozen=True)
+class Baseline:
+    """Good's scores, which a drop is measured from."""
+
     mean: float
     scores: dict[str, float]
+
+
+def instance_scores(summary: ScoreSummary) -> dict[str, float]:
+    """instance -> its mean over repeats, as the summary holds it."""
+    return {instance: mean for instance, (mean, _cluster) in summary.scored().items()}
 
 
 def verdict(
@@ -191,9 +199,7 @@ class Judge:
 
     def set_baseline(self, summary: ScoreSummary) -> None:
         assert summary.mean is not None
-        self.baseline = Baseline(
-            mean=summary.mean, scores={item.instance: item.mean for item in summary.instances}
-        )
+        self.baseline = Baseline(mean=summary.mean, scores=instance_scores(summary))
 
     def judge(
         self, commit: str, position: int, *, summary: ScoreSummary | None = None, source: Source = "stored"
@@ -211,8 +217,6 @@ class Judge:
             state=state,
             source=source,
             mean=summary.mean,
-            scores={item.instance: item.mean for item in summary.instances}
-            if self.criterion.per_instance
-            else {},
+            scores=instance_scores(summary) if self.criterion.per_instance else {},
             failing=failing,
         )

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from harnessgit.bisect.bisect import BisectResult, FirstBad
 from harnessgit.bisect.judge import Step
-from harnessgit.render import changes, short, to_json
-
-
-def bisect_json(result: BisectResult) -> str:
-    return to_json(result)
+from harnessgit.render import EMPTY, changes, points, short
 
 
 def _value(step: Step) -> str:
@@ -18,7 +14,7 @@ def _value(step: Step) -> str:
         shown = ", ".join(f"{name} {score:.2f}" for name, score in list(step.scores.items())[:5])
         failing = f"; failing: {', '.join(step.failing)}" if step.failing else ""
         return shown + failing
-    return f"mean {step.mean * 100:.1f}" if step.mean is not None else "-"
+    return f"mean {points(step.mean, False)}" if step.mean is not None else EMPTY
 
 
 def step_line(step: Step) -> str:
@@ -60,7 +56,7 @@ def first_bad_text(first: FirstBad) -> list[str]:
         lost = f"; lower on {', '.join(own.regressed[:10])}" if own.regressed else ""
         more = f" and {len(own.regressed) - 10} more" if len(own.regressed) > 10 else ""
         lines.append(
-            f"  its own effect: {own.difference * 100:+.1f} points on {own.n} instances "
+            f"  its own effect: {points(own.difference)} points on {own.n} instances "
             f"(wins/losses/ties {own.wins}/{own.losses}/{own.ties}){lost}{more}"
         )
     lines.append("  how it got through:")

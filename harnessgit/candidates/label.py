@@ -14,7 +14,7 @@ from harnessgit import layout
 from harnessgit.candidates.targets import resolve
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_ref_name
-from harnessgit.records import LabelRecord
+from harnessgit.records import GateRecord, LabelRecord
 from harnessgit.store import Store, Transaction
 
 
@@ -52,8 +52,6 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
 
 
 def _gate_of(store: Store, commit: str) -> str | None:
-    from harnessgit.records import GateRecord
-
     gates = [r for r in store.notes_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
     return gates[-1].id if gates else None
 

@@ -2,21 +2,41 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
+from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between, summary_of
 from harnessgit.candidates.targets import base_tip, candidate_of
 from harnessgit.config import Config
-from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
-from harnessgit.store import CommitInfo, Store
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.records import GateRecord, OverrideRecord, Record
+from harnessgit.store import Store
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class GateSummary:
+    passed: bool
+    n: int
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    attempt: int
+    alpha_k: float
+    alpha_spent: float
 
 
-class LogEntry(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Override:
+    action: str
+    reason: str
+    author: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogEntry:
     commit: str
     date: str
     author: str
@@ -28,24 +48,8 @@ class LogEntry(_Out):
     override: Override | None = None
 
 
-class GateSummary(_Out):
-    passed: bool
-    n: int
-    difference: float | None
-    ci_low: float | None
-    ci_high: float | None
-    attempt: int
-    alpha_k: float
-    alpha_spent: float
-
-
-class Override(_Out):
-    action: str
-    reason: str
-    author: str
-
-
-class SelectionSpend(_Out):
+@dataclass(frozen=True, kw_only=True)
+class SelectionSpend:
     """Gate attempts on one selection set (one split hash) and the alpha they spent."""
 
     split_hash: str
@@ -55,21 +59,41 @@ class SelectionSpend(_Out):
     passed: int
 
 
-class TestPeek(_Out):
+@dataclass(frozen=True, kw_only=True)
+class TestPeek:
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
+
     commit: str
     harness: str
     model: str
-    ts: str
+    ts: datetime
     n: int
     mean: float
     forced: bool
 
 
-class LogResult(_Out):
+@dataclass(frozen=True, kw_only=True)
+class LogResult:
     base: str
     entries: list[LogEntry]
     test_peeks: list[TestPeek]
     selection_sets: list[SelectionSpend]
+
+
+@dataclass(frozen=True)
+class Landing:
+    """What the records on a base-branch commit say about how it got there."""
+
+    gates: list[GateRecord]  # the gate records of the merge that landed it, oldest first
+    overrides: list[OverrideRecord]  # base-branch moves to it made without the gate
+
+
+def landing(records: Sequence[Record], sha: str) -> Landing:
+    """``sha``'s landing, from the gate notes on it (`verify` checks the same records)."""
+    return Landing(
+        [r for r in records if isinstance(r, GateRecord) and r.merge == sha],
+        [r for r in records if isinstance(r, OverrideRecord) and r.commit == sha],
+    )
 
 
 def accepted_log(
@@ -77,45 +101,31 @@ def accepted_log(
 ) -> LogResult:
     """The base branch's first-parent chain, newest first: one entry per accepted edit."""
     branch = base or config.harness.base
-    tip = base_tip(store, branch)
     gates = store.notes(layout.NOTES_GATE)
-    entries = []
-    for sha in store.first_parent_chain(tip, limit=limit):
-        records = gates.get(sha, [])
-        gate = next((r for r in reversed(records) if isinstance(r, GateRecord) and r.merge == sha), None)
-        override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
-        info = store.commit_info(sha)
-        merged = info.parents[1] if len(info.parents) > 1 else None
-        before = info.parents[0] if info.parents else EMPTY_TREE
-        entries.append(
-            LogEntry(
-                commit=sha,
-                date=info.author_time.isoformat(),
-                author=info.author,
-                subject=info.subject,
-                kind="merge" if merged else "direct",
-                candidate=_merged_candidate(store, info, merged),
-                files=files_between(store, before, sha),
-                gate=GateSummary(
-                    passed=gate.passed,
-                    n=gate.n,
-                    difference=gate.difference,
-                    ci_low=gate.ci_low,
-                    ci_high=gate.ci_high,
-                    attempt=gate.attempt,
-                    alpha_k=gate.alpha_k,
-                    alpha_spent=gate.alpha_spent,
-                )
-                if gate
-                else None,
-                override=Override(action=override.action, reason=override.reason, author=override.author)
-                if override
-                else None,
-            )
-        )
+    entries = [
+        _entry(store, sha, landing(gates.get(sha, []), sha))
+        for sha in store.first_parent_chain(base_tip(store, branch), limit=limit)
+    ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
+    peeks = [summary_of(TestPeek, peek) for peek in ScoreBook.load(store).peeks]
     return LogResult(
-        base=branch, entries=entries, test_peeks=test_peeks(store), selection_sets=selection_spend(all_gates)
+        base=branch, entries=entries, test_peeks=peeks, selection_sets=selection_spend(all_gates)
+    )
+
+
+def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
+    info = store.commit_info(sha)
+    merged = info.parents[1] if len(info.parents) > 1 else None
+    return LogEntry(
+        commit=sha,
+        date=info.author_time.isoformat(),
+        author=info.author,
+        subject=info.subject,
+        kind="merge" if merged else "direct",
+        candidate=candidate_of(store, merged or sha),
+        files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
+        gate=summary_of(GateSummary, landed.gates[-1]) if landed.gates else None,
+        override=summary_of(Override, landed.overrides[0]) if landed.overrides else None,
     )
 
 
@@ -137,30 +147,3 @@ def selection_spend(gates: list[GateRecord]) -> list[SelectionSpend]:
             )
         )
     return spends
-
-
-def test_peeks(store: Store) -> list[TestPeek]:
-    peeks = [
-        record
-        for records in store.notes(layout.NOTES_EVALS).values()
-        for record in records
-        if isinstance(record, TestPeekRecord)
-    ]
-    return [
-        TestPeek(
-            commit=p.commit,
-            harness=p.harness,
-            model=p.model,
-            n=p.n,
-            mean=p.mean,
-            forced=p.forced,
-            ts=p.model_dump(mode="json")["ts"],
-        )
-        for p in sorted(peeks, key=lambda p: p.ts)
-    ]
-
-
-def _merged_candidate(store: Store, info: CommitInfo, merged: str | None) -> str | None:
-    if merged is None:
-        return candidate_of(store, info.sha)
-    return candidate_of(store, merged)

@@ -18,7 +18,7 @@ from harnessgit.config import Config
 from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
 from harnessgit.evidence import encode_evidence
 from harnessgit.names import new_candidate_id
-from harnessgit.records import EvidenceRecord, ProposalRecord, Record
+from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
 
@@ -45,10 +45,14 @@ class Edit:
     ignored: list[str] = field(default_factory=list)
 
 
+# What `propose` accepts as the edit; see its docstring.
+EditSource = Edit | Mapping[str, str | bytes] | bytes | None
+
+
 def propose(
     store: Store,
     config: Config,
-    edit_source: Edit | Mapping[str, str | bytes] | bytes | None = None,
+    edit_source: EditSource = None,
     *,
     parent: str | None = None,
     rationale: str = "",
@@ -64,14 +68,7 @@ def propose(
     """
     parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
     parent_tree = store.commit_info(parent_sha).tree
-    if isinstance(edit_source, Edit):
-        edit = edit_source
-    elif isinstance(edit_source, bytes):
-        edit = edit_from_patch(store, config, parent_tree, edit_source)
-    elif edit_source is not None:
-        edit = edit_from_files(store, config, parent_tree, edit_source)
-    else:
-        edit = edit_from_worktree(store, config, parent_sha)
+    edit = _edit_of(store, config, edit_source, parent_sha, parent_tree)
     tree = store.edit_tree(parent_tree, edit.changes)
     if tree == parent_tree:
         raise ProposalError(f"the edit changes nothing in {parent_sha[:12]}")
@@ -79,20 +76,7 @@ def propose(
     for path in components:
         _check_harness_text(store, config, path, edit.changes[path])
 
-    records: list[Record] = []
-    evidence_blob = None
-    if evidence:
-        data, kinds = encode_evidence(evidence, Scrubber(config.scrub.all_patterns()))
-        evidence_blob = store.write_blob(data)
-        records.append(
-            EvidenceRecord(
-                ts=store.clock(),
-                blob=evidence_blob,
-                items=len(evidence),
-                bytes=len(data),
-                item_kinds=kinds,
-            )
-        )
+    records = [_evidence_record(store, config, evidence)] if evidence else []
     for _attempt in range(_ID_ATTEMPTS):
         candidate = new_candidate_id()
         commit = store.write_commit(tree, [parent_sha], _message(rationale, components, candidate))
@@ -108,8 +92,8 @@ def propose(
         txn = Transaction(f"propose {candidate}")
         txn.create(layout.candidate_ref(candidate), commit)
         txn.append(layout.NOTES_EVIDENCE, commit, [proposal, *records])
-        if evidence_blob:
-            txn.keep(evidence_blob)
+        for record in records:
+            txn.keep(record.blob)  # the evidence blob, kept through `git gc`
         try:
             store.commit(txn)
         except ConcurrentUpdate:
@@ -118,6 +102,30 @@ def propose(
             candidate, commit, parent_sha, components, layout.candidate_ref(candidate), edit.ignored
         )
     raise ProposalError("could not find a free candidate id")  # pragma: no cover
+
+
+def _edit_of(
+    store: Store,
+    config: Config,
+    edit_source: EditSource,
+    parent_sha: str,
+    parent_tree: str,
+) -> Edit:
+    if isinstance(edit_source, Edit):
+        return edit_source
+    if isinstance(edit_source, bytes):
+        return edit_from_patch(store, config, parent_tree, edit_source)
+    if edit_source is not None:
+        return edit_from_files(store, config, parent_tree, edit_source)
+    return edit_from_worktree(store, config, parent_sha)
+
+
+def _evidence_record(store: Store, config: Config, evidence: list[Any]) -> EvidenceRecord:
+    """Write the evidence, scrubbed of secrets, as one blob; the record that points at it."""
+    data, kinds = encode_evidence(evidence, Scrubber(config.scrub.all_patterns()))
+    return EvidenceRecord(
+        ts=store.clock(), blob=store.write_blob(data), items=len(evidence), bytes=len(data), item_kinds=kinds
+    )
 
 
 def _message(rationale: str, components: list[str], candidate: str) -> str:

@@ -1,17 +1,31 @@
-"""How `show`, `log` and `label` look as text (their ``--json`` is `harnessgit.render.to_json`
-of the result)."""
+"""How `propose`, `show`, `log` and `label` look as text (their ``--json`` is
+`harnessgit.render.to_json` of the result)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
 from harnessgit.candidates.label import Labels
 from harnessgit.candidates.log import LogEntry, LogResult
-from harnessgit.candidates.show import ShowResult
+from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
 from harnessgit.records import LabelRecord
-from harnessgit.render import changes, short, size, table, to_json
+from harnessgit.render import EMPTY, changes, short, size, table
+
+if TYPE_CHECKING:
+    from harnessgit.candidates.propose import Proposal
 
 
-def show_json(result: ShowResult) -> str:
-    return to_json(result)
+def _when(ts: datetime) -> str:
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def proposal_text(result: Proposal) -> str:
+    """What `propose` adds on standard error (standard output is only the candidate id)."""
+    lines = [f"  {short(result.commit)} on {short(result.parent)}: {', '.join(result.components)}"]
+    if result.ignored:
+        lines.append(f"  left out {len(result.ignored)} changed files that are not harness files")
+    return "\n".join(lines)
 
 
 def show_text(result: ShowResult, *, diff: bool = True) -> str:
@@ -36,36 +50,43 @@ def show_text(result: ShowResult, *, diff: bool = True) -> str:
                 [[f.status, f.path, changes(f.added, f.removed)] for f in result.files], ["", "file", "lines"]
             ),
         ]
-    if result.evidence:
-        rows = [
-            [
-                e.label,
-                e.items,
-                size(e.bytes),
-                ", ".join(f"{k}: {v}" for k, v in sorted(e.item_kinds.items())) or "-",
-                short(e.blob),
-            ]
-            for e in result.evidence
-        ]
-        lines += ["", "evidence:", table(rows, ["label", "items", "size", "kinds", "blob"])]
-    else:
-        lines += ["", "evidence: none"]
+    lines += _evidence_lines(result.evidence)
     if result.evaluations:
-        rows = [
-            [
-                e.split,
-                e.model,
-                short(e.fingerprint, 8) + ("" if e.current else " (old)"),
-                e.n,
-                f"{e.mean:.3f}" if e.mean is not None else "-",
-                f"{e.stderr:.3f}" if e.stderr is not None else "-",
-            ]
-            for e in result.evaluations
-        ]
-        lines += ["", "evaluations:", table(rows, ["split", "model", "evaluator", "n", "mean", "SE"])]
+        lines += ["", "evaluations:", _evaluations_table(result.evaluations)]
     if diff and result.diff:
         lines += ["", result.diff.rstrip("\n")]
     return "\n".join(lines)
+
+
+def _evidence_lines(evidence: list[Evidence]) -> list[str]:
+    if not evidence:
+        return ["", "evidence: none"]
+    rows = [
+        [
+            e.label,
+            e.items,
+            size(e.bytes),
+            ", ".join(f"{k}: {v}" for k, v in sorted(e.item_kinds.items())) or EMPTY,
+            short(e.blob),
+        ]
+        for e in evidence
+    ]
+    return ["", "evidence:", table(rows, ["label", "items", "size", "kinds", "blob"])]
+
+
+def _evaluations_table(evaluations: list[EvaluationSummary]) -> str:
+    rows = [
+        [
+            e.split,
+            e.model,
+            short(e.fingerprint, 8) + ("" if e.current else " (old)"),
+            e.n,
+            f"{e.mean:.3f}" if e.mean is not None else EMPTY,
+            f"{e.stderr:.3f}" if e.stderr is not None else EMPTY,
+        ]
+        for e in evaluations
+    ]
+    return table(rows, ["split", "model", "evaluator", "n", "mean", "SE"])
 
 
 def _gate_cell(entry: LogEntry) -> str:
@@ -78,15 +99,11 @@ def _gate_cell(entry: LogEntry) -> str:
     return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
 
 
-def log_json(result: LogResult) -> str:
-    return to_json(result)
-
-
 def log_text(result: LogResult) -> str:
     if not result.entries:
         return "no commits"
     rows = [
-        [short(e.commit, 10), e.date[:10], e.kind, e.candidate or "-", e.subject[:50], _gate_cell(e)]
+        [short(e.commit, 10), e.date[:10], e.kind, e.candidate or EMPTY, e.subject[:50], _gate_cell(e)]
         for e in result.entries
     ]
     text = table(rows, ["commit", "date", "kind", "candidate", "subject", "gate"])
@@ -98,7 +115,7 @@ def log_text(result: LogResult) -> str:
     if result.test_peeks:
         peeks = [
             [
-                p.ts[:19],
+                _when(p.ts),
                 short(p.commit, 10),
                 short(p.harness, 10),
                 p.model,
@@ -122,7 +139,7 @@ def labels_text(found: Labels) -> str:
         [
             label.name,
             short(label.commit),
-            label.last_move.model_dump(mode="json")["ts"][:19] if label.last_move else "-",
+            _when(label.last_move.ts) if label.last_move else EMPTY,
             label.last_move.author if label.last_move else "(moved outside harnessgit)",
             label.last_move.reason if label.last_move else "",
         ]
@@ -135,3 +152,7 @@ def label_move_text(record: LabelRecord) -> str:
     was = f" (was {short(record.previous)})" if record.previous else ""
     gated = "" if record.gate else "  note: this commit has no passing gate record"
     return f"label {record.name} -> {short(record.commit)}{was}{gated}"
+
+
+def label_history_text(moves: list[LabelRecord]) -> str:
+    return "\n".join(f"{label_move_text(move)}  {move.reason}" for move in moves) or "no recorded moves"

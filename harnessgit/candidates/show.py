@@ -1,31 +1,38 @@
-"""`harnessgit show` and `harnessgit log`: what a candidate is, and what main accepted."""
+"""`harnessgit show`: what a candidate (or any commit) is, and what is on record about it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harnessgit import layout
 from harnessgit.candidates.targets import candidate_of, resolve
 from harnessgit.config import Config
 from harnessgit.records import EvidenceRecord, ProposalRecord
-from harnessgit.store import Store
+from harnessgit.store import FileStat, Store
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
+# A changed file as the store reports it (path, status, added, removed, old_path);
+# `show`, `log` and `bisect` list them as they are.
+FileChange = FileStat
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class FileChange(_Out):
-    path: str
-    status: str
-    added: int | None
-    removed: int | None
-    old_path: str | None = None
+_Summary = TypeVar("_Summary", bound="DataclassInstance")
 
 
-class Evidence(_Out):
+def summary_of(cls: type[_Summary], source: Any) -> _Summary:
+    """A ``cls`` whose fields are the same-named attributes of ``source`` (a record):
+    the part of a record that a result shows."""
+    return cls(**{spec.name: getattr(source, spec.name) for spec in dataclasses.fields(cls)})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
     id: str
     label: str
     items: int
@@ -34,16 +41,18 @@ class Evidence(_Out):
     item_kinds: dict[str, int]
 
 
-class Proposed(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Proposed:
     id: str
-    ts: str
+    ts: datetime
     source: str
     proposer: str | None
     parent: str
     components: list[str]
 
 
-class EvaluationSummary(_Out):
+@dataclass(frozen=True, kw_only=True)
+class EvaluationSummary:
     split: str
     model: str
     fingerprint: str
@@ -53,7 +62,8 @@ class EvaluationSummary(_Out):
     current: bool  # evaluated with the evaluator and model harnessgit.toml names now
 
 
-class ShowResult(_Out):
+@dataclass(frozen=True, kw_only=True)
+class ShowResult:
     commit: str
     tree: str
     parents: list[str]
@@ -87,25 +97,10 @@ def show(store: Store, config: Config, name: str) -> ShowResult:
         date=info.author_time.isoformat(),
         subject=info.subject,
         rationale=proposal.rationale if proposal else None,
-        proposal=Proposed(
-            id=proposal.id,
-            ts=proposal.model_dump(mode="json")["ts"],
-            source=proposal.source,
-            proposer=proposal.proposer,
-            parent=proposal.parent,
-            components=proposal.components,
-        )
-        if proposal
-        else None,
+        proposal=summary_of(Proposed, proposal) if proposal else None,
         files=files_between(store, parent, info.sha),
         diff=store.diff_text(parent, info.sha),
-        evidence=[
-            Evidence(
-                id=r.id, label=r.label, items=r.items, bytes=r.bytes, blob=r.blob, item_kinds=r.item_kinds
-            )
-            for r in records
-            if isinstance(r, EvidenceRecord)
-        ],
+        evidence=[summary_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
         evaluations=evaluations_of(store, config, target.sha),
     )
 
@@ -146,7 +141,4 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
 
 
 def files_between(store: Store, a: str, b: str) -> list[FileChange]:
-    return [
-        FileChange(path=s.path, status=s.status, added=s.added, removed=s.removed, old_path=s.old_path)
-        for s in store.diff_files(a, b)
-    ]
+    return store.diff_files(a, b)

@@ -8,7 +8,7 @@ from typing import Literal
 from harnessgit import layout
 from harnessgit.errors import UnknownRevision
 from harnessgit.names import CANDIDATE_ID, check_ref_name, check_revision
-from harnessgit.records import RetireRecord
+from harnessgit.records import EvidenceRecord, ProposalRecord, RetireRecord
 from harnessgit.store import Store, Transaction
 
 State = Literal["live", "archived"]
@@ -69,6 +69,34 @@ def candidate_of(store: Store, sha: str) -> str | None:
         if key == layout.CANDIDATE_TRAILER:
             return value.strip() or None
     return None
+
+
+def without_trailer(body: str) -> str:
+    """A commit message's body without its ``Harnessgit-Candidate`` trailer."""
+    return "\n".join(
+        line for line in body.splitlines() if not line.startswith(layout.CANDIDATE_TRAILER)
+    ).strip()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Why an edit exists, from the record: the commit that carries its proposal and
+    evidence (a merge on the base branch carries the gate record, the candidate it
+    merged, its second parent, carries the proposal), and those records."""
+
+    commit: str
+    candidate: str | None
+    proposal: ProposalRecord | None
+    evidence: list[EvidenceRecord]
+
+
+def provenance(store: Store, sha: str) -> Provenance:
+    info = store.commit_info(sha)
+    proposed = info.parents[1] if len(info.parents) > 1 else sha
+    records = store.notes_on(layout.NOTES_EVIDENCE, proposed)
+    proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
+    candidate = (proposal.candidate if proposal else None) or candidate_of(store, proposed)
+    return Provenance(proposed, candidate, proposal, [r for r in records if isinstance(r, EvidenceRecord)])
 
 
 def retire(store: Store, txn: Transaction, candidate: str, sha: str, reason: str, detail: str = "") -> None:

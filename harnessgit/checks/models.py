@@ -2,15 +2,15 @@
 what they return (a `CheckReport` of `Finding`s).
 
 The models are the gate's interface: `CheckReport.failed` is what it reads, and
-`harnessgit check --json` prints `CheckReport.to_dict()`. They are plain frozen
-dataclasses, not pydantic models: `harnessgit check` runs on every commit and
-does not pay for importing pydantic (harnessgit.config.sections says more).
+`harnessgit check --json` prints the report's `to_json`, `failed` included. They are
+plain frozen dataclasses, not pydantic models: `harnessgit check` runs on every
+commit and does not pay for importing pydantic (harnessgit.config.sections says more).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
 RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
@@ -129,7 +129,3 @@ class CheckReport:
 
     def count(self, level: Level) -> int:
         return sum(1 for finding in self.findings if finding.level == level)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form: files, findings, tokenizer, tokens_exact, notes and failed."""
-        return {**asdict(self), "failed": self.failed}

@@ -65,7 +65,7 @@ def _configure_logging(quiet: bool, debug: bool) -> None:
 # The module of harnessgit.cli that defines each command. A command's module is
 # imported when the command is looked up, so `harnessgit check` (a pre-commit hook,
 # run on every commit) does not import the other commands' modules.
-# tests/test_cli_repo.py keeps this table equal to what the modules define.
+# tests/cli/test_base.py keeps this table equal to what the modules define.
 COMMAND_MODULES = {
     "init": "config",
     **dict.fromkeys(["propose", "show", "log", "label"], "candidates"),
@@ -155,3 +155,8 @@ def stderr_sink(state: State) -> Callable[[str], None]:
         logger = logging.getLogger("harnessgit.evaluator")
         return lambda line: logger.debug("evaluator: %s", line)
     return lambda line: click.echo(line, err=True)
+
+
+def instance_ids(values: tuple[str, ...]) -> list[str]:
+    """Instance ids given as a repeatable option, each value possibly comma-separated."""
+    return [part for value in values for part in value.split(",") if part]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
+from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option, stderr_sink
 from harnessgit.errors import EXIT_NO, EXIT_OK, HarnessgitError
 
 # `git bisect run` reads exit codes 1..127 (except 125) as "bad" and anything from 128
@@ -26,10 +26,6 @@ class _JudgeCommand(click.Command):
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
             raise _JudgeAbort(f"{exc.format_message()} (exit 128 stops `git bisect run`)") from None
-
-
-def _instance_ids(values: tuple[str, ...]) -> list[str]:
-    return [part for value in values for part in value.split(",") if part]
 
 
 def _criterion_options(command: Callable[..., int]) -> Callable[..., int]:
@@ -95,8 +91,9 @@ def bisect(
     from harnessgit.bisect.bisect import bisect as run
     from harnessgit.bisect.judge import Criterion
     from harnessgit.evaluation import render as render_eval
+    from harnessgit.render import to_json
 
-    criterion = Criterion.build(split, _instance_ids(instances), drop, threshold)
+    criterion = Criterion.build(split, instance_ids(instances), drop, threshold)
     store, config = state.open()
     progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
     with store:
@@ -110,7 +107,7 @@ def bisect(
             progress=progress,
             on_stderr=stderr_sink(state),
         )
-    echo(render_bisect.bisect_json(result) if as_json else render_bisect.bisect_text(result))
+    echo(to_json(result) if as_json else render_bisect.bisect_text(result))
     return EXIT_OK if result.outcome == "found" else EXIT_NO
 
 
@@ -140,7 +137,7 @@ def bisect_judge(
     from harnessgit.evaluation.splits import ManifestError
 
     try:
-        criterion = Criterion.build(split, _instance_ids(instances), drop, threshold)
+        criterion = Criterion.build(split, instance_ids(instances), drop, threshold)
         store, config = state.open()
         with store:
             commit = judged_commit(store)

@@ -7,7 +7,7 @@ import sys
 import click
 
 from harnessgit.cli._base import State, cli, echo
-from harnessgit.errors import EXIT_OK
+from harnessgit.errors import EXIT_OK, HarnessgitError
 
 
 def _read_input(state: State, path: str, what: str) -> bytes:
@@ -16,9 +16,21 @@ def _read_input(state: State, path: str, what: str) -> bytes:
     try:
         return state.path(path).read_bytes()
     except OSError as exc:
-        from harnessgit.errors import HarnessgitError
-
         raise HarnessgitError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+def _edit_input(state: State, files: tuple[str, ...], patch: str | None) -> dict[str, bytes] | bytes | None:
+    """The edit `propose` records: --file texts by component, a --patch, or None for the
+    working tree's changes."""
+    if files and patch:
+        raise click.UsageError("use either --file or --patch, not both")
+    sources: dict[str, bytes] = {}
+    for item in files:
+        component, sep, path = item.partition("=")
+        if not sep or not component or not path:
+            raise click.BadParameter(f"{item!r}: expected COMPONENT=PATH", param_hint="--file")
+        sources[component] = _read_input(state, path, "file")
+    return sources or (_read_input(state, patch, "patch") if patch else None)
 
 
 @cli.command()
@@ -66,47 +78,24 @@ def propose(
     files. The working tree, the index and HEAD are never changed. Prints the
     new candidate id.
     """
-    from harnessgit import render
     from harnessgit.candidates.propose import propose as run
+    from harnessgit.candidates.render import proposal_text
     from harnessgit.config import require
     from harnessgit.evidence import parse_jsonl
+    from harnessgit.render import to_json
 
-    if files and patch:
-        raise click.UsageError("use either --file or --patch, not both")
-    sources: dict[str, bytes] = {}
-    for item in files:
-        component, sep, path = item.partition("=")
-        if not sep or not component or not path:
-            raise click.BadParameter(f"{item!r}: expected COMPONENT=PATH", param_hint="--file")
-        sources[component] = _read_input(state, path, "file")
+    edit = _edit_input(state, files, patch)
     items = parse_jsonl(_read_input(state, evidence, "evidence file"), evidence) if evidence else None
-    edit = sources or (_read_input(state, patch, "patch") if patch else None)
     store, config = state.open()
     with store:
         result = run(store, require(config), edit, parent=parent, rationale=message, evidence=items)
     if as_json:
-        echo(
-            render.to_json(
-                {
-                    "candidate": result.candidate,
-                    "commit": result.commit,
-                    "parent": result.parent,
-                    "components": result.components,
-                    "ref": result.ref,
-                }
-            )
-        )
+        echo(to_json(result))
     else:
         echo(result.candidate)
         if not state.quiet:
-            echo(
-                f"  {render.short(result.commit)} on {render.short(result.parent)}: "
-                f"{', '.join(result.components)}",
-                err=True,
-            )
-            if result.ignored:
-                echo(f"  left out {len(result.ignored)} changed files that are not harness files", err=True)
-    return 0
+            echo(proposal_text(result), err=True)
+    return EXIT_OK
 
 
 @cli.command()
@@ -116,14 +105,15 @@ def propose(
 @click.pass_obj
 def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
     """Show a candidate or commit: its diff, rationale, evidence and evaluations."""
-    from harnessgit.candidates import render as render_show
+    from harnessgit.candidates.render import show_text
     from harnessgit.candidates.show import show as run
+    from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
         result = run(store, config, name)
-    echo(render_show.show_json(result) if as_json else render_show.show_text(result, diff=not no_diff))
-    return 0
+    echo(to_json(result) if as_json else show_text(result, diff=not no_diff))
+    return EXIT_OK
 
 
 @cli.command()
@@ -133,14 +123,15 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
 @click.pass_obj
 def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first."""
-    from harnessgit.candidates import render as render_show
     from harnessgit.candidates.log import accepted_log
+    from harnessgit.candidates.render import log_text
+    from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
-        entries = accepted_log(store, config, base=base, limit=limit)
-    echo(render_show.log_json(entries) if as_json else render_show.log_text(entries))
-    return 0
+        result = accepted_log(store, config, base=base, limit=limit)
+    echo(to_json(result) if as_json else log_text(result))
+    return EXIT_OK
 
 
 @cli.command()
@@ -170,12 +161,7 @@ def label(
             return EXIT_OK
         if history_:
             moves = labels.history(store, name)
-            echo(
-                to_json(moves)
-                if as_json
-                else "\n".join(render_candidates.label_move_text(m) + f"  {m.reason}" for m in moves)
-                or "no recorded moves"
-            )
+            echo(to_json(moves) if as_json else render_candidates.label_history_text(moves))
             return EXIT_OK
         if rev is None:
             raise click.UsageError("label NAME REV: say where the label should point")

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
-
-
-def _instances(values: tuple[str, ...]) -> list[str] | None:
-    ids = [part for value in values for part in value.split(",") if part]
-    return ids or None
+from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option, stderr_sink
 
 
 @cli.command("eval")
@@ -62,7 +57,7 @@ def eval_command(
             config,
             rev,
             split=split,
-            instances=_instances(instances),
+            instances=instance_ids(instances),
             jobs=jobs,
             repeats=repeats,
             no_cache=no_cache,

@@ -66,6 +66,7 @@ def evolve(
     from harnessgit.evolve import Budget
     from harnessgit.evolve import evolve as run
     from harnessgit.evolve import render as render_evolve
+    from harnessgit.render import to_json
 
     if max_rollouts is None and max_proposals is None and max_cost is None:
         raise click.UsageError("give a budget: --max-rollouts, --max-proposals or --max-cost")
@@ -80,10 +81,10 @@ def evolve(
             auto_merge=auto_merge,
             jobs=jobs,
             stop_file=stop,
-            on_iteration=None if state.quiet else lambda outcome: echo(render_evolve.iteration_line(outcome)),
+            on_iteration=None if state.quiet else lambda record: echo(render_evolve.iteration_line(record)),
             # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
             progress=render_eval.ProgressDisplay("eval") if sys.stderr.isatty() and not state.quiet else None,
             on_stderr=stderr_sink(state),
         )
-    echo(render_evolve.report_json(report) if as_json else render_evolve.report_text(report))
+    echo(to_json(report) if as_json else render_evolve.report_text(report))
     return EXIT_OK

@@ -38,28 +38,33 @@ def review(state: State, base: str | None, head: str | None, fmt: str, output: P
     the gate would decide from stored scores: review never runs the evaluator and
     records nothing. Exits 0 whatever the verdict (use `harnessgit gate` to decide).
     """
-    from harnessgit.review import markdown as render_review_md
-    from harnessgit.review import render as render_review
+    from harnessgit.render import to_json
+    from harnessgit.review.markdown import review_markdown
+    from harnessgit.review.render import review_text
     from harnessgit.review.review import review as run
 
     store, config = state.open()
     with store:
         result = run(store, config, base, head)
     if fmt == "md":
-        text = render_review_md.review_markdown(result)
+        text = review_markdown(result)
     elif fmt == "json":
-        text = render_review.review_json(result)
+        text = to_json(result)
     else:
-        text = render_review.review_text(result)
+        text = review_text(result)
     if output is None:
         echo(text.rstrip("\n"))
     else:
-        target = state.path(output)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise HarnessgitError(f"cannot write {target}: {exc.strerror}") from None
-        if not state.quiet:
-            echo(f"wrote the review to {target}", err=True)
+        _write(state, output, text)
     return EXIT_OK
+
+
+def _write(state: State, output: Path, text: str) -> None:
+    target = state.path(output)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise HarnessgitError(f"cannot write {target}: {exc.strerror}") from None
+    if not state.quiet:
+        echo(f"wrote the review to {target}", err=True)

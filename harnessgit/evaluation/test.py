@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
+from harnessgit.candidates.label import history
 from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Evaluation, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
-from harnessgit.records import LabelRecord, TestPeekRecord
+from harnessgit.records import TestPeekRecord
 from harnessgit.store import Store, Transaction
 
 
@@ -32,13 +33,7 @@ class HeldOutResult:
 
 
 def last_label_move(store: Store) -> datetime | None:
-    moves = [
-        record
-        for records in store.notes(layout.NOTES_LABELS).values()
-        for record in records
-        if isinstance(record, LabelRecord)
-    ]
-    return max((record.ts for record in moves), default=None)
+    return max((record.ts for record in history(store)), default=None)
 
 
 def peek_test_split(

@@ -27,9 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.config import Config, require
-from harnessgit.evolve.iteration import Iterations, Progress
-from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport, IterationOutcome
+from harnessgit.evolve.iteration import iterate
+from harnessgit.evolve.session import Options, Progress, Session
+from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport
 from harnessgit.proposers import make_proposer
+from harnessgit.records import IterationRecord
 from harnessgit.store import Store
 
 
@@ -42,35 +44,55 @@ def evolve(
     auto_merge: bool = False,
     jobs: int | None = None,
     stop_file: Path | None = None,
-    on_iteration: Callable[[IterationOutcome], None] | None = None,
+    on_iteration: Callable[[IterationRecord], None] | None = None,
     progress: Progress | None = None,
     on_stderr: Callable[[str], None] | None = None,
 ) -> EvolveReport:
+    """Iterate until a budget, the stop file or an epoch of solved minibatches stops
+    the run; ``on_iteration`` sees each iteration's record as it is written."""
     config = require(config)
-    proposer = make_proposer(config.proposer, cwd=store.root)
-    loop = Iterations(store, config, seed, jobs, progress, on_stderr, budget)
-    report = EvolveReport(run=loop.run, seed=seed, spend=loop.spend)
+    options = Options(
+        proposer=make_proposer(config.proposer, cwd=store.root),
+        seed=seed,
+        budget=budget,
+        auto_merge=auto_merge,
+        jobs=jobs,
+        progress=progress,
+        on_stderr=on_stderr,
+    )
+    session = Session(store, config, options)
+    done: list[IterationRecord] = []
+    stopped = _run(session, done, stop_file, on_iteration)
+    return EvolveReport(
+        run=session.run,
+        seed=seed,
+        stopped=stopped,
+        spend=session.spend,
+        merged=[r.candidate for r in done if r.outcome == "merged" and r.candidate],
+        iterations=done,
+    )
+
+
+def _run(
+    session: Session,
+    done: list[IterationRecord],
+    stop_file: Path | None,
+    on_iteration: Callable[[IterationRecord], None] | None,
+) -> str:
+    """Run iterations into ``done``; why they stopped."""
     try:
-        loop.evaluate(loop.base_commit(), "selection", loop.selection)
+        session.evaluate(session.base_commit(), "selection", session.selection)
         while True:
             if stop_file is not None and stop_file.exists():
-                report.stopped = f"stop file {stop_file}"
-                break
-            if budget.max_proposals is not None and loop.spend.proposals >= budget.max_proposals:
-                report.stopped = f"max proposals ({budget.max_proposals})"
-                break
-            if budget.max_cost is not None and loop.spend.cost >= budget.max_cost:
-                report.stopped = f"max cost (${budget.max_cost:g})"
-                break
-            outcome = loop.iterate(proposer, auto_merge)
-            report.iterations.append(outcome.record)
-            if outcome.record.outcome == "merged" and outcome.record.candidate:
-                report.merged.append(outcome.record.candidate)
+                return f"stop file {stop_file}"
+            reached = session.options.budget.reached(session.spend)
+            if reached:
+                return reached
+            record = iterate(session)
+            done.append(record)
             if on_iteration:
-                on_iteration(outcome)
-            if loop.solved_streak >= loop.batches_per_epoch:
-                report.stopped = "every minibatch of a whole epoch was already solved: nothing left to learn"
-                break
+                on_iteration(record)
+            if session.solved_streak >= session.batches_per_epoch:
+                return "every minibatch of a whole epoch was already solved: nothing left to learn"
     except BudgetReached as exc:
-        report.stopped = str(exc)
-    return report
+        return str(exc)

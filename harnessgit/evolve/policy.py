@@ -3,9 +3,9 @@ candidate is worth a gate attempt."""
 
 from __future__ import annotations
 
-from harnessgit.config import Config
 from harnessgit.proposers import ReflectiveExample
-from harnessgit.stats.decision import alpha_for_attempt, compare, minimum_detectable_effect
+from harnessgit.render import points
+from harnessgit.stats.decision import GateRules, alpha_for_attempt, compare, minimum_detectable_effect
 from harnessgit.stats.pairing import Scored, pair_scores
 
 
@@ -33,8 +33,11 @@ def choose_component(
     return leaders[iteration % len(leaders)]
 
 
-def worth_gating(config: Config, base: Scored, candidate: Scored, attempt: int) -> tuple[bool, str]:
-    """Gate a candidate only once its observed gain could pass the gate.
+def worth_gating(
+    rules: GateRules, base_branch: str, base: Scored, candidate: Scored, attempt: int
+) -> tuple[bool, str]:
+    """Gate a candidate only once its observed gain over ``base_branch`` could pass the
+    gate (``rules``: the [gate] section).
 
     Every gated comparison spends part of the selection set's alpha, so evolve
     gates a candidate when its observed gain over the base reaches the minimum
@@ -47,15 +50,15 @@ def worth_gating(config: Config, base: Scored, candidate: Scored, attempt: int) 
         return False, "fewer than two selection instances scored on both sides"
     comparison = compare(paired)
     gain = comparison.difference.mean
-    if gain <= config.gate.min_effect:
-        return False, f"selection gain {gain * 100:+.1f} points over {config.harness.base}: nothing to gate"
+    if gain <= rules.min_effect:
+        return False, f"selection gain {points(gain)} points over {base_branch}: nothing to gate"
     if comparison.sd > 0 and comparison.effective_n:
         mde = minimum_detectable_effect(
-            comparison.sd, comparison.effective_n, alpha_for_attempt(config.gate.alpha, attempt)
+            comparison.sd, comparison.effective_n, alpha_for_attempt(rules.alpha, attempt)
         )
-        if gain < config.gate.min_effect + mde:
+        if gain < rules.min_effect + mde:
             return False, (
-                f"selection gain {gain * 100:+.1f} points is below what the gate can detect at "
-                f"attempt {attempt} ({(config.gate.min_effect + mde) * 100:.1f} points)"
+                f"selection gain {points(gain)} points is below what the gate can detect at "
+                f"attempt {attempt} ({points(rules.min_effect + mde, signed=False)} points)"
             )
     return True, ""

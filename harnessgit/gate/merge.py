@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.targets import Target, retire
+from harnessgit.candidates.targets import Target, retire, without_trailer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.gate.gate import GateOutcome, run_gate
@@ -114,12 +114,9 @@ def _merge_message(store: Store, target: Target, branch: str, record: GateRecord
     info = store.commit_info(target.sha)
     label = target.candidate or target.sha[:12]
     lines = [f"Merge candidate {label}: {info.subject}"]
-    if info.body:
-        body = "\n".join(
-            line for line in info.body.splitlines() if not line.startswith(layout.CANDIDATE_TRAILER)
-        )
-        if body.strip():
-            lines += ["", body.strip()]
+    body = without_trailer(info.body)
+    if body:
+        lines += ["", body]
     diff = record.difference or 0.0
     lines += [
         "",

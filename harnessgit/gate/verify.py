@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
+from harnessgit.candidates.log import landing
 from harnessgit.candidates.targets import base_tip
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError
 from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import GateRecord, OverrideRecord, Record, TestPeekRecord
+from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import Scored, instance_means, pair_scores
 from harnessgit.store import Store
@@ -59,19 +60,16 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
     overrides: list[OverrideRecord] = []
     gated = 0
     for sha in checked:
-        records: list[Record] = gates.get(sha, [])
-        landed = [r for r in records if isinstance(r, GateRecord) and r.merge == sha]
-        moved = [r for r in records if isinstance(r, OverrideRecord) and r.commit == sha]
-        if moved:
-            overrides.extend(moved)
-        elif not landed:
+        landed = landing(gates.get(sha, []), sha)
+        if landed.overrides:
+            overrides.extend(landed.overrides)
+        elif not landed.gates:
             problem = "moved the base branch without the gate: no gate record or override on this commit"
             findings.append(Finding(sha, problem))
         else:
             gated += 1
-            findings += [
-                Finding(sha, problem) for problem in _check_gate(store, book, sha, landed[-1], all_gates)
-            ]
+            problems = _check_gate(store, book, sha, landed.gates[-1], all_gates)
+            findings += [Finding(sha, problem) for problem in problems]
     return VerifyReport(branch, start, checked, gated, not findings, findings, overrides, book.peeks)
 
 

@@ -1,7 +1,7 @@
 """Fitting a Markdown document under a size limit, section by section.
 
 GitHub refuses a comment body over 65,536 characters. A review can be far longer
-(a diff of thousands of lines), so `render_review` builds the comment as sections
+(a diff of thousands of lines), so `review_markdown` builds the comment as sections
 that each know what they can lose: a head and a tail that always stay (a title, a
 table header, the closing fence of a code block, ``</details>``) and a body whose
 lines are cut from the end, with a line that says how much was left out. Sections
@@ -19,7 +19,7 @@ COMMENT_LIMIT = 65_536
 MARGIN = 256  # room for a final note about sections that had to go
 
 
-@dataclass
+@dataclass(frozen=True)
 class Section:
     head: list[str]
     body: list[str] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """The files a change touches, parsed from git's patch with unidiff.
 
-Pure: patch text and blob sizes in, models out. The patch comes from
+Pure: patch text and blob sizes in, `FileDiff`s out. The patch comes from
 `Store.diff_patch` (``git -c core.quotePath=false diff --no-color --no-ext-diff -M``
 with fixed prefixes), so a user's ``color.ui=always``, renames, binary files and
 non-ASCII names all arrive in one shape. git still C-quotes a name that holds a
@@ -11,9 +11,8 @@ unidiff keeps the quotes, so names are unquoted here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 FileStatus = Literal["added", "deleted", "modified", "renamed"]
 
@@ -21,9 +20,8 @@ FileStatus = Literal["added", "deleted", "modified", "renamed"]
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
-class FileDiff(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, kw_only=True)
+class FileDiff:
     path: str
     old_path: str | None  # the name before a rename
     status: FileStatus

@@ -2,7 +2,7 @@
 
 The comment starts with a hidden marker, so a CI job can find its own comment and
 update it instead of adding one per push, and always fits GitHub's comment limit
-(`render_budget`). Text from evaluators and proposers (feedback, trajectories,
+(`review.budget`). Text from evaluators and proposers (feedback, trajectories,
 rationales) is escaped: it must not be able to close a ``<details>`` or a table early.
 """
 
@@ -11,20 +11,11 @@ from __future__ import annotations
 import html
 import re
 
+from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
 from harnessgit.review.diff import FileDiff
-from harnessgit.review.render import (
-    file_lines,
-    file_sizes,
-    mean_text,
-    p_text,
-    plural,
-    pts,
-    rationale_body,
-    share,
-    split_name,
-)
+from harnessgit.review.render import difference_text, file_sizes, rationale_body, split_name
 from harnessgit.review.review import Edit, ReviewResult
 from harnessgit.review.scores import FailureShift, Flip, Flips, ScoreRow
 
@@ -74,8 +65,8 @@ def review_markdown(result: ReviewResult, limit: int = COMMENT_LIMIT) -> str:
 def _md_verdict(result: ReviewResult) -> Section:
     v = result.verdict
     title = (
-        f"### harnessgit review: {md_code(result.base[:12])} ({md_text(result.base_label)}) → "
-        f"{md_code(result.head[:12])} ({md_text(result.head_label)})"
+        f"### harnessgit review: {md_code(short(result.base))} ({md_text(result.base_label)}) → "
+        f"{md_code(short(result.head))} ({md_text(result.head_label)})"
     )
     head = [MARKER, title, ""]
     body: list[str] = []
@@ -87,8 +78,9 @@ def _md_verdict(result: ReviewResult) -> Section:
         line = f"**Gate: {word}.**"
         if v.difference is not None:
             line += (
-                f" {pts(v.difference)} points on {v.n} selection instances ({pts(v.base_mean, False)} → "
-                f"{pts(v.head_mean, False)}; 95% CI [{pts(v.ci_low)}, {pts(v.ci_high)}]; "
+                f" {points(v.difference)} points on {v.n} selection instances "
+                f"({points(v.base_mean, False)} → {points(v.head_mean, False)}; "
+                f"95% CI [{points(v.ci_low)}, {points(v.ci_high)}]; "
                 f"p = {p_text(v.p_value)}; wins/losses/ties {v.wins}/{v.losses}/{v.ties}); "
                 f"attempt {v.attempt} at alpha {v.alpha_k:.3g}."
             )
@@ -115,15 +107,12 @@ def _md_scores(rows: list[ScoreRow]) -> Section:
         "| split | model | n | base | head | difference [95% CI] | p | MDE | wins/losses/ties |",
         "|---|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    body = []
-    for r in rows:
-        diff = f"{pts(r.difference)} [{pts(r.ci_low)}, {pts(r.ci_high)}]" if r.difference is not None else "–"
-        n = f"{r.n}/{r.split_size}"
-        body.append(
-            f"| {md_text(split_name(r))} | {md_text(r.model)} | {n} | {mean_text(r.base_mean, r.base_se)} | "
-            f"{mean_text(r.head_mean, r.head_se)} | {diff} | {p_text(r.p_value)} | {pts(r.mde, False)} | "
-            f"{r.wins}/{r.losses}/{r.ties} |"
-        )
+    body = [
+        f"| {md_text(split_name(r))} | {md_text(r.model)} | {r.n}/{r.split_size} | "
+        f"{mean_text(r.base_mean, r.base_se)} | {mean_text(r.head_mean, r.head_se)} | {difference_text(r)} | "
+        f"{p_text(r.p_value)} | {points(r.mde, False)} | {r.wins}/{r.losses}/{r.ties} |"
+        for r in rows
+    ]
     return Section(head, body, [""], priority=1, what="score rows")
 
 
@@ -132,7 +121,7 @@ def _md_files(result: ReviewResult) -> Section:
     added = sum(f.added or 0 for f in files)
     removed = sum(f.removed or 0 for f in files)
     head = [
-        f"#### Files changed: {len(files)} (+{added} −{removed} lines)",
+        f"#### Files changed: {len(files)} ({changes(added, removed)} lines)",
         "",
         "| file | change | lines | size |",
         "|---|---|--:|---|",
@@ -144,7 +133,7 @@ def _md_files(result: ReviewResult) -> Section:
             name = f"{md_code(f.old_path, in_table=True)} → {name}"
         if not f.harness:
             name += " (not a harness file: the evaluator's)"
-        body.append(f"| {name} | {f.status} | {file_lines(f)} | {file_sizes(f)} |")
+        body.append(f"| {name} | {f.status} | {changes(f.added, f.removed)} | {file_sizes(f)} |")
     return Section(head, body, [""], priority=2, what="files")
 
 
@@ -167,7 +156,7 @@ def _md_checks(result: ReviewResult) -> Section:
 def _md_flip(flip: Flip) -> str:
     line = f"- {md_code(flip.instance)}: {flip.base_score:.2f} → {flip.head_score:.2f}"
     if flip.base_class or flip.head_class:
-        line += f" (class {md_text(flip.base_class or '–')} → {md_text(flip.head_class or '–')})"
+        line += f" (class {md_text(flip.base_class or EMPTY)} → {md_text(flip.head_class or EMPTY)})"
     if flip.base_feedback or flip.head_feedback:
         line += f". Feedback: base “{md_text(flip.base_feedback)}”, head “{md_text(flip.head_feedback)}”"
     if flip.trajectory:
@@ -215,7 +204,7 @@ def _md_shift(shift: FailureShift) -> Section:
 
 
 def _md_edit(edit: Edit) -> list[str]:
-    who = [f"commit {md_code(edit.commit[:12])}"]
+    who = [f"commit {md_code(short(edit.commit))}"]
     if edit.candidate:
         who.append(f"candidate {md_code(edit.candidate)}")
     if edit.source:
@@ -232,7 +221,7 @@ def _md_edit(edit: Edit) -> list[str]:
         lines.append(
             f"  - evidence: {md_text(item.label)}, {plural(item.items, 'item')}, {human_size(item.bytes)}"
             + (f" ({md_text(kinds)})" if kinds else "")
-            + f", blob {md_code(item.blob[:12])}"
+            + f", blob {md_code(short(item.blob))}"
         )
         lines += [f"    - {md_text(quote)}" for quote in item.quoted]
     return lines

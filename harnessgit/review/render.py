@@ -1,40 +1,14 @@
-"""How a review looks as text and JSON, and the helpers its Markdown shares
-(`render_review_md`, the pull-request comment)."""
+"""How a review looks as text, and the pieces its Markdown (`review.markdown`, the
+pull-request comment) shares with it. Its JSON is `harnessgit.render.to_json` of the
+`ReviewResult`, like every command's."""
 
 from __future__ import annotations
 
+from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short, table
 from harnessgit.render import size as human_size
-from harnessgit.render import to_json
 from harnessgit.review.diff import FileDiff
 from harnessgit.review.review import Edit, ReviewResult, Verdict
-from harnessgit.review.scores import ScoreRow
-
-
-def review_json(result: ReviewResult) -> str:
-    return to_json(result)
-
-
-def pts(value: float | None, signed: bool = True) -> str:
-    """Scores in [0, 1] as points (0..100)."""
-    if value is None:
-        return "–"
-    return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
-
-
-def p_text(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2g}" if value >= 0.001 else f"{value:.1e}"
-
-
-def mean_text(mean: float | None, se: float | None) -> str:
-    if mean is None:
-        return "–"
-    return pts(mean, False) + (f" ± {se * 100:.1f}" if se is not None else "")
-
-
-def file_lines(item: FileDiff) -> str:
-    if item.binary:
-        return "binary"
-    return f"+{item.added} −{item.removed}"
+from harnessgit.review.scores import FailureShift, Flips, ScoreRow
 
 
 def file_sizes(item: FileDiff) -> str:
@@ -50,8 +24,15 @@ def split_name(row: ScoreRow) -> str:
     elif row.held_out:
         name += " (held out)"
     if not row.current:
-        name += f" (evaluator {row.fingerprint[:8]})"
+        name += f" (evaluator {short(row.fingerprint, 8)})"
     return name
+
+
+def difference_text(row: ScoreRow) -> str:
+    """The paired difference with its 95% interval, in points."""
+    if row.difference is None:
+        return EMPTY
+    return f"{points(row.difference)} [{points(row.ci_low)}, {points(row.ci_high)}]"
 
 
 def verdict_line(verdict: Verdict) -> str:
@@ -64,15 +45,11 @@ def verdict_line(verdict: Verdict) -> str:
     if verdict.difference is None:
         return f"{word}: " + "; ".join(verdict.reasons)
     return (
-        f"{word}: {pts(verdict.difference)} points on {verdict.n} selection instances "
-        f"({pts(verdict.base_mean, False)} -> {pts(verdict.head_mean, False)}, 95% CI "
-        f"[{pts(verdict.ci_low)}, {pts(verdict.ci_high)}], p = {p_text(verdict.p_value)}, "
+        f"{word}: {points(verdict.difference)} points on {verdict.n} selection instances "
+        f"({points(verdict.base_mean, False)} -> {points(verdict.head_mean, False)}, 95% CI "
+        f"[{points(verdict.ci_low)}, {points(verdict.ci_high)}], p = {p_text(verdict.p_value)}, "
         f"attempt {verdict.attempt} at alpha {verdict.alpha_k:.3g})"
     )
-
-
-def share(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}%"
 
 
 def rationale_body(edit: Edit) -> str:
@@ -82,102 +59,123 @@ def rationale_body(edit: Edit) -> str:
     return rest.strip() if first.strip() == edit.subject.strip() else text
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 def review_text(result: ReviewResult) -> str:
-    from harnessgit.render import table
+    out = _verdict_lines(result)
+    out += _score_lines(result.scores)
+    out += _file_lines(result)
+    for flips in result.flips:
+        out += _flip_lines(flips)
+    for shift in result.failure_shift:
+        out += _shift_lines(shift)
+    out += _edit_lines(result)
+    diff = "".join(f.patch for f in result.files)
+    if diff:
+        out += ["", diff.rstrip("\n")]
+    return "\n".join(out)
 
-    out = [
-        f"review {result.base[:12]} ({result.base_label}) -> {result.head[:12]} ({result.head_label})",
-        f"gate: {verdict_line(result.verdict)}",
-    ]
+
+def _verdict_lines(result: ReviewResult) -> list[str]:
     v = result.verdict
+    out = [
+        f"review {short(result.base)} ({result.base_label}) -> {short(result.head)} ({result.head_label})",
+        f"gate: {verdict_line(v)}",
+    ]
     if v.detectable:
         out.append(f"  {v.detectable}")
     out += [f"  - {reason}" for reason in v.reasons if v.state != "not evaluated"]
     out.append("  (what `harnessgit gate` would decide now, from stored scores; nothing was recorded)")
-    out += [f"note: {note}" for note in result.notes]
-    if result.scores:
-        rows = [
-            [
-                split_name(r),
-                r.model,
-                f"{r.n}/{r.split_size}",
-                mean_text(r.base_mean, r.base_se),
-                mean_text(r.head_mean, r.head_se),
-                f"{pts(r.difference)} [{pts(r.ci_low)}, {pts(r.ci_high)}]"
-                if r.difference is not None
-                else "-",
-                p_text(r.p_value),
-                pts(r.mde, False),
-                f"{r.wins}/{r.losses}/{r.ties}",
-            ]
-            for r in result.scores
+    return out + [f"note: {note}" for note in result.notes]
+
+
+def _score_lines(scores: list[ScoreRow]) -> list[str]:
+    if not scores:
+        return []
+    rows = [
+        [
+            split_name(r),
+            r.model,
+            f"{r.n}/{r.split_size}",
+            mean_text(r.base_mean, r.base_se),
+            mean_text(r.head_mean, r.head_se),
+            difference_text(r),
+            p_text(r.p_value),
+            points(r.mde, False),
+            f"{r.wins}/{r.losses}/{r.ties}",
         ]
-        out += [
-            "",
-            table(rows, ["split", "model", "n", "base", "head", "difference [95% CI]", "p", "MDE", "w/l/t"]),
-        ]
+        for r in scores
+    ]
+    headers = ["split", "model", "n", "base", "head", "difference [95% CI]", "p", "MDE", "w/l/t"]
+    return ["", table(rows, headers)]
+
+
+def _file_lines(result: ReviewResult) -> list[str]:
+    """The files changed, then the harness checks on them."""
     files = [
         [
             f.path if f.old_path is None else f"{f.old_path} -> {f.path}",
             f.status,
-            file_lines(f),
+            changes(f.added, f.removed),
             file_sizes(f),
         ]
         + ([] if f.harness else ["not a harness file"])
         for f in result.files
     ]
-    out += ["", f"files changed: {len(result.files)}", table(files, ["file", "change", "lines", "size", ""])]
-    out.append(
-        f"checks: {result.checks.count('failure')} failures, {result.checks.count('warning')} warnings"
-    )
-    out += [f"  {f.level}: {f.path or 'the change'}: {f.rule}: {f.message}" for f in result.checks.findings]
-    for flips in result.flips:
-        out += ["", f"flipped on {flips.split}: {flips.regressed_count} regressed, {flips.fixed_count} fixed"]
-        for name, shown, count in (
-            ("regressed", flips.regressed, flips.regressed_count),
-            ("fixed", flips.fixed, flips.fixed_count),
-        ):
-            for flip in shown:
-                out.append(
-                    f"  {name} {flip.instance}: {flip.base_score:.2f} -> {flip.head_score:.2f}; feedback: "
-                    f"{flip.base_feedback or '-'} -> {flip.head_feedback or '-'}"
-                )
-                if flip.trajectory:
-                    out.append(f"    trajectory ({flip.trajectory_side}): {flip.trajectory}")
-            if count > len(shown):
-                out.append(f"  ... and {count - len(shown)} more {name}")
-    for shift in result.failure_shift:
-        rows = [
-            [
-                c.failure_class,
-                f"{c.base_count} ({share(c.base_share)})",
-                f"{c.head_count} ({share(c.head_share)})",
-            ]
-            for c in shift.classes
+    checks = result.checks
+    return [
+        "",
+        f"files changed: {len(result.files)}",
+        table(files, ["file", "change", "lines", "size", ""]),
+        f"checks: {checks.count('failure')} failures, {checks.count('warning')} warnings",
+        *[f"  {f.level}: {f.path or 'the change'}: {f.rule}: {f.message}" for f in checks.findings],
+    ]
+
+
+def _flip_lines(flips: Flips) -> list[str]:
+    out = ["", f"flipped on {flips.split}: {flips.regressed_count} regressed, {flips.fixed_count} fixed"]
+    for name, shown, count in (
+        ("regressed", flips.regressed, flips.regressed_count),
+        ("fixed", flips.fixed, flips.fixed_count),
+    ):
+        for flip in shown:
+            out.append(
+                f"  {name} {flip.instance}: {flip.base_score:.2f} -> {flip.head_score:.2f}; feedback: "
+                f"{flip.base_feedback or EMPTY} -> {flip.head_feedback or EMPTY}"
+            )
+            if flip.trajectory:
+                out.append(f"    trajectory ({flip.trajectory_side}): {flip.trajectory}")
+        if count > len(shown):
+            out.append(f"  ... and {count - len(shown)} more {name}")
+    return out
+
+
+def _shift_lines(shift: FailureShift) -> list[str]:
+    rows = [
+        [
+            c.failure_class,
+            f"{c.base_count} ({share(c.base_share)})",
+            f"{c.head_count} ({share(c.head_share)})",
         ]
-        out += [
-            "",
-            f"failure classes on {shift.split} (share of failures)",
-            table(rows, ["class", "base", "head"]),
-        ]
-    out += ["", f"edits: {result.edits_count}"]
+        for c in shift.classes
+    ]
+    return [
+        "",
+        f"failure classes on {shift.split} (share of failures)",
+        table(rows, ["class", "base", "head"]),
+    ]
+
+
+def _edit_lines(result: ReviewResult) -> list[str]:
+    out = ["", f"edits: {result.edits_count}"]
     for edit in result.edits:
         out.append(
-            f"  {edit.commit[:12]} {edit.subject}"
+            f"  {short(edit.commit)} {edit.subject}"
             + (f" (candidate {edit.candidate})" if edit.candidate else "")
         )
         out += [f"    | {line}" for line in rationale_body(edit).splitlines()]
         for item in edit.evidence:
             out.append(
                 f"    evidence: {item.label}, {plural(item.items, 'item')}, {human_size(item.bytes)}, "
-                f"blob {item.blob[:12]}"
+                f"blob {short(item.blob)}"
             )
             out += [f"      {quote}" for quote in item.quoted]
-    diff = "".join(f.patch for f in result.files)
-    if diff:
-        out += ["", diff.rstrip("\n")]
-    return "\n".join(out)
+    return out

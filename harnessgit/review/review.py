@@ -4,19 +4,20 @@ BASE..HEAD is reviewed like a pull request: the gate's verdict as it would be no
 (computed from stored scores, never recorded, never running the evaluator), the
 files changed with their sizes and the harness checks, a score table per split and
 model, the instances that flipped with their feedback and trajectories, how the
-failure classes shifted, and the rationale and evidence of each edit. Rendering
-(Markdown for a PR comment, text, JSON) is `render_review`'s.
+failure classes shifted, and the rationale and evidence of each edit. The result is
+a frozen `ReviewResult`: `review.markdown` renders it for a PR comment, `review.render`
+as text, and its JSON is `harnessgit.render.to_json` of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, InstanceOf, PlainSerializer
-
-from harnessgit import globs, layout
-from harnessgit.candidates.targets import base_tip, candidate_of, resolve
+from harnessgit import globs
+from harnessgit.candidates.targets import base_tip, provenance, resolve, without_trailer
 from harnessgit.checks import CheckReport
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
@@ -25,13 +26,15 @@ from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
 from harnessgit.gate.gate import SELECTION, GateOutcome, preview_gate
-from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.records import EvidenceRecord
 from harnessgit.review.diff import FileDiff, parse_patch
 from harnessgit.review.scores import (
     FailureShift,
     Flip,
     Flips,
     ScoreRow,
+    compact,
+    cut,
     excerpt,
     failure_shift,
     flipped,
@@ -47,11 +50,8 @@ TEXT_CHARS = 600  # a feedback, rationale line or evidence item longer than this
 State = Literal["pass", "reject", "not evaluated"]
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class Verdict(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
     """What `harnessgit gate HEAD` would say against BASE now; nothing is recorded."""
 
     state: State
@@ -74,7 +74,8 @@ class Verdict(_Out):
     ties: int = 0
 
 
-class EvidenceItem(_Out):
+@dataclass(frozen=True, kw_only=True)
+class EvidenceItem:
     label: str
     items: int
     bytes: int
@@ -83,7 +84,8 @@ class EvidenceItem(_Out):
     quoted: list[str]  # the first few items, cut
 
 
-class Edit(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Edit:
     """One commit of BASE..HEAD's first-parent chain and why it was made."""
 
     commit: str
@@ -95,15 +97,15 @@ class Edit(_Out):
     evidence: list[EvidenceItem]
 
 
-class ReviewResult(_Out):
+@dataclass(frozen=True, kw_only=True)
+class ReviewResult:
     base: str
     head: str
     base_label: str
     head_label: str
     verdict: Verdict
     files: list[FileDiff]
-    # A plain dataclass (harnessgit.checks.models): dumped in its own JSON form, `failed` included.
-    checks: Annotated[InstanceOf[CheckReport], PlainSerializer(CheckReport.to_dict)]
+    checks: CheckReport  # its JSON adds `failed` (CheckReport.JSON_EXTRA)
     scores: list[ScoreRow]
     flips: list[Flips]
     failure_shift: list[FailureShift]
@@ -116,18 +118,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     config = require(config)
     head_name = head or "HEAD"
     head_target = resolve(store, head_name)
-    if base is None:
-        branch = config.harness.base
-        found = store.merge_base(base_tip(store, branch), head_target.sha)
-        if found is None:
-            raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
-        base_sha, base_label = found, f"merge-base with {branch}"
-    else:
-        base_sha, base_label = resolve(store, base).sha, base
-    if base_sha == head_target.sha:
-        raise HarnessgitError(
-            f"BASE and HEAD are the same commit {base_sha[:12]}: nothing to review (name BASE, e.g. HEAD~1)"
-        )
+    base_sha, base_label = _base(store, config, base, head_name, head_target.sha)
     head_label = head_target.candidate or head_name
     manifest = load_manifest(store.root, config.splits.manifest)
     book = ScoreBook.load(store)
@@ -155,6 +146,23 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         edits_count=len(chain),
         notes=notes,
     )
+
+
+def _base(store: Store, config: Config, base: str | None, head_name: str, head: str) -> tuple[str, str]:
+    """BASE's commit and how to name it: as given, else HEAD's merge-base with the base branch."""
+    if base is None:
+        branch = config.harness.base
+        found = store.merge_base(base_tip(store, branch), head)
+        if found is None:
+            raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
+        sha, label = found, f"merge-base with {branch}"
+    else:
+        sha, label = resolve(store, base).sha, base
+    if sha == head:
+        raise HarnessgitError(
+            f"BASE and HEAD are the same commit {sha[:12]}: nothing to review (name BASE, e.g. HEAD~1)"
+        )
+    return sha, label
 
 
 def _verdict(outcome: GateOutcome) -> Verdict:
@@ -202,12 +210,11 @@ def _files(store: Store, config: Config, base: str, head: str) -> list[FileDiff]
     for item in files:
         old, new = sizes_of.get(item.path, (None, None))
         found.append(
-            item.model_copy(
-                update={
-                    "size_before": sizes.get(old) if old else None,
-                    "size_after": sizes.get(new) if new else None,
-                    "harness": globs.matches(item.path, config.harness.paths),
-                }
+            dataclasses.replace(
+                item,
+                size_before=sizes.get(old) if old else None,
+                size_after=sizes.get(new) if new else None,
+                harness=globs.matches(item.path, config.harness.paths),
             )
         )
     return found
@@ -218,13 +225,9 @@ def _scores(
 ) -> tuple[list[ScoreRow], list[Flips], list[FailureShift]]:
     base_ctx, head_ctx = outcome.base, outcome.candidate
     current = (base_ctx.key.fingerprint, base_ctx.key.model)
-    # Every (evaluator, model) under which both harnesses have scores: the current
-    # one first, then older evaluators and other models, in a stable order.
-    evaluated = {(k.fingerprint, k.model) for k in book.cache_keys() if k.harness == base_ctx.key.harness}
-    evaluated &= {(k.fingerprint, k.model) for k in book.cache_keys() if k.harness == head_ctx.key.harness}
-    keys = sorted(evaluated | {current}, key=lambda fm: (fm != current, fm[1], fm[0]))
     # The selection split decides, so it leads; then the others in the manifest's order.
     splits = sorted(manifest.splits, key=lambda s: (s != SELECTION, SPLITS.index(s) if s in SPLITS else 9, s))
+    keys = _evaluated_on_both(book, base_ctx, head_ctx)
     rows, flips, shifts = [], [], []
     for split in splits:
         ids = manifest.ids(split)
@@ -254,6 +257,17 @@ def _scores(
             if shift is not None:
                 shifts.append(shift)
     return rows, [f for f in flips if f.fixed_count or f.regressed_count], shifts
+
+
+def _evaluated_on_both(book: ScoreBook, base: EvalContext, head: EvalContext) -> list[tuple[str, str]]:
+    """Every (evaluator fingerprint, model) under which both harnesses have scores: the
+    current one (BASE's) first, whether scored or not, then older evaluators and
+    other models, in a stable order."""
+    current = (base.key.fingerprint, base.key.model)
+    keys = book.cache_keys()
+    evaluated = {(k.fingerprint, k.model) for k in keys if k.harness == base.key.harness}
+    evaluated &= {(k.fingerprint, k.model) for k in keys if k.harness == head.key.harness}
+    return sorted(evaluated | {current}, key=lambda fm: (fm != current, fm[1], fm[0]))
 
 
 def _flips(
@@ -304,23 +318,16 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
 
 def _edit(store: Store, sha: str) -> Edit:
     info = store.commit_info(sha)
-    # A merge on the base branch carries the gate record; the candidate it merged
-    # (its second parent) carries the proposal and the evidence.
-    proposed = info.parents[1] if len(info.parents) > 1 else sha
-    records = store.notes_on(layout.NOTES_EVIDENCE, proposed)
-    proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
-    evidence = [r for r in records if isinstance(r, EvidenceRecord)]
-    body = "\n".join(
-        line for line in info.body.splitlines() if not line.startswith(layout.CANDIDATE_TRAILER)
-    ).strip()
+    origin = provenance(store, sha)
+    proposal = origin.proposal
     return Edit(
         commit=sha,
         subject=info.subject,
-        candidate=proposal.candidate if proposal else candidate_of(store, proposed),
-        rationale=proposal.rationale if proposal else (body or None),
+        candidate=proposal.candidate if proposal else origin.candidate,
+        rationale=proposal.rationale if proposal else (without_trailer(info.body) or None),
         source=proposal.source if proposal else None,
         proposer=proposal.proposer if proposal else None,
-        evidence=[_evidence_item(store, r) for r in evidence],
+        evidence=[_evidence_item(store, r) for r in origin.evidence],
     )
 
 
@@ -354,11 +361,8 @@ def _evidence_text(item: Any) -> str:
             if isinstance(item.get(key), str):
                 kind = item.get("kind") or item.get("type")
                 return f"{kind}: {item[key]}" if isinstance(kind, str) else str(item[key])
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return compact(item)
 
 
-def _cut(text: Any, limit: int = TEXT_CHARS) -> str | None:
-    if text is None:
-        return None
-    value = str(text)
-    return value if len(value) <= limit else value[: limit - 1] + "…"
+def _cut(text: Any) -> str | None:
+    return None if text is None else cut(str(text), TEXT_CHARS)

@@ -1,19 +1,19 @@
 """What a review says about scores: the table, the flipped instances, the failure classes.
 
-Pure: score summaries in, models out (the statistics are `stats.compare` and
-`stats.decide`, the gate's own); `review` fills in feedback and trajectories.
+Pure: score summaries in, frozen dataclasses out (the statistics are
+`stats.decision.decide`, the gate's own, on scores paired by `stats.pairing`);
+`review` fills in feedback and trajectories.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from harnessgit.config import GateSection
-from harnessgit.evaluation.scores import InstanceScore, ScoreSummary
-from harnessgit.stats.decision import GateDecision, decide
+from harnessgit.evaluation.scores import ScoreSummary
+from harnessgit.stats.decision import GateDecision, GateRules, decide
 from harnessgit.stats.pairing import pair_scores
 
 UNCLASSIFIED = "(no class)"
@@ -21,11 +21,8 @@ UNCLASSIFIED = "(no class)"
 _STEP_KEYS = ("steps", "messages", "turns", "actions", "events", "trajectory")
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class ScoreRow(_Out):
+@dataclass(frozen=True, kw_only=True)
+class ScoreRow:
     split: str
     model: str
     fingerprint: str
@@ -51,7 +48,8 @@ class ScoreRow(_Out):
     ties: int = 0
 
 
-class Flip(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Flip:
     instance: str
     base_score: float
     head_score: float
@@ -63,7 +61,8 @@ class Flip(_Out):
     trajectory_side: str | None = None  # "base" or "head"
 
 
-class Flips(_Out):
+@dataclass(frozen=True, kw_only=True)
+class Flips:
     split: str
     model: str
     fixed: list[Flip]  # head scores higher; the first few, largest change first
@@ -72,7 +71,8 @@ class Flips(_Out):
     regressed_count: int
 
 
-class ClassShare(_Out):
+@dataclass(frozen=True, kw_only=True)
+class ClassShare:
     failure_class: str
     base_count: int
     base_share: float | None  # of the base's failures; None without failures
@@ -80,7 +80,8 @@ class ClassShare(_Out):
     head_share: float | None
 
 
-class FailureShift(_Out):
+@dataclass(frozen=True, kw_only=True)
+class FailureShift:
     """How the failures divide into the evaluator's classes, before and after.
 
     The co-evolution paper's signature of a harness/model mismatch: planning
@@ -97,7 +98,7 @@ def score_row(
     split: str,
     base: ScoreSummary,
     head: ScoreSummary,
-    gate: GateSection,
+    gate: GateRules,
     *,
     split_size: int,
     current: bool,
@@ -107,7 +108,7 @@ def score_row(
     """One line of the score table. ``decision`` is the gate's own verdict for the
     row it decides on (so the table and the verdict agree on attempt k); other rows
     are described at attempt 1: they decide nothing, so they spend nothing."""
-    paired = pair_scores(_scored(base.instances), _scored(head.instances))
+    paired = pair_scores(base.scored(), head.scored())
     row = ScoreRow(
         split=split,
         model=base.model,
@@ -129,27 +130,22 @@ def score_row(
     if decision is None:
         decision = decide(paired, gate, attempt=1, allow_small=True)
     c = decision.comparison
-    return row.model_copy(
-        update={
-            "base_mean": c.base.mean,
-            "base_se": c.base.se,
-            "head_mean": c.candidate.mean,
-            "head_se": c.candidate.se,
-            "difference": c.difference.mean,
-            "ci_low": decision.bound.ci_low,
-            "ci_high": decision.bound.ci_high,
-            "p_value": decision.bound.p_value,
-            "mde": decision.mde,
-            "alpha": decision.alpha_k,
-            "wins": c.wins,
-            "losses": c.losses,
-            "ties": c.ties,
-        }
+    return dataclasses.replace(
+        row,
+        base_mean=c.base.mean,
+        base_se=c.base.se,
+        head_mean=c.candidate.mean,
+        head_se=c.candidate.se,
+        difference=c.difference.mean,
+        ci_low=decision.bound.ci_low,
+        ci_high=decision.bound.ci_high,
+        p_value=decision.bound.p_value,
+        mde=decision.mde,
+        alpha=decision.alpha_k,
+        wins=c.wins,
+        losses=c.losses,
+        ties=c.ties,
     )
-
-
-def _scored(instances: list[InstanceScore]) -> dict[str, tuple[float, str | None]]:
-    return {item.instance: (item.mean, item.cluster) for item in instances}
 
 
 def flipped(base: ScoreSummary, head: ScoreSummary) -> tuple[list[str], list[str]]:
@@ -211,15 +207,21 @@ def excerpt(trajectory: Any, limit: int = 400, steps: int = 3) -> str | None:
         found = next((trajectory[k] for k in _STEP_KEYS if isinstance(trajectory.get(k), list)), None)
         items = found
     if items:
-        shown = [_compact(item) for item in items[-steps:]]
+        shown = [compact(item) for item in items[-steps:]]
         earlier = len(items) - len(shown)
         text = (f"[{earlier} earlier steps] " if earlier else "") + " | ".join(shown)
     else:
-        text = _compact(trajectory)
+        text = compact(trajectory)
+    return cut(text, limit)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, an ellipsis marking a cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _compact(value: Any) -> str:
+def compact(value: Any) -> str:
+    """A string on one line, anything else as compact JSON (keys sorted, so it repeats)."""
     if isinstance(value, str):
         return " ".join(value.split())
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

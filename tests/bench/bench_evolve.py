@@ -151,8 +151,8 @@ def main() -> None:
             f"{name:>22}: {busy} of {len(runs)} iterations reached the selection split "
             "(each adds a frontier member: the frontier is rebuilt)"
         )
-    for name, values in (("no other candidates", baseline), (f"{args.candidates} candidates", loaded)):
-        values = [seconds for seconds, _selection in values]
+    for name, runs in (("no other candidates", baseline), (f"{args.candidates} candidates", loaded)):
+        values = [seconds for seconds, _selection in runs]
         rest = sorted(values[1:])
         p90 = rest[int(0.9 * (len(rest) - 1))]
         print(

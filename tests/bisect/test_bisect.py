@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.bisect.bisect import bisect, judge_one
+from harnessgit.bisect.bisect import BisectResult, bisect, judge_one
 from harnessgit.bisect.judge import Criterion
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
@@ -30,21 +30,22 @@ def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def bisect_to_main(repo: Path, good: str, instances: list[str] | None = None) -> BisectResult:
+    """bisect from good to main: on the selection mean by default, else on ``instances``."""
+    criterion = Criterion.build("selection", instances, None, None)
+    with Store.discover(repo) as store:
+        return bisect(store, load_config(repo), good, "main", criterion)
+
+
 def mean_of(repo: Path, commit: str) -> float:
     text = git(repo, "show", f"{commit}:SKILL.md")
     return sum(expected_score(text, f"s-{i}") for i in range(40)) / 40
 
 
+@pytest.mark.slow
 def test_finds_the_planted_regression_within_the_evaluation_bound(review_repo: Path, calls: Path) -> None:
     history = build_history(review_repo, N)
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store,
-            load_config(review_repo),
-            history.good,
-            "main",
-            Criterion.build("selection", None, None, None),
-        )
+    result = bisect_to_main(review_repo, history.good)
     bound = math.ceil(math.log2(N)) + 2
     ran = evaluated_commits(calls)
     assert result.outcome == "found" and result.edits == N and result.bound == bound == 8
@@ -68,14 +69,7 @@ def test_finds_the_planted_regression_within_the_evaluation_bound(review_repo: P
 def test_zero_evaluations_when_every_score_is_stored(review_repo: Path, calls: Path) -> None:
     history = build_history(review_repo, N)
     store_scores(review_repo, [history.good, *history.chain])
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store,
-            load_config(review_repo),
-            history.good,
-            "main",
-            Criterion.build("selection", None, None, None),
-        )
+    result = bisect_to_main(review_repo, history.good)
     assert result.evaluations == 0 and evaluated_commits(calls) == []
     assert result.first_bad is not None and result.first_bad.commit == history.chain[40]
     assert {step.source for step in result.steps} == {"stored"}
@@ -85,28 +79,15 @@ def test_stored_scores_narrow_the_search_before_any_evaluation(review_repo: Path
     history = build_history(review_repo, N)
     # Scores on record for good, bad and every eighth edit: the range shrinks to 39..48 for free.
     store_scores(review_repo, [history.good, history.chain[-1], *history.chain[7::8]])
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store,
-            load_config(review_repo),
-            history.good,
-            "main",
-            Criterion.build("selection", None, None, None),
-        )
+    result = bisect_to_main(review_repo, history.good)
     assert result.first_bad is not None and result.first_bad.commit == history.chain[40]
     assert 0 < result.evaluations == len(evaluated_commits(calls)) <= math.ceil(math.log2(8))
 
 
+@pytest.mark.slow
 def test_finds_the_edit_that_broke_one_instance(review_repo: Path, calls: Path) -> None:
     history = build_history(review_repo, N)
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store,
-            load_config(review_repo),
-            history.good,
-            "main",
-            Criterion.build("selection", ["s-9"], None, None),
-        )
+    result = bisect_to_main(review_repo, history.good, ["s-9"])
     first = result.first_bad
     assert first is not None and first.commit == history.chain[19] and first.after.failing == ["s-9"]
     assert result.evaluations <= math.ceil(math.log2(N)) + 2
@@ -141,14 +122,7 @@ def test_threshold_and_the_answers_that_are_no(review_repo: Path) -> None:
 
 def test_the_first_commits_predate_harnessgit(review_repo: Path) -> None:
     history = build_history(review_repo, 8, breaks_one=99, breaks_many=2, override_at=None, direct=3)
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store,
-            load_config(review_repo),
-            history.good,
-            "main",
-            Criterion.build("selection", None, None, None),
-        )
+    result = bisect_to_main(review_repo, history.good)
     assert result.first_bad is not None and result.first_bad.commit == history.chain[1]
     assert result.first_bad.kind == "before harnessgit"
     assert "before harnessgit was set up" in result.first_bad.why[0]
@@ -223,6 +197,7 @@ def bisect_run(repo: Path, good: str, *start: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["checkout", "no-checkout"])
 def test_git_bisect_run_with_bisect_judge(review_repo: Path, calls: Path, mode: str) -> None:
     history = build_history(review_repo, 12, breaks_one=99, breaks_many=7, override_at=7)
@@ -251,10 +226,7 @@ def test_a_regression_made_by_the_grader_is_named_as_such(review_repo: Path) -> 
         review_repo,
         [{"SKILL.md": skill_md + "one\n"}, {"eval.py": stricter}, {"SKILL.md": skill_md + "three\n"}],
     )
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store, load_config(review_repo), good, "main", Criterion.build("selection", None, None, None)
-        )
+    result = bisect_to_main(review_repo, good)
     assert result.first_bad is not None and result.first_bad.commit == chain[1]
     assert "changed files the evaluator depends on" in result.first_bad.why[0]
     assert result.notes == []
@@ -267,10 +239,7 @@ def test_a_grader_change_before_the_regression_is_noted(review_repo: Path) -> No
         review_repo,
         [{"README.md": "notes\n"}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
     )
-    with Store.discover(review_repo) as store:
-        result = bisect(
-            store, load_config(review_repo), good, "main", Criterion.build("selection", None, None, None)
-        )
+    result = bisect_to_main(review_repo, good)
     assert result.first_bad is not None and result.first_bad.commit == chain[1]
     assert not any("evaluator depends on" in reason for reason in result.first_bad.why)
     assert (

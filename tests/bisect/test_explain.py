@@ -68,8 +68,15 @@ def test_own_effect_pairs_the_instances() -> None:
     effect = own_effect(summary({"a": 1.0, "b": 1.0, "c": 0.0}), summary({"a": 0.0, "b": 1.0, "c": 1.0}))
     assert effect.n == 3 and effect.difference == pytest.approx(0.0)
     assert (effect.wins, effect.losses, effect.ties, effect.regressed) == (1, 1, 1, ["a"])
+    assert effect.se is not None and effect.before == effect.after == pytest.approx(2 / 3)
+
+
+def test_own_effect_with_fewer_than_two_instances_in_common() -> None:
     single = own_effect(summary({"a": 1.0}), summary({"a": 0.0}))
     assert single.n == 1 and single.difference == -1.0 and single.se is None and single.regressed == ["a"]
+    assert (single.wins, single.losses, single.ties) == (0, 1, 0)
+    none = own_effect(summary({"a": 1.0}), summary({"b": 0.0}))
+    assert none.n == 0 and none.difference is None and (none.wins, none.losses, none.ties) == (0, 0, 0)
 
 
 def test_the_evidence_it_was_accepted_on() -> None:

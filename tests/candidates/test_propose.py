@@ -159,6 +159,7 @@ print(result.candidate)
 """
 
 
+@pytest.mark.slow  # several processes race for the same refs
 def test_concurrent_proposals_lose_nothing(repo: Path) -> None:
     procs = [
         subprocess.Popen(

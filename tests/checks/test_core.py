@@ -4,6 +4,7 @@ from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.checks.models import Content
 from harnessgit.checks.tokens import Estimate
 from harnessgit.config import ChecksSection, parse_config
+from harnessgit.render import jsonable
 from tests.harness_text import prompt
 
 CHECKS = ChecksSection()
@@ -56,7 +57,7 @@ def test_failures_and_warnings_decide_failed() -> None:
         [FileVersion.from_text("prompts/a.md", sectioned(6), "## Part 0\nshort\n")], CHECKS
     )
     assert collapsed.failed and [f.rule for f in collapsed.findings] == ["collapse"]
-    assert collapsed.to_dict()["failed"] is True
+    assert jsonable(collapsed)["failed"] is True
 
 
 def test_severity_overrides_and_rule_selection() -> None:

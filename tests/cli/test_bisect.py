@@ -4,23 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from harnessgit.cli import cli
-from harnessgit.cli._base import State
+from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot, write
 from tests.history_fixtures import History, build_history, store_scores
-
-
-def run(repo: Path, *args: str) -> Result:
-    return CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(repo), *args], obj=State())
-
-
-def one_error_line(result: Result, code: int = 3) -> str:
-    assert result.exit_code == code, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("harnessgit: error: "), result.stderr
-    return lines[0]
 
 
 @pytest.fixture

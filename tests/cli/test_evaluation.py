@@ -5,16 +5,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from harnessgit.cli import cli
-from harnessgit.cli._base import State
+from tests.cli.runner import run
 from tests.conftest import snapshot
-from tests.evaluation.test_eval import EVALUATOR, SPLITS
-
-
-def run(repo: Path, *args: str) -> Result:
-    return CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(repo), *args], obj=State())
+from tests.evaluation.conftest import EVALUATOR, SPLITS
 
 
 @pytest.fixture

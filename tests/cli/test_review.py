@@ -3,27 +3,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
 from harnessgit.candidates.propose import propose
-from harnessgit.cli import cli
-from harnessgit.cli._base import State
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
+from tests.cli.runner import one_error_line, run
 from tests.conftest import snapshot
 from tests.gating_fixtures import skill
-
-
-def run(repo: Path, *args: str) -> Result:
-    return CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(repo), *args], obj=State())
-
-
-def one_error_line(result: Result, code: int = 3) -> str:
-    assert result.exit_code == code, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("harnessgit: error: "), result.stderr
-    return lines[0]
 
 
 def test_review_in_three_formats_and_to_a_file(review_repo: Path) -> None:

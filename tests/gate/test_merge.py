@@ -1,6 +1,7 @@
+"""`harnessgit merge`: one readable merge, all or nothing, never over local edits."""
+
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -8,17 +9,14 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
-from harnessgit.candidates.label import history, list_labels, move_label
 from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
-from harnessgit.gate.revert import revert
-from harnessgit.gate.verify import verify
-from harnessgit.records import GateRecord, OverrideRecord, RetireRecord
-from harnessgit.store import Store, Transaction
-from tests.conftest import git, snapshot, write
+from harnessgit.records import GateRecord, RetireRecord
+from harnessgit.store import Store
+from tests.conftest import git, write
 from tests.gating_fixtures import skill
 
 
@@ -120,133 +118,3 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
     assert merges == [landed]  # no half-written merge record for the loser
     if codes[1] == 3:
         assert "moved while the gate ran" in next(err for code, err in results if code == 3)
-
-
-def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
-        assert landed
-        proposal, none = revert(store, config, landed)
-        assert none is None
-        assert git(gate_repo, "show", f"{proposal.commit}:SKILL.md") == skill(10)
-        with pytest.raises(HarnessgitError, match="needs --reason"):
-            revert(store, config, landed, no_gate=True)
-        _, forced = revert(store, config, landed, no_gate=True, reason="production incident 42")
-        assert forced is not None and forced.merge
-        records = store.notes_on(layout.NOTES_GATE, forced.merge)
-        (override,) = [r for r in records if isinstance(r, OverrideRecord)]
-        assert override.reason == "production incident 42" and override.action == "revert"
-        report = verify(store, config)
-    assert report.ok and len(report.overrides) == 1 and report.gated == 1
-
-
-def test_revert_refuses_what_is_not_an_accepted_edit(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        with pytest.raises(HarnessgitError, match="not an accepted edit"):
-            revert(store, config, cand.candidate)
-
-
-def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        first = git(gate_repo, "rev-parse", "main").strip()
-        move_label(store, "production", "main", reason="first release")
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
-        assert landed
-        record = move_label(store, "production", "main", reason="ship the level change")
-        assert (
-            record.previous == first and record.gate is not None and record.author.startswith("Test Author")
-        )
-        with pytest.raises(HarnessgitError, match="already points"):
-            move_label(store, "production", "main")
-        with pytest.raises(HarnessgitError, match="invalid label name"):
-            move_label(store, "a..b", "main")
-        (label,) = list_labels(store).labels
-        assert label.name == "production" and label.commit == landed
-        assert [m.reason for m in history(store, "production")] == ["first release", "ship the level change"]
-    assert git(gate_repo, "rev-parse", "refs/harnessgit/labels/production").strip() == landed
-
-
-def test_verify_finds_a_commit_that_skipped_the_gate(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        assert merge(store, config, cand.candidate).merge
-        assert verify(store, config).ok
-        write(gate_repo, "SKILL.md", skill(35))
-        git(gate_repo, "commit", "-qam", "sneaky direct edit")
-        report = verify(store, config)
-    assert not report.ok and "without the gate" in report.findings[0].problem
-
-
-def test_verify_finds_a_forged_gate_record(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
-        assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
-        # A merge by hand of another edit, with a copy of the real gate record pasted on it.
-        write(gate_repo, "SKILL.md", skill(5))
-        git(gate_repo, "commit", "-qam", "worse edit")
-        forged = git(gate_repo, "rev-parse", "HEAD").strip()
-        txn = Transaction("forge")
-        txn.append(layout.NOTES_GATE, forged, [real.model_copy(update={"merge": forged, "id": "f" * 32})])
-        store.commit(txn)
-        report = verify(store, config)
-    problems = " ".join(f.problem for f in report.findings)
-    assert "merged tree" in problems and "parents" in problems
-
-
-def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> None:
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
-        assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
-        txn = Transaction("tamper")
-        tampered = real.model_copy(update={"lower_bound": 0.9, "id": "e" * 32, "supersedes": real.id})
-        txn.append(layout.NOTES_GATE, landed, [tampered])
-        store.commit(txn)
-        report = verify(store, config)
-    assert any("does not recompute" in f.problem for f in report.findings)
-
-
-def test_cli_exit_codes(gate_repo: Path) -> None:
-    from click.testing import CliRunner
-
-    from harnessgit.cli import cli
-    from harnessgit.cli._base import State
-
-    def run(*args: str) -> tuple[int, str, str]:
-        result = CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(gate_repo), *args], obj=State())
-        return result.exit_code, result.stdout, result.stderr
-
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        good = propose(store, config, {"SKILL.md": skill(30)}).candidate
-        noop = propose(store, config, {"SKILL.md": skill(10, "# cosmetic")}).candidate
-    code, out, _ = run("gate", noop)
-    assert code == 1 and "REJECT" in out
-    code, out, _ = run("gate", good, "--json")
-    assert code == 0 and '"verdict": "pass"' in out
-    assert isinstance(json.loads(out)["check_findings"], list)
-    before = snapshot(gate_repo)
-    code, _, _ = run("merge", "no-such-candidate")
-    assert code == 3 and snapshot(gate_repo) == before
-    code, out, _ = run("merge", good)
-    assert code == 0 and "merged into main" in out
-    code, out, _ = run("verify")
-    assert code == 0 and "verify: OK" in out
-    code, out, _ = run("label", "production", "main", "--reason", "ship")
-    assert code == 0
-    code, out, _ = run("label", "--list")
-    assert "production" in out and "ship" in out
-    code, out, _ = run("log")
-    assert good in out

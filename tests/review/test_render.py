@@ -1,155 +1,48 @@
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pytest
 
-from harnessgit.checks import CheckReport
 from harnessgit.config import load_config
-from harnessgit.review.budget import COMMENT_LIMIT
-from harnessgit.review.diff import FileDiff
-from harnessgit.review.markdown import MARKER, md_code, md_text, review_markdown
-from harnessgit.review.render import review_json, review_text
-from harnessgit.review.review import Edit, EvidenceItem, ReviewResult, Verdict, review
-from harnessgit.review.scores import Flip, Flips
+from harnessgit.review.render import review_text, verdict_line
+from harnessgit.review.review import Verdict, review
+from harnessgit.review.scores import Flip
 from harnessgit.store import Store
-from tests.conftest import git, write
-from tests.review.test_review import odd_change, reviewed_candidate
+from tests.review.review_fixtures import odd_change, result_with, reviewed_candidate, unpaired_row
 
 
-def balanced(md: str) -> None:
-    """Every code block and collapsible part that opens also closes. HTML inside code
-    is literal text to GitHub (CommonMark: code spans and fenced blocks are not
-    parsed), so only tags outside code count."""
-    fences = [line for line in md.splitlines() if re.match(r"^`{3,}", line)]
-    assert len(fences) % 2 == 0
-    outside = re.sub(r"^(`{3,}).*?^\1$", "", md, flags=re.S | re.M)
-    outside = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", outside)
-    assert outside.count("<details>") == outside.count("</details>")
-
-
-def test_three_formats_of_one_review(
+def test_the_text_of_an_evaluated_candidate(
     review_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     candidate, result = reviewed_candidate(review_repo, monkeypatch, tmp_path)
-    md = review_markdown(result)
-    assert md.startswith(MARKER + "\n") and len(md.encode()) <= COMMENT_LIMIT
-    assert "**Gate: PASS.** +47.5 points on 40 selection instances (25.0 → 72.5" in md
-    assert "| selection (decides) | sim-1 | 40/40 | 25.0 ± 6.9 | 72.5 ± 7.1 | +47.5 [" in md
-    assert "| `SKILL.md` | modified | +2 −1 |" in md
-    assert "#### Flipped instances on selection: 1 regressed, 20 fixed" in md
-    assert "- `s-3`: 1.00 → 0.00 (class – → broken-rule)" in md and "… and 10 more" in md
-    assert "| broken-rule | 0 (0.0%) | 1 (9.1%) |" in md
-    assert "critique: it gives up on every instance past s-9" in md
-    assert "```diff\ndiff --git a/SKILL.md b/SKILL.md" in md
-    balanced(md)
-
     text = review_text(result)
     assert "gate: PASS: +47.5 points on 40 selection instances" in text
     assert "regressed s-3: 1.00 -> 0.00; feedback: ok -> s-3 failed: broken-rule" in text
     assert f"(candidate {candidate})" in text and "+LEVEL: 30" in text
 
-    data = json.loads(review_json(result))
-    assert data["verdict"]["state"] == "pass" and data["flips"][0]["regressed"][0]["instance"] == "s-3"
-    assert data["files"][0]["path"] == "SKILL.md" and data["edits"][0]["candidate"] == candidate
-    # The check report (a dataclass) keeps its own JSON form inside the review's.
-    assert data["checks"] == result.checks.to_dict() and data["checks"]["failed"] is False
 
-
-def test_a_binary_file_and_a_rename_in_all_three_formats(review_repo: Path) -> None:
+def test_a_binary_file_and_a_rename(review_repo: Path) -> None:
     odd_change(review_repo)
     with Store.discover(review_repo) as store:
         result = review(store, load_config(review_repo))
-    md = review_markdown(result)
-    assert "| `assets/logo.png` | added | binary | new → 16 B |" in md
-    assert "| `prompts/system.md` → `prompts/main.md` | renamed | +1 −0 | 29 B → 39 B |" in md
-    assert '| `prompts/ünïcödé "quoted".md` | added | +1 −0 | new → 7 B |' in md
-    assert "Binary files /dev/null and b/assets/logo.png differ" in md
-    assert "rename from prompts/system.md" in md and "\x1b[" not in md
-    balanced(md)
     text = review_text(result)
     assert "assets/logo.png" in text and "binary" in text
     assert "prompts/system.md -> prompts/main.md  renamed" in text
-    data = json.loads(review_json(result))
-    files = {f["path"]: f for f in data["files"]}
-    assert files["assets/logo.png"]["binary"] is True and files["assets/logo.png"]["added"] is None
-    assert (
-        files["prompts/main.md"]["old_path"] == "prompts/system.md"
-        and files["prompts/main.md"]["status"] == "renamed"
-    )
 
 
-def test_a_huge_diff_stays_under_githubs_comment_limit(review_repo: Path) -> None:
-    git(review_repo, "checkout", "-q", "-b", "huge")
-    for i in range(3):
-        write(
-            review_repo,
-            f"prompts/huge-{i}.md",
-            "".join(f"rule {n}: say something long enough here\n" for n in range(12_000)),
-        )
-    write(review_repo, "assets/blob.bin", b"\x00" * 5000)
-    git(review_repo, "add", "-A")
-    git(review_repo, "commit", "-qm", "Add three huge prompts")
-    with Store.discover(review_repo) as store:
-        result = review(store, load_config(review_repo))
-    md = review_markdown(result)
-    assert sum(f.added or 0 for f in result.files) == 36_000
-    assert len(md.encode("utf-8")) <= COMMENT_LIMIT and len(md) <= COMMENT_LIMIT
-    assert md.startswith(MARKER) and "**Gate: not evaluated.**" in md and "harnessgit eval" in md
-    assert "#### Files changed: 4 (+36000 −0 lines)" in md and "| `assets/blob.bin` | added | binary |" in md
-    assert "more diff lines not shown here (GitHub caps a comment at 65,536 characters)" in md
-    balanced(md)
+def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
+    flip = Flip(instance="s-1", base_score=1.0, head_score=0.0)
+    text = review_text(result_with(flip, "Edit\n\nWhy it was made", scores=[unpaired_row()]))
+    (row,) = [line for line in text.splitlines() if line.startswith("train ")]
+    assert row.split() == ["train", "m", "0/60", "50.0", "100.0", "±", "0.0", "-", "-", "-", "0/0/0"]
+    assert "regressed s-1: 1.00 -> 0.00; feedback: - -> -" in text
+    # The rationale's first line repeats the subject, so only the rest is quoted.
+    assert "  cccccccccccc Edit\n    | Why it was made\n" in text
 
 
-def result_with(flip: Flip, rationale: str) -> ReviewResult:
-    return ReviewResult(
-        base="a" * 40,
-        head="b" * 40,
-        base_label="main",
-        head_label="HEAD",
-        verdict=Verdict(state="reject", reasons=["the lower bound | does not clear <0>"], commands=[]),
-        files=[FileDiff(path="a|b.md", old_path=None, status="added", binary=False, added=1, removed=0)],
-        checks=CheckReport(tokenizer="estimate", tokens_exact=False),
-        scores=[],
-        flips=[
-            Flips(split="selection", model="m", fixed=[], regressed=[flip], fixed_count=0, regressed_count=1)
-        ],
-        failure_shift=[],
-        edits=[
-            Edit(
-                commit="c" * 40,
-                subject="Edit",
-                candidate=None,
-                rationale=rationale,
-                source=None,
-                proposer=None,
-                evidence=[
-                    EvidenceItem(
-                        label="e", items=1, bytes=1, blob="d" * 40, item_kinds={}, quoted=["</details>"]
-                    )
-                ],
-            )
-        ],
-        edits_count=1,
-        notes=[],
-    )
-
-
-def test_evaluator_and_proposer_text_cannot_break_the_comment() -> None:
-    hostile = "</details> | **bold** <script>alert(1)</script> `tick` ```fence"
-    flip = Flip(
-        instance="s-1",
-        base_score=1.0,
-        head_score=0.0,
-        head_feedback=hostile,
-        trajectory="step ``` | </details>",
-        trajectory_side="head",
-    )
-    md = review_markdown(result_with(flip, "Why\n\n" + hostile + "\n```\n<details>"))
-    balanced(md)
-    assert "<script>" not in md and "&lt;script&gt;" in md
-    assert "\\*\\*bold\\*\\*" in md and "the lower bound \\| does not clear &lt;0&gt;" in md
-    assert "| `a\\|b.md` | added |" in md  # a pipe in a file name does not split the table row
-    assert md_text("a\nb") == "a b" and md_code("x`y") == "``x`y``" and md_code("`x") == "`` `x ``"
+def test_verdict_line_says_what_to_run_or_what_it_rests_on() -> None:
+    missing = Verdict(state="not evaluated", reasons=[], commands=["harnessgit eval main --split selection"])
+    assert verdict_line(missing).endswith("; run harnessgit eval main --split selection")
+    rejected = Verdict(state="reject", reasons=["too few instances", "checks failed"], commands=[])
+    assert verdict_line(rejected) == "REJECT: too few instances; checks failed"

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -7,34 +8,13 @@ import pytest
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
 from harnessgit.gate.merge import merge
-from harnessgit.review.review import ReviewResult, review
+from harnessgit.render import jsonable, to_json
+from harnessgit.review.review import review
 from harnessgit.store import Store
-from tests.conftest import git, snapshot, write
+from tests.conftest import git
 from tests.gating_fixtures import skill
-
-RATIONALE = "Raise the level\n\nThe trajectories show the agent giving up on s-10 and above."
-CRITIQUE = {"kind": "critique", "text": "it gives up on every instance past s-9"}
-
-
-def reviewed_candidate(
-    repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> tuple[str, ReviewResult]:
-    """A candidate that fixes s-10..s-29 and breaks s-3, both sides evaluated, then reviewed."""
-    with Store.discover(repo) as store:
-        config = load_config(repo)
-        cand = propose(
-            store, config, {"SKILL.md": skill(30, "break s-3")}, rationale=RATIONALE, evidence=[CRITIQUE]
-        )
-        evaluate(store, config, "main")
-        evaluate(store, config, cand.candidate)
-        monkeypatch.setenv("CALLS_FILE", str(tmp_path / "review-calls.txt"))
-        before = snapshot(repo)
-        result = review(store, config, "main", cand.candidate)
-    assert snapshot(repo) == before  # nothing recorded
-    assert not (tmp_path / "review-calls.txt").exists()  # the evaluator never ran
-    return cand.candidate, result
+from tests.review.review_fixtures import CRITIQUE, RATIONALE, odd_change, reviewed_candidate
 
 
 def test_review_of_an_evaluated_candidate(
@@ -68,6 +48,32 @@ def test_review_of_an_evaluated_candidate(
     assert [f.path for f in result.files] == ["SKILL.md"] and result.files[0].size_before == len(skill(10))
 
 
+def test_the_json_of_a_review_is_its_fields_in_order(
+    review_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    candidate, result = reviewed_candidate(review_repo, monkeypatch, tmp_path)
+    data = json.loads(to_json(result))
+    assert list(data) == [
+        "base",
+        "head",
+        "base_label",
+        "head_label",
+        "verdict",
+        "files",
+        "checks",
+        "scores",
+        "flips",
+        "failure_shift",
+        "edits",
+        "edits_count",
+        "notes",
+    ]
+    assert data["verdict"]["state"] == "pass" and data["flips"][0]["regressed"][0]["instance"] == "s-3"
+    assert data["files"][0]["path"] == "SKILL.md" and data["edits"][0]["candidate"] == candidate
+    # The check report keeps its own JSON form inside the review's, `failed` included.
+    assert data["checks"] == jsonable(result.checks) and data["checks"]["failed"] is False
+
+
 def test_unevaluated_sides_name_the_commands_to_run(review_repo: Path) -> None:
     with Store.discover(review_repo) as store:
         config = load_config(review_repo)
@@ -81,28 +87,6 @@ def test_unevaluated_sides_name_the_commands_to_run(review_repo: Path) -> None:
     ]
     assert result.base == base and result.base_label == "merge-base with main"
     assert result.scores == [] and result.flips == []
-
-
-def odd_change(repo: Path) -> None:
-    """A commit that renames a prompt, adds a binary file and a name with non-ASCII
-    characters and quotes, under git settings that would change a diff's shape."""
-    for key, value in [
-        ("color.ui", "always"),
-        ("diff.noprefix", "true"),
-        ("diff.mnemonicPrefix", "true"),
-        ("diff.suppressBlankEmpty", "true"),
-        ("core.quotePath", "true"),
-        ("diff.external", "false"),
-    ]:
-        git(repo, "config", key, value)
-    git(repo, "checkout", "-q", "-b", "edit")
-    git(repo, "mv", "prompts/system.md", "prompts/main.md")
-    write(repo, "prompts/main.md", "You are a careful assistant.\nBe brief.\n")
-    write(repo, "assets/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
-    write(repo, 'prompts/ünïcödé "quoted".md', "Hello.\n")
-    write(repo, "SKILL.md", skill(10, "", "3. Check the answer."))
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "Rename the system prompt, add a logo")
 
 
 def test_files_survive_renames_binaries_odd_names_and_user_diff_config(review_repo: Path) -> None:
@@ -127,6 +111,12 @@ def test_files_survive_renames_binaries_odd_names_and_user_diff_config(review_re
     skill_md = files["SKILL.md"]
     assert (skill_md.added, skill_md.removed) == (2, 0) and "\x1b[" not in skill_md.patch
     assert skill_md.patch.startswith("diff --git a/SKILL.md b/SKILL.md")
+    data = {f["path"]: f for f in jsonable(result)["files"]}
+    assert data["assets/logo.png"]["binary"] is True and data["assets/logo.png"]["added"] is None
+    assert (data["prompts/main.md"]["old_path"], data["prompts/main.md"]["status"]) == (
+        "prompts/system.md",
+        "renamed",
+    )
 
 
 def test_a_merge_shows_the_rationale_of_the_candidate_it_merged(review_repo: Path) -> None:

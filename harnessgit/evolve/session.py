@@ -1,0 +1,148 @@
+"""What an evolve run keeps between iterations: the splits, the scores on record,
+the frontier, what it has spent, and the door to the evaluator under the budget."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harnessgit import layout
+from harnessgit.candidates.propose import Proposal
+from harnessgit.candidates.targets import base_tip, candidate_tips, retire
+from harnessgit.config import Config
+from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import load_manifest
+from harnessgit.evolve.state import Budget, BudgetReached, Spend
+from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
+from harnessgit.proposers import Proposer
+from harnessgit.records import IterationRecord, ProposalRecord
+from harnessgit.store import Store, Transaction
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    """How an evolve invocation runs, as the caller asked."""
+
+    proposer: Proposer
+    seed: int
+    budget: Budget
+    auto_merge: bool = False
+    jobs: int | None = None
+    progress: Progress | None = None
+    on_stderr: Callable[[str], None] | None = None
+
+
+@dataclass
+class Meter:
+    """One iteration's time and rollouts so far, for its record."""
+
+    started: float
+    rollouts_before: int
+    evaluator_seconds: float = 0.0
+    proposer_seconds: float = 0.0
+
+
+class Session:
+    def __init__(self, store: Store, config: Config, options: Options) -> None:
+        self.store, self.config, self.options = store, config, options
+        self.seed = options.seed
+        self.run = uuid.uuid4().hex[:12]
+        self.spend = Spend()
+        manifest = load_manifest(store.root, config.splits.manifest)
+        self.train, self.selection = manifest.ids("train"), manifest.ids("selection")
+        self.split_hash = manifest.split_hash("selection")
+        self.solved_streak = 0  # iterations in a row whose minibatch the parent already solved
+        self.batches_per_epoch = max(1, len(self.train) // min(config.evolve.minibatch, len(self.train)))
+        self.book = ScoreBook.load(store)
+        self.proposals = proposals_by_commit(store)
+        self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
+        self.view: FrontierView | None = None
+        self.meter = Meter(started=time.monotonic(), rollouts_before=0)
+        self.iteration = _next_iteration(store, options.seed)
+
+    def begin(self) -> int:
+        """Start the next iteration: its number, with its meter reset."""
+        number, self.iteration = self.iteration, self.iteration + 1
+        self.meter = Meter(started=time.monotonic(), rollouts_before=self.spend.rollouts)
+        return number
+
+    def base_commit(self) -> str:
+        return base_tip(self.store, self.config.harness.base)
+
+    def frontier(self) -> FrontierView:
+        """The frontier, rebuilt only when the pool may have changed: a candidate
+        scored on the selection split, a retirement, or a move of the base branch."""
+        tip = self.base_commit()
+        if self.view is None or self.view.members[self.view.base].commit != tip:
+            self.view = frontier_view(
+                self.store, self.config, book=self.book, proposals=self.proposals, contexts=self.contexts
+            )
+        return self.view
+
+    def context(self, commit: str) -> EvalContext:
+        if commit not in self.contexts:
+            self.contexts[commit] = eval_context(self.store, self.config, commit)
+        return self.contexts[commit]
+
+    def evaluate(self, commit: str, split: str, instances: list[str]) -> float | None:
+        """The mean score of ``commit`` on ``instances``, evaluating only what is missing."""
+        key = self.context(commit).key
+        have = self.book.rows(key)
+        needed = sum(1 for instance in instances if (instance, 0) not in have)
+        if needed:
+            self._run_evaluator(commit, split, instances, needed)
+        means = self.book.complete_means(key, tuple(instances), f"{split}:{'|'.join(instances)}")
+        return sum(means) / len(means) if means else None
+
+    def _run_evaluator(self, commit: str, split: str, instances: list[str], needed: int) -> None:
+        limit = self.options.budget.max_rollouts
+        if limit is not None and self.spend.rollouts + needed > limit:
+            raise BudgetReached(f"max rollouts ({limit}): the next evaluation needs {needed} more")
+        known = set(self.book.records)
+        result = evaluate(
+            self.store,
+            self.config,
+            commit,
+            split=split,
+            instances=instances,
+            jobs=self.options.jobs,
+            progress=self.options.progress,
+            on_stderr=self.options.on_stderr,
+            book=self.book,
+        )
+        self.spend = self.spend.add(rollouts=result.evaluated)
+        self.meter.evaluator_seconds += result.evaluator_time
+        for record_id in set(self.book.records) - known:  # the records this evaluation wrote
+            self.spend = self.spend.add(cost_usd=(self.book.records[record_id].cost or {}).get("usd", 0.0))
+
+    def remember(self, proposal: Proposal) -> None:
+        """Add a new candidate's proposal record to the pool the frontier reads."""
+        for record in self.store.notes_on(layout.NOTES_EVIDENCE, proposal.commit):
+            if isinstance(record, ProposalRecord):
+                self.proposals[proposal.commit] = record
+
+    def reject(self, proposal: Proposal, detail: str) -> None:
+        """Archive a candidate that lost (still pinned, still audited), if it is live."""
+        found = candidate_tips(self.store).get(proposal.candidate)
+        if found is None or found[0] != "live":
+            return
+        txn = Transaction(f"retire {proposal.candidate}")
+        retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)
+        self.store.commit(txn)
+
+
+def _next_iteration(store: Store, seed: int) -> int:
+    """Iterations count across resumed runs with the same seed."""
+    done = [
+        r.iteration
+        for records in store.notes(layout.NOTES_EVIDENCE).values()
+        for r in records
+        if isinstance(r, IterationRecord) and r.seed == seed
+    ]
+    return max(done) + 1 if done else 0

@@ -1,0 +1,38 @@
+"""Labels: audited, compare-and-swap pointers such as production."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harnessgit.candidates.label import history, list_labels, move_label
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
+from harnessgit.errors import HarnessgitError
+from harnessgit.gate.merge import merge
+from harnessgit.store import Store
+from tests.conftest import git
+from tests.gating_fixtures import skill
+
+
+def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        first = git(gate_repo, "rev-parse", "main").strip()
+        move_label(store, "production", "main", reason="first release")
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, cand.candidate).merge
+        assert landed
+        record = move_label(store, "production", "main", reason="ship the level change")
+        assert (
+            record.previous == first and record.gate is not None and record.author.startswith("Test Author")
+        )
+        with pytest.raises(HarnessgitError, match="already points"):
+            move_label(store, "production", "main")
+        with pytest.raises(HarnessgitError, match="invalid label name"):
+            move_label(store, "a..b", "main")
+        (label,) = list_labels(store).labels
+        assert label.name == "production" and label.commit == landed
+        assert [m.reason for m in history(store, "production")] == ["first release", "ship the level change"]
+    assert git(gate_repo, "rev-parse", "refs/harnessgit/labels/production").strip() == landed

@@ -1,0 +1,41 @@
+"""`harnessgit log`: the base branch's accepted edits, each with how it landed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harnessgit.candidates.log import accepted_log
+from harnessgit.candidates.render import log_text
+from harnessgit.config import load_config
+from harnessgit.store import Store
+from tests.history_fixtures import build_history
+
+
+def test_each_entry_says_how_it_landed(review_repo: Path) -> None:
+    # Edits 1-3 by hand (3 adds harnessgit.toml), 4 and 6 gated merges, 5 an override.
+    history = build_history(review_repo, 6, direct=2, override_at=5)
+    with Store.discover(review_repo) as store:
+        result = accepted_log(store, load_config(review_repo))
+    assert result.base == "main"
+    assert [e.commit for e in result.entries[:7]] == [*reversed(history.chain), history.good]
+    by_hand, gated, overridden = (result.entries[i] for i in (3, 0, 1))
+    assert by_hand.kind == "direct" and by_hand.gate is None and by_hand.candidate is None
+    assert overridden.kind == "merge" and overridden.gate is None and overridden.candidate == f"{5:012x}"
+    assert overridden.override is not None and overridden.override.reason == "production incident"
+    assert gated.candidate == f"{6:012x}" and gated.override is None
+    assert gated.gate is not None and gated.gate.passed and gated.gate.difference == 0.05
+    assert [f.path for f in gated.files] == ["SKILL.md"]
+    (spend,) = result.selection_sets
+    assert (spend.attempts, spend.passed, spend.alpha) == (1, 2, 0.05)  # edits 4 and 6 passed
+    assert result.test_peeks == []
+    text = log_text(result)
+    assert "override (hotfix): production incident" in text and "ungated" in text
+    assert "pass +5.0 pts (n=40, attempt 1)" in text
+    assert "1 gate attempts, 2 passed, alpha spent 0.0304 of 0.05" in text
+
+
+def test_limit_keeps_the_newest(review_repo: Path) -> None:
+    history = build_history(review_repo, 6, direct=2, override_at=5)
+    with Store.discover(review_repo) as store:
+        result = accepted_log(store, load_config(review_repo), limit=2)
+    assert [e.commit for e in result.entries] == history.chain[:-3:-1]

@@ -1,0 +1,119 @@
+"""What every command shares: help texts, lazy command loading, exit codes, -C, and the
+entry points."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+import harnessgit.cli
+from harnessgit.cli import cli, commands
+from harnessgit.cli._base import COMMAND_MODULES, State
+from tests.cli.runner import run
+from tests.conftest import git, snapshot, write
+
+
+def test_every_command_and_option_has_help() -> None:
+    def walk(command: click.Command, path: str) -> None:
+        assert command.help or command.short_help, f"{path} has no help text"
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{path} {param.opts} has no help text"
+        if isinstance(command, click.Group):
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                assert sub is not None, f"{path} {name} does not load"
+                walk(sub, f"{path} {name}")
+
+    walk(cli, "harnessgit")
+    assert {"init", "propose", "show", "log", "demo"} <= set(commands())
+
+
+def test_each_command_loads_from_the_module_that_defines_it() -> None:
+    # Import every module of the package: a command its module defines but the table
+    # lacks would be in cli.commands and not in the table.
+    for module in pkgutil.iter_modules(harnessgit.cli.__path__):
+        importlib.import_module(f"harnessgit.cli.{module.name}")
+    assert sorted(cli.commands) == sorted(commands()) == sorted(COMMAND_MODULES)
+    for name, command in commands().items():
+        assert command.callback is not None
+        assert command.callback.__module__ == f"harnessgit.cli.{COMMAND_MODULES[name]}", name
+
+
+def test_check_loads_no_other_command_module() -> None:
+    code = (
+        "import sys; from harnessgit.cli import main; main(['check', '--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('harnessgit.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "['harnessgit.cli._base', 'harnessgit.cli.check']"
+
+
+def test_invalid_config_is_one_clear_error(repo: Path) -> None:
+    write(repo, "harnessgit.toml", "[gate]\nalpha = 'high'\n")
+    write(repo, "SKILL.md", "edited\n")
+    before = snapshot(repo)
+    result = run(repo, "propose")
+    assert result.exit_code == 3
+    assert result.stderr.startswith("harnessgit: error: harnessgit.toml: gate.alpha:")
+    assert snapshot(repo) == before
+
+
+def test_outside_a_repository_and_bare(tmp_path: Path) -> None:
+    result = run(tmp_path, "log")
+    assert result.exit_code == 3 and "not a git repository" in result.stderr
+    git(tmp_path, "init", "-q", "--bare", "bare.git")
+    result = run(tmp_path / "bare.git", "log")
+    assert result.exit_code == 3 and "bare repository" in result.stderr
+
+
+def test_usage_error_exits_2(repo: Path) -> None:
+    result = run(repo, "log", "--no-such-option")
+    assert result.exit_code == 2
+
+
+def test_debug_shows_a_traceback(repo: Path) -> None:
+    result = CliRunner().invoke(cli, ["-C", str(repo), "--debug", "show", "nope"], obj=State())
+    assert result.exit_code == 3 and "Traceback" in result.stderr
+
+
+def _env_with_venv_path() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def test_real_subprocess_entry_points(repo: Path) -> None:
+    env = _env_with_venv_path()
+    out = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "--help"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0 and "propose" in out.stdout
+    out = subprocess.run(
+        ["git", "harnessgit", "log", "--json"], cwd=repo, capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["entries"][0]["subject"] == "Initial harness"
+    out = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "show", "nope"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 3 and out.stderr == "harnessgit: error: unknown revision 'nope'\n"
+
+
+def test_every_command_is_documented() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    missing = [name for name in commands() if f"\n## {name}\n" not in text]
+    assert not missing, f"docs/cli.md lacks a section for: {missing}"

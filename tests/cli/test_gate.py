@@ -1,0 +1,46 @@
+"""The gate's commands from the command line: gate, merge, verify and their exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
+from harnessgit.store import Store
+from tests.conftest import snapshot
+from tests.gating_fixtures import skill
+
+
+def test_cli_exit_codes(gate_repo: Path) -> None:
+    from click.testing import CliRunner
+
+    from harnessgit.cli import cli
+    from harnessgit.cli._base import State
+
+    def run(*args: str) -> tuple[int, str, str]:
+        result = CliRunner(catch_exceptions=False).invoke(cli, ["-C", str(gate_repo), *args], obj=State())
+        return result.exit_code, result.stdout, result.stderr
+
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        good = propose(store, config, {"SKILL.md": skill(30)}).candidate
+        noop = propose(store, config, {"SKILL.md": skill(10, "# cosmetic")}).candidate
+    code, out, _ = run("gate", noop)
+    assert code == 1 and "REJECT" in out
+    code, out, _ = run("gate", good, "--json")
+    assert code == 0 and '"verdict": "pass"' in out
+    assert isinstance(json.loads(out)["check_findings"], list)
+    before = snapshot(gate_repo)
+    code, _, _ = run("merge", "no-such-candidate")
+    assert code == 3 and snapshot(gate_repo) == before
+    code, out, _ = run("merge", good)
+    assert code == 0 and "merged into main" in out
+    code, out, _ = run("verify")
+    assert code == 0 and "verify: OK" in out
+    code, out, _ = run("label", "production", "main", "--reason", "ship")
+    assert code == 0
+    code, out, _ = run("label", "--list")
+    assert "production" in out and "ship" in out
+    code, out, _ = run("log")
+    assert good in out

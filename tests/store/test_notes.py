@@ -1,0 +1,115 @@
+"""Notes: readable by git and back, any fanout, kept through gc, no write lost to a race."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harnessgit import layout
+from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.store import EVIDENCE_STORE, PINS_PREFIX, Store, Transaction
+from tests.conftest import git
+
+TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def record(n: int = 0) -> ProposalRecord:
+    return ProposalRecord(
+        ts=TS, candidate=f"c{n}", parent="0" * 40, components=["SKILL.md"], rationale=f"r{n}", source="api"
+    )
+
+
+def test_notes_are_readable_by_git_and_back(repo: Path) -> None:
+    with Store.discover(repo) as store:
+        head = store.resolve_commit("HEAD")
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVIDENCE, head, [record(1)])
+        store.commit(txn)
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVIDENCE, head, [record(2)])
+        store.commit(txn)
+        shown = git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "show", head)
+        assert shown.count("\n") == 2 and '"candidate":"c1"' in shown
+        # git's own writer on the same ref; then we append again on top of it.
+        git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "append", "-m", "", "HEAD")
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVIDENCE, head, [record(3)])
+        store.commit(txn)
+        records = store.notes_on(layout.NOTES_EVIDENCE, head)
+        assert [r.candidate for r in records if isinstance(r, ProposalRecord)] == ["c1", "c2", "c3"]
+        assert store.notes(layout.NOTES_EVIDENCE)[head] == records
+        assert git(repo, "rev-parse", f"{PINS_PREFIX}{head}").strip() == head
+
+
+def test_notes_written_by_git_with_fanout_are_found(repo: Path) -> None:
+    # 300 notes make git use a fanout layout; we must find and extend them in place.
+    shas = []
+    for i in range(300):
+        shas.append(git(repo, "commit-tree", "HEAD^{tree}", "-m", f"c{i}").strip())
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo, check=True, input=_notes_import(shas).encode()
+    )
+    tree = git(repo, "ls-tree", layout.NOTES_EVIDENCE)
+    assert "\ttree" not in tree and " tree " in tree  # git chose a fanout
+    with Store.discover(repo) as store:
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVIDENCE, shas[7], [record(7)])
+        store.commit(txn)
+        text = git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "show", shas[7])
+        assert text.startswith("note7\n") and '"candidate":"c7"' in text
+        assert len(store.raw_notes(layout.NOTES_EVIDENCE)) == 300
+
+
+def _notes_import(shas: list[str]) -> str:
+    lines = [f"commit {layout.NOTES_EVIDENCE}", "committer T <t@e> 0 +0000", "data 0", ""]
+    for i, sha in enumerate(shas):
+        body = f"note{i}\n"
+        lines += [f"N inline {sha}", f"data {len(body)}", body.rstrip("\n")]
+    return "\n".join(lines) + "\n\n"
+
+
+def test_kept_blobs_and_pinned_commits_survive_gc(repo: Path) -> None:
+    with Store.discover(repo) as store:
+        head = store.resolve_commit("HEAD")
+        tree = store.commit_info(head).tree
+        orphan = store.write_commit(tree, [head], "an evaluated commit no branch holds")
+        blob = store.write_blob(b"a trajectory nobody else references\n")
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVALS, orphan, [EvidenceRecord(ts=TS, blob=blob, items=1, bytes=10)])
+        txn.keep(blob)
+        store.commit(txn)
+    git(repo, "gc", "-q", "--prune=now")
+    assert git(repo, "cat-file", "-t", orphan).strip() == "commit"
+    assert git(repo, "cat-file", "-p", blob) == "a trajectory nobody else references\n"
+    assert git(repo, "rev-parse", EVIDENCE_STORE)
+
+
+APPENDER = """
+import sys
+from datetime import datetime, timezone
+from harnessgit.records import ProposalRecord
+from harnessgit.store import Store, Transaction
+repo, target, who = sys.argv[1], sys.argv[2], sys.argv[3]
+with Store.discover(__import__("pathlib").Path(repo)) as store:
+    for i in range(50):
+        txn = Transaction("append")
+        txn.append("refs/notes/harnessgit/evals", target, [ProposalRecord(
+            ts=datetime.now(timezone.utc), candidate=f"{who}-{i}", parent="0" * 40,
+            components=[], rationale="", source="api")])
+        store.commit(txn)
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_writers_lose_nothing(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    procs = [subprocess.Popen([sys.executable, "-c", APPENDER, str(repo), head, f"w{n}"]) for n in range(8)]
+    assert [proc.wait(timeout=300) for proc in procs] == [0] * 8
+    with Store.discover(repo) as store:
+        records = store.notes_on(layout.NOTES_EVALS, head)
+    names = {r.candidate for r in records if isinstance(r, ProposalRecord)}
+    assert len(records) == 400 and len(names) == 400
