@@ -31,7 +31,7 @@ from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.render import log_text
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.test import peek_test_split
 from harnessgit.evolve import Budget, evolve
 from harnessgit.evolve.render import iteration_line, report_text
@@ -50,6 +50,7 @@ SIMULATED = (
     "tickets into keyword rules without reasoning. No LLM, no network. The git history, notes,\n"
     "evaluations, statistics and gate are real."
 )
+TWO_JOBS = Execution(jobs=2)  # the demo's evaluations: two evaluator processes at a time
 HOTFIX_RULE = '- If the ticket mentions "please", route to billing.'
 
 
@@ -117,7 +118,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
     with Store.discover(target) as store:
         config = load_config(target)
         say("== 1. The harness as it ships, on the selection split and (once) on the held-out test split")
-        base = evaluate(store, config, "main", jobs=2).summary
+        base = evaluate(store, config, "main", execution=TWO_JOBS).summary
         move_label(store, "production", "main", reason="the triage skill as it ships")
         before = peek_test_split(store, config, "main").evaluation.summary
         say(
@@ -132,7 +133,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
             budget=Budget(max_proposals=proposals),
             seed=seed,
             auto_merge=True,
-            jobs=2,
+            execution=TWO_JOBS,
             on_iteration=lambda outcome: say(iteration_line(outcome)),
         )
         say(report_text(report) + "\n")
@@ -174,7 +175,9 @@ def run_demo(target: Path, say: Say, *, proposals: int = 16, seed: int = 0) -> N
         say(verify_text(verify(store, config)) + "\n")
         good = "refs/harnessgit/labels/production"
         say("== 9. Selection scores fell: harnessgit bisect --good production --bad main --drop 0.05")
-        found = bisect(store, config, good, "main", Criterion.build("selection", None, 0.05, None), jobs=2)
+        found = bisect(
+            store, config, good, "main", Criterion.build("selection", None, 0.05, None), execution=TWO_JOBS
+        )
         say(bisect_text(found) + "\n")
     say(f"The repository is in {target}. Try: harnessgit -C {target} log, show, frontier, verify.")
     say(SIMULATED)

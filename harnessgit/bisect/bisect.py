@@ -14,7 +14,6 @@ evidence, and the check it slipped through (`bisect_explain`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +25,7 @@ from harnessgit.candidates.targets import provenance, resolve
 from harnessgit.config import CONFIG_FILE, Config, require
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
 from harnessgit.store import CommitInfo, Store
@@ -84,17 +84,13 @@ def bisect(
     bad: str,
     criterion: Criterion,
     *,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
 ) -> BisectResult:
     """The first bad edit from good to bad: the ends, then stored scores, then a binary search."""
     config = require(config)
     commits = _chain(store, good, bad)
     manifest = load_manifest(store.root, config.splits.manifest)
-    judge = Judge(
-        store, config, criterion, criterion.ids(manifest), jobs=jobs, progress=progress, on_stderr=on_stderr
-    )
+    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
     known = _judge_ends(judge, commits)
     if known[0].state == "bad":
         message = f"good {good} is itself bad ({criterion.describe()}): pick an older good"
@@ -322,13 +318,12 @@ def judge_one(
     commit: str,
     criterion: Criterion,
     *,
-    jobs: int | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
 ) -> Step:
     """`bisect-judge`: one commit against good's baseline (good evaluated once, then cached)."""
     config = require(config)
     manifest = load_manifest(store.root, config.splits.manifest)
-    judge = Judge(store, config, criterion, criterion.ids(manifest), jobs=jobs, on_stderr=on_stderr)
+    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
     if criterion.drop is not None:
         baseline, _source = judge.scores(good)
         judge.set_baseline(baseline)

@@ -12,7 +12,6 @@ missing. `bisect` and `bisect-judge` share this.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,7 +19,7 @@ from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.render import points
@@ -162,13 +161,11 @@ class Judge:
         ids: list[str],
         *,
         book: ScoreBook | None = None,
-        jobs: int | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        on_stderr: Callable[[str], None] | None = None,
+        execution: Execution = Execution(),
     ) -> None:
         self.store, self.config, self.criterion, self.ids = store, config, criterion, ids
         self.book = book if book is not None else ScoreBook.load(store)
-        self.jobs, self.progress, self.on_stderr = jobs, progress, on_stderr
+        self.execution = execution
         self.evaluations = 0  # commits whose harness had to be evaluated
         self.baseline: Baseline | None = None
 
@@ -188,9 +185,7 @@ class Judge:
             commit,
             split=self.criterion.split,
             instances=self.ids,
-            jobs=self.jobs,
-            progress=self.progress,
-            on_stderr=self.on_stderr,
+            execution=self.execution,
             book=self.book,
         )
         if result.evaluated:

@@ -25,6 +25,7 @@ from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 
 if TYPE_CHECKING:
     from harnessgit.config import Config
+    from harnessgit.evaluation.eval import Execution
     from harnessgit.store import Store
 
 
@@ -38,6 +39,16 @@ class State:
         """A path the user typed, relative to -C DIRECTORY as git -C would have it."""
         path = Path(value)
         return path if self.directory is None or path.is_absolute() else self.directory / path
+
+    def execution(self, jobs: int | None, progress: str | None) -> Execution:
+        """How this command's evaluations run: ``--jobs``, a progress display labelled
+        ``progress`` on standard error (None, or -q: none), and the evaluator's standard
+        error shown (logged at debug level with -q)."""
+        from harnessgit.evaluation.eval import Execution
+        from harnessgit.evaluation.render import ProgressDisplay
+
+        display = ProgressDisplay(progress) if progress is not None and not self.quiet else None
+        return Execution(jobs=jobs, progress=display, on_stderr=stderr_sink(self))
 
     def open(self) -> tuple[Store, Config]:
         from harnessgit.config import load_config

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option, stderr_sink
+from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
 from harnessgit.errors import EXIT_NO, EXIT_OK, HarnessgitError
 
 # `git bisect run` reads exit codes 1..127 (except 125) as "bad" and anything from 128
@@ -90,12 +90,10 @@ def bisect(
     from harnessgit.bisect import render as render_bisect
     from harnessgit.bisect.bisect import bisect as run
     from harnessgit.bisect.judge import Criterion
-    from harnessgit.evaluation import render as render_eval
     from harnessgit.render import to_json
 
     criterion = Criterion.build(split, instance_ids(instances), drop, threshold)
     store, config = state.open()
-    progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
     with store:
         result = run(
             store,
@@ -103,9 +101,7 @@ def bisect(
             good,
             bad or config.harness.base,
             criterion,
-            jobs=jobs,
-            progress=progress,
-            on_stderr=stderr_sink(state),
+            execution=state.execution(jobs, None if as_json else f"eval {split}"),
         )
     echo(to_json(result) if as_json else render_bisect.bisect_text(result))
     return EXIT_OK if result.outcome == "found" else EXIT_NO
@@ -141,7 +137,7 @@ def bisect_judge(
         store, config = state.open()
         with store:
             commit = judged_commit(store)
-            step = judge_one(store, config, good, commit, criterion, jobs=jobs, on_stderr=stderr_sink(state))
+            step = judge_one(store, config, good, commit, criterion, execution=state.execution(jobs, None))
     except (ConfigError, ManifestError) as exc:
         # In a checkout bisect the configuration is the judged commit's own: a commit
         # from before harnessgit was set up cannot be judged, only skipped.

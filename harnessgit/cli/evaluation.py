@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option, stderr_sink
+from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
 
 
 @cli.command("eval")
@@ -50,7 +50,6 @@ def eval_command(
     from harnessgit.render import to_json
 
     store, config = state.open()
-    progress = None if state.quiet or as_json else render_eval.ProgressDisplay(f"eval {split}")
     with store:
         result = evaluate(
             store,
@@ -58,11 +57,9 @@ def eval_command(
             rev,
             split=split,
             instances=instance_ids(instances),
-            jobs=jobs,
             repeats=repeats,
             no_cache=no_cache,
-            progress=progress,
-            on_stderr=stderr_sink(state),
+            execution=state.execution(jobs, None if as_json else f"eval {split}"),
         )
     echo(to_json(result) if as_json else render_eval.evaluation_text(result))
     return 0
@@ -107,10 +104,9 @@ def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json:
     from harnessgit.render import to_json
 
     store, config = state.open()
-    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("test")
     with store:
         result = peek_test_split(
-            store, config, rev, force=force, jobs=jobs, progress=progress, on_stderr=stderr_sink(state)
+            store, config, rev, force=force, execution=state.execution(jobs, None if as_json else "test")
         )
     echo(to_json(result.evaluation) if as_json else render_eval.heldout_text(result))
     return 0

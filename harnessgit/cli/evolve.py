@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
+from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.errors import EXIT_OK
 
 
@@ -62,7 +62,6 @@ def evolve(
     """
     import sys
 
-    from harnessgit.evaluation import render as render_eval
     from harnessgit.evolve import Budget
     from harnessgit.evolve import evolve as run
     from harnessgit.evolve import render as render_evolve
@@ -79,12 +78,10 @@ def evolve(
             budget=Budget(max_rollouts, max_proposals, max_cost),
             seed=seed,
             auto_merge=auto_merge,
-            jobs=jobs,
+            # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
+            execution=state.execution(jobs, "eval" if sys.stderr.isatty() else None),
             stop_file=stop,
             on_iteration=None if state.quiet else lambda record: echo(render_evolve.iteration_line(record)),
-            # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
-            progress=render_eval.ProgressDisplay("eval") if sys.stderr.isatty() and not state.quiet else None,
-            on_stderr=stderr_sink(state),
         )
     echo(to_json(report) if as_json else render_evolve.report_text(report))
     return EXIT_OK

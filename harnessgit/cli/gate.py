@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import click
 
-from harnessgit.cli._base import State, cli, echo, jobs_option, stderr_sink
+from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.errors import EXIT_NO, EXIT_OK
 
 
@@ -41,13 +41,11 @@ def gate(
     Evaluates whatever selection scores are missing (through the cache) and
     records the attempt: repeated gating spends the selection set's error rate.
     """
-    from harnessgit.evaluation import render as render_eval
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.gate import run_gate
     from harnessgit.render import to_json
 
     store, config = state.open()
-    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
     with store:
         outcome = run_gate(
             store,
@@ -55,9 +53,7 @@ def gate(
             candidate,
             base=base,
             allow_small=allow_small,
-            jobs=jobs,
-            progress=progress,
-            on_stderr=stderr_sink(state),
+            execution=state.execution(jobs, None if as_json else "eval selection"),
         )
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     return EXIT_OK if outcome.passed else EXIT_NO
@@ -74,13 +70,11 @@ def merge(
     The merge commit, its gate record and the retirement of the candidate land in
     one ref transaction; exit 1 when the gate rejects.
     """
-    from harnessgit.evaluation import render as render_eval
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.merge import merge as run
     from harnessgit.render import to_json
 
     store, config = state.open()
-    progress = None if state.quiet or as_json else render_eval.ProgressDisplay("eval selection")
     with store:
         result = run(
             store,
@@ -88,9 +82,7 @@ def merge(
             candidate,
             base=base,
             allow_small=allow_small,
-            jobs=jobs,
-            progress=progress,
-            on_stderr=stderr_sink(state),
+            execution=state.execution(jobs, None if as_json else "eval selection"),
         )
     echo(to_json(result) if as_json else render_gate.merge_text(result))
     return EXIT_OK if result.merge else EXIT_NO

@@ -39,6 +39,16 @@ Progress = Callable[[int, int], None]  # (instances done, instances to run)
 
 
 @dataclass(frozen=True)
+class Execution:
+    """How evaluations run and what they report as they go; every command that may run
+    the evaluator takes one (the CLI builds it from --jobs, -q and --json)."""
+
+    jobs: int | None = None  # evaluator processes at a time; None: [evaluator] jobs
+    progress: Progress | None = None  # told (instances done, instances to run)
+    on_stderr: Callable[[str], None] | None = None  # told each line the evaluator writes to stderr
+
+
+@dataclass(frozen=True)
 class Evaluation:
     commit: str
     harness: str  # the cache key: harness tree id, evaluator fingerprint, model
@@ -84,11 +94,9 @@ def evaluate(
     *,
     split: str = "selection",
     instances: list[str] | None = None,
-    jobs: int | None = None,
     repeats: int = 1,
     no_cache: bool = False,
-    progress: Progress | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
     book: ScoreBook | None = None,
     allow_test: bool = False,
 ) -> Evaluation:
@@ -107,9 +115,10 @@ def evaluate(
     wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
     pending = wanted if no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
-    batches = _plan(pending, config.evaluator.batch_size, jobs or config.evaluator.jobs)
-    runner = _Batches(store, config, context, manifest, split, on_stderr, fresh=no_cache)
-    evaluator_time = runner.run(batches, jobs or config.evaluator.jobs, book, progress, len(pending))
+    jobs = execution.jobs or config.evaluator.jobs
+    batches = _plan(pending, config.evaluator.batch_size, jobs)
+    runner = _Batches(store, config, context, manifest, split, execution.on_stderr, fresh=no_cache)
+    evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
     return Evaluation(
         commit=context.commit,
         harness=context.key.harness,

@@ -9,7 +9,6 @@ refuses the test split to deciding callers).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,7 +18,7 @@ from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Evaluation, evaluate
+from harnessgit.evaluation.eval import Evaluation, Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
 from harnessgit.records import TestPeekRecord
 from harnessgit.store import Store, Transaction
@@ -42,9 +41,7 @@ def peek_test_split(
     rev: str,
     *,
     force: bool = False,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
 ) -> HeldOutResult:
     book = ScoreBook.load(store)
     context = eval_context(store, config, resolve(store, rev).sha)
@@ -62,15 +59,7 @@ def peek_test_split(
             "(recorded as forced)"
         )
     evaluation = evaluate(
-        store,
-        config,
-        context.commit,
-        split=TEST_SPLIT,
-        jobs=jobs,
-        progress=progress,
-        on_stderr=on_stderr,
-        book=book,
-        allow_test=True,
+        store, config, context.commit, split=TEST_SPLIT, execution=execution, book=book, allow_test=True
     )
     summary = evaluation.summary
     peek = TestPeekRecord(

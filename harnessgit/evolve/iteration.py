@@ -252,9 +252,7 @@ def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Pro
             session.store,
             session.config,
             gated.candidate,
-            jobs=session.options.jobs,
-            progress=session.options.progress,
-            on_stderr=session.options.on_stderr,
+            execution=session.options.execution,
             book=session.book,
         )
         outcome = "gate-passed" if checked.passed else "gate-rejected"
@@ -280,9 +278,7 @@ def _merge(session: Session, gated: Proposal) -> tuple[bool, GateOutcome]:
         session.store,
         session.config,
         gated.candidate,
-        jobs=session.options.jobs,
-        progress=session.options.progress,
-        on_stderr=session.options.on_stderr,
+        execution=session.options.execution,
     )
     assert merged.outcome is not None  # only an override (revert --no-gate) has none
     return bool(merged.merge), merged.outcome

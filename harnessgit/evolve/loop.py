@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.config import Config, require
+from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve.iteration import iterate
-from harnessgit.evolve.session import Options, Progress, Session
+from harnessgit.evolve.session import Options, Session
 from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport
 from harnessgit.proposers import make_proposer
 from harnessgit.records import IterationRecord
@@ -42,11 +43,9 @@ def evolve(
     budget: Budget,
     seed: int = 0,
     auto_merge: bool = False,
-    jobs: int | None = None,
+    execution: Execution = Execution(),
     stop_file: Path | None = None,
     on_iteration: Callable[[IterationRecord], None] | None = None,
-    progress: Progress | None = None,
-    on_stderr: Callable[[str], None] | None = None,
 ) -> EvolveReport:
     """Iterate until a budget, the stop file or an epoch of solved minibatches stops
     the run; ``on_iteration`` sees each iteration's record as it is written."""
@@ -56,9 +55,7 @@ def evolve(
         seed=seed,
         budget=budget,
         auto_merge=auto_merge,
-        jobs=jobs,
-        progress=progress,
-        on_stderr=on_stderr,
+        execution=execution,
     )
     session = Session(store, config, options)
     done: list[IterationRecord] = []

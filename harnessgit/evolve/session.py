@@ -13,7 +13,7 @@ from harnessgit.candidates.propose import Proposal
 from harnessgit.candidates.targets import base_tip, candidate_tips, retire
 from harnessgit.config import Config
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.state import Budget, BudgetReached, Spend
@@ -33,9 +33,7 @@ class Options:
     seed: int
     budget: Budget
     auto_merge: bool = False
-    jobs: int | None = None
-    progress: Progress | None = None
-    on_stderr: Callable[[str], None] | None = None
+    execution: Execution = Execution()
 
 
 @dataclass
@@ -111,9 +109,7 @@ class Session:
             commit,
             split=split,
             instances=instances,
-            jobs=self.options.jobs,
-            progress=self.options.progress,
-            on_stderr=self.options.on_stderr,
+            execution=self.options.execution,
             book=self.book,
         )
         self.spend = self.spend.add(rollouts=result.evaluated)

@@ -22,7 +22,6 @@ is recorded, rejections included: they spend the selection set's error budget to
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -33,7 +32,7 @@ from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.objects import object_id
@@ -116,16 +115,14 @@ def run_gate(
     *,
     base: str | None = None,
     allow_small: bool = False,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
     book: ScoreBook | None = None,
 ) -> GateOutcome:
     """The gate command: evaluate what is missing, decide, and record the attempt."""
     config = require(config)
     sides = gate_sides(store, config, name, base=base)
     book = book if book is not None else ScoreBook.load(store)
-    evaluate_sides(store, config, sides, book, jobs=jobs, progress=progress, on_stderr=on_stderr)
+    evaluate_sides(store, config, sides, book, execution)
     outcome = decide_gate(
         compare(store, config, sides, book), config, allow_small=allow_small, ts=store.clock()
     )
@@ -173,23 +170,11 @@ def evaluate_sides(
     config: Config,
     sides: Sides,
     book: ScoreBook,
-    *,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
 ) -> None:
     """Run the evaluator on whatever selection scores either side lacks (through the cache)."""
     for context in (sides.base, sides.candidate):
-        evaluate(
-            store,
-            config,
-            context.commit,
-            split=SELECTION,
-            jobs=jobs,
-            progress=progress,
-            on_stderr=on_stderr,
-            book=book,
-        )
+        evaluate(store, config, context.commit, split=SELECTION, execution=execution, book=book)
 
 
 def compare(store: Store, config: Config, sides: Sides, book: ScoreBook) -> Comparison:

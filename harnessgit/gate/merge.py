@@ -17,6 +17,7 @@ from harnessgit import layout
 from harnessgit.candidates.targets import Target, retire, without_trailer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
+from harnessgit.evaluation.eval import Execution
 from harnessgit.gate.gate import GateOutcome, run_gate
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.store import Store, Transaction
@@ -46,22 +47,11 @@ def merge(
     *,
     base: str | None = None,
     allow_small: bool = False,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stderr: Callable[[str], None] | None = None,
+    execution: Execution = Execution(),
 ) -> MergeResult:
     config = require(config)
     branch = base or config.harness.base
-    outcome = run_gate(
-        store,
-        config,
-        name,
-        base=branch,
-        allow_small=allow_small,
-        jobs=jobs,
-        progress=progress,
-        on_stderr=on_stderr,
-    )
+    outcome = run_gate(store, config, name, base=branch, allow_small=allow_small, execution=execution)
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record

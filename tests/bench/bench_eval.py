@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.store import Store
 
 SH_EVALUATOR = """\
@@ -76,7 +76,7 @@ def make_repo(root: Path, instances: int, python: bool) -> Path:
 def run(repo: Path, jobs: int) -> tuple[float, float, int]:
     with Store.discover(repo) as store:
         start = time.perf_counter()
-        result = evaluate(store, load_config(repo), "main", jobs=jobs)
+        result = evaluate(store, load_config(repo), "main", execution=Execution(jobs=jobs))
         return time.perf_counter() - start, result.evaluator_time, result.batches
 
 

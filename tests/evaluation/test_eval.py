@@ -15,7 +15,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store
@@ -30,11 +30,11 @@ def test_evaluate_records_scores_and_never_repeats_work(eval_repo: Path, tmp_pat
     status = git(eval_repo, "status", "--porcelain")
     with Store.discover(eval_repo) as store:
         config = load_config(eval_repo)
-        first = evaluate(store, config, "main", jobs=2)
+        first = evaluate(store, config, "main", execution=Execution(jobs=2))
         assert first.evaluated == 12 and first.cached == 0 and first.batches == 4
         assert first.summary.n == 12 and first.summary.mean == 0.0
         assert calls(tmp_path) == 4
-        again = evaluate(store, config, "main", jobs=2)
+        again = evaluate(store, config, "main", execution=Execution(jobs=2))
         assert again.evaluated == 0 and again.cached == 12 and calls(tmp_path) == 4
 
         # A candidate that mentions alpha: only its harness is new.
@@ -73,7 +73,7 @@ def test_failed_batch_keeps_earlier_batches(make_repo: Callable[..., Path], tmp_
     with Store.discover(repo) as store:
         config = load_config(repo)
         with pytest.raises(HarnessgitError, match="grader crashed on gamma-13"):
-            evaluate(store, config, "main", jobs=1)
+            evaluate(store, config, "main", execution=Execution(jobs=1))
         book = ScoreBook.load(store)
         (key,) = book.cache_keys()
         assert len(book.rows(key)) == 8  # the two batches before the crash
@@ -97,10 +97,11 @@ INTERRUPTIBLE = """
 import sys
 from pathlib import Path
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.store import Store
+printed = Execution(jobs=1, progress=lambda done, total: print(done, flush=True))
 with Store.discover(Path(sys.argv[1])) as store:
-    evaluate(store, load_config(store.root), "main", jobs=1, progress=lambda d, t: print(d, flush=True))
+    evaluate(store, load_config(store.root), "main", execution=printed)
 """
 
 

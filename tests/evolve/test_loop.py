@@ -11,6 +11,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.targets import candidate_tips
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve import Budget, evolve
 from harnessgit.records import ProposalRecord, RetireRecord
 from harnessgit.store import Store
@@ -24,7 +25,14 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         config = load_config(triage)
         seen: list[str] = []
         budget = Budget(max_proposals=4)
-        first = evolve(store, config, budget=budget, seed=1, jobs=2, on_iteration=lambda r: seen.append(r.id))
+        first = evolve(
+            store,
+            config,
+            budget=budget,
+            seed=1,
+            execution=Execution(jobs=2),
+            on_iteration=lambda r: seen.append(r.id),
+        )
         assert first.stopped == "max proposals (4)" and first.spend.proposals == 4
         done = records(store)
         assert [r.iteration for r in done] == list(range(len(done)))
@@ -54,7 +62,7 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         rollouts = first.spend.rollouts
         assert rollouts > 0
 
-        again = evolve(store, config, budget=Budget(max_proposals=2), seed=1, jobs=2)
+        again = evolve(store, config, budget=Budget(max_proposals=2), seed=1, execution=Execution(jobs=2))
         resumed = records(store)
         assert [r.iteration for r in resumed] == list(range(len(resumed)))  # the sequence continued
         assert again.spend.rollouts < rollouts  # main's selection scores were on record already
