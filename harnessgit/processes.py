@@ -11,6 +11,23 @@ import contextlib
 import os
 import signal
 import subprocess
+from pathlib import Path
+
+
+def start_group(
+    argv: list[str], cwd: Path | None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with three pipes, leading a process group of its own; OSError when
+    it cannot start (the caller says which program that was)."""
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -13,11 +13,12 @@ fields they do not know. Anything else bumps ``SCHEMA_VERSION``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import uuid
 from datetime import datetime, timezone
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_serializer
 
@@ -250,6 +251,17 @@ _KINDS: dict[str, type[Record]] = {
     "retire": RetireRecord,
     "evolve-iteration": IterationRecord,
 }
+
+
+_View = TypeVar("_View")
+
+
+def view_of(cls: type[_View], source: object, **given: Any) -> _View:
+    """The dataclass ``cls`` filled from ``source`` (a record, or a row of one): each
+    field is the source's same-named attribute, unless ``given``. What a result shows
+    of a record, without copying its fields one by one."""
+    names = [spec.name for spec in dataclasses.fields(cls) if spec.init and spec.name not in given]  # type: ignore[arg-type]
+    return cls(**{name: getattr(source, name) for name in names}, **given)
 
 
 def live(records: list[Record]) -> list[Record]:

@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between, summary_of
+from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.candidates.targets import base_tip, candidate_of
 from harnessgit.config import Config
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import GateRecord, OverrideRecord, Record
+from harnessgit.records import GateRecord, OverrideRecord, Record, view_of
 from harnessgit.store import Store
 
 
@@ -107,7 +107,7 @@ def accepted_log(
         for sha in store.first_parent_chain(base_tip(store, branch), limit=limit)
     ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
-    peeks = [summary_of(TestPeek, peek) for peek in ScoreBook.load(store).peeks]
+    peeks = [view_of(TestPeek, peek) for peek in ScoreBook.load(store).peeks]
     return LogResult(
         base=branch, entries=entries, test_peeks=peeks, selection_sets=selection_spend(all_gates)
     )
@@ -124,8 +124,8 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
         kind="merge" if merged else "direct",
         candidate=candidate_of(store, merged or sha),
         files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
-        gate=summary_of(GateSummary, landed.gates[-1]) if landed.gates else None,
-        override=summary_of(Override, landed.overrides[0]) if landed.overrides else None,
+        gate=view_of(GateSummary, landed.gates[-1]) if landed.gates else None,
+        override=view_of(Override, landed.overrides[0]) if landed.overrides else None,
     )
 
 

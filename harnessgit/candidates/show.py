@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 from harnessgit import layout
 from harnessgit.candidates.targets import candidate_of, resolve
 from harnessgit.config import Config
-from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.records import EvidenceRecord, ProposalRecord, view_of
 from harnessgit.store import FileStat, Store
 
 if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+    pass
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 # A changed file as the store reports it (path, status, added, removed, old_path);
 # `show`, `log` and `bisect` list them as they are.
 FileChange = FileStat
-
-_Summary = TypeVar("_Summary", bound="DataclassInstance")
-
-
-def summary_of(cls: type[_Summary], source: Any) -> _Summary:
-    """A ``cls`` whose fields are the same-named attributes of ``source`` (a record):
-    the part of a record that a result shows."""
-    return cls(**{spec.name: getattr(source, spec.name) for spec in dataclasses.fields(cls)})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,10 +88,10 @@ def show(store: Store, config: Config, name: str) -> ShowResult:
         date=info.author_time.isoformat(),
         subject=info.subject,
         rationale=proposal.rationale if proposal else None,
-        proposal=summary_of(Proposed, proposal) if proposal else None,
+        proposal=view_of(Proposed, proposal) if proposal else None,
         files=files_between(store, parent, info.sha),
         diff=store.diff_text(parent, info.sha),
-        evidence=[summary_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
+        evidence=[view_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
         evaluations=evaluations_of(store, config, target.sha),
     )
 
@@ -126,17 +117,7 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
         for split, ids in manifest.splits.items():
             summary = book.summary(key, split, ids)
             if summary.n:
-                found.append(
-                    EvaluationSummary(
-                        split=split,
-                        model=key.model,
-                        fingerprint=key.fingerprint,
-                        n=summary.n,
-                        mean=summary.mean,
-                        stderr=summary.stderr,
-                        current=key == current,
-                    )
-                )
+                found.append(view_of(EvaluationSummary, summary, current=key == current))
     return found
 
 

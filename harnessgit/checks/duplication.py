@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from harnessgit.checks.models import Finding
-from harnessgit.checks.text import code_fences, shorten
+from harnessgit.checks.text import code_fences, listed, shorten
 
 _NUMBERED = re.compile(r"\d+[.)]\s")
 _PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~|-+=#/\\"
@@ -106,13 +106,14 @@ def check_duplication(path: str, text: str, near: float, max_duplicates: int) ->
         )
         if part
     )
-    details = [
-        f"line {repeat.line} {'repeats' if repeat.exact else 'nearly repeats'} line {repeat.first}: "
-        f"{shorten(repeat.text, 60)}"
-        for repeat in repeats[:_MAX_DETAILS]
-    ]
-    if len(repeats) > _MAX_DETAILS:
-        details.append(f"... and {len(repeats) - _MAX_DETAILS} more")
+    details = listed(
+        [
+            f"line {repeat.line} {'repeats' if repeat.exact else 'nearly repeats'} line {repeat.first}: "
+            f"{shorten(repeat.text, 60)}"
+            for repeat in repeats
+        ],
+        _MAX_DETAILS,
+    )
     return [
         Finding(
             path=path,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harnessgit.checks.compare import Comparison
-from harnessgit.checks.models import Finding
+from harnessgit.checks.models import Finding, failure
 
 _FILE_HINT = "split the edit into smaller changes that can each be verified (and reverted) alone"
 _CHANGE_HINT = "propose fewer edits at once: one change per idea keeps the gate's evidence readable"
@@ -38,16 +38,7 @@ def _budget(
         ),
     )
     return [
-        Finding(
-            path=path,
-            rule="edit-size",
-            level="failure",
-            measure=measure,
-            value=value,
-            limit=limit,
-            message=message,
-            hint=hint,
-        )
+        failure(path, "edit-size", measure, value, limit, message, hint)
         for measure, value, limit, message in budgets
         if limit is not None and value > limit
     ]

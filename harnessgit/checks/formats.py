@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from harnessgit.checks.models import Content, Finding
+from harnessgit.checks.models import Content, Finding, failure
 from harnessgit.checks.text import code_fences, shorten, split_frontmatter
 
 # Agent Skills specification: name is 1-64 characters of lowercase letters, digits
@@ -27,26 +27,12 @@ TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _NAME_RULE = "1-64 of a-z 0-9 and single -"
 
 
-def _finding(
-    path: str, measure: str, value: int | float | str, limit: int | str | None, message: str, hint: str
-) -> Finding:
-    return Finding(
-        path=path,
-        rule="format",
-        level="failure",
-        measure=measure,
-        value=value,
-        limit=limit,
-        message=message,
-        hint=hint,
-    )
-
-
 def check_encoding(path: str, content: Content) -> list[Finding]:
     if content.binary:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "encoding",
                 "binary",
                 "UTF-8 text",
@@ -56,8 +42,9 @@ def check_encoding(path: str, content: Content) -> list[Finding]:
         ]
     if content.invalid_utf8_at is not None:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "encoding",
                 f"invalid byte at offset {content.invalid_utf8_at}",
                 "UTF-8 text",
@@ -73,8 +60,9 @@ def check_fences(path: str, text: str) -> list[Finding]:
     if fences.unterminated_at is None:
         return []
     return [
-        _finding(
+        failure(
             path,
+            "format",
             "unterminated code fence",
             f"line {fences.unterminated_at}",
             "closed fences",
@@ -90,8 +78,9 @@ def check_skill(path: str, text: str) -> list[Finding]:
     parts = split_frontmatter(text)
     if parts.unterminated:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "frontmatter",
                 "unterminated",
                 "--- ... ---",
@@ -100,7 +89,9 @@ def check_skill(path: str, text: str) -> list[Finding]:
             )
         ]
     if parts.yaml is None:
-        return [_finding(path, "frontmatter", "missing", "--- ... ---", "has no YAML frontmatter", hint)]
+        return [
+            failure(path, "format", "frontmatter", "missing", "--- ... ---", "has no YAML frontmatter", hint)
+        ]
     import yaml
 
     try:
@@ -111,8 +102,9 @@ def check_skill(path: str, text: str) -> list[Finding]:
         line = f" at line {where.line + 2}" if where is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "frontmatter",
                 "invalid YAML",
                 "YAML mapping",
@@ -123,8 +115,9 @@ def check_skill(path: str, text: str) -> list[Finding]:
         ]
     if not isinstance(data, dict):
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "frontmatter",
                 type(data).__name__,
                 "YAML mapping",
@@ -144,11 +137,12 @@ def _folder(path: str) -> str | None:
 def _skill_name(path: str, name: Any) -> list[Finding]:
     hint = "name the skill like its folder: lowercase letters, digits and single hyphens"
     if name is None:
-        return [_finding(path, "name", "missing", _NAME_RULE, "frontmatter has no name", hint)]
+        return [failure(path, "format", "name", "missing", _NAME_RULE, "frontmatter has no name", hint)]
     if not isinstance(name, str):
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "name",
                 repr(name),
                 _NAME_RULE,
@@ -158,8 +152,9 @@ def _skill_name(path: str, name: Any) -> list[Finding]:
         ]
     if not 1 <= len(name) <= SKILL_NAME_MAX or not SKILL_NAME.fullmatch(name):
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "name",
                 shorten(name, 70),
                 _NAME_RULE,
@@ -170,8 +165,9 @@ def _skill_name(path: str, name: Any) -> list[Finding]:
     folder = _folder(path)
     if folder is not None and folder != name:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "name",
                 name,
                 f"folder name {folder!r}",
@@ -186,19 +182,28 @@ def _skill_description(path: str, description: Any) -> list[Finding]:
     hint = "say what the skill does and when to use it, in at most 1,024 characters"
     limit = f"1-{SKILL_DESCRIPTION_MAX:,} characters"
     if description is None:
-        return [_finding(path, "description", "missing", limit, "frontmatter has no description", hint)]
+        return [
+            failure(path, "format", "description", "missing", limit, "frontmatter has no description", hint)
+        ]
     if not isinstance(description, str):
         return [
-            _finding(
-                path, "description", type(description).__name__, limit, "description must be a string", hint
+            failure(
+                path,
+                "format",
+                "description",
+                type(description).__name__,
+                limit,
+                "description must be a string",
+                hint,
             )
         ]
     if not description.strip():
-        return [_finding(path, "description", 0, limit, "description is empty", hint)]
+        return [failure(path, "format", "description", 0, limit, "description is empty", hint)]
     if len(description) > SKILL_DESCRIPTION_MAX:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "description characters",
                 len(description),
                 SKILL_DESCRIPTION_MAX,
@@ -218,8 +223,9 @@ def check_tool_json(path: str, text: str) -> list[Finding]:
         data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         return [
-            _finding(
+            failure(
                 path,
+                "format",
                 "JSON",
                 f"line {exc.lineno}",
                 "valid JSON",
@@ -229,14 +235,16 @@ def check_tool_json(path: str, text: str) -> list[Finding]:
         ]
     tools = data if isinstance(data, list) else [data]
     if not tools:
-        return [_finding(path, "tool shape", "empty list", "one or more tools", "lists no tools", hint)]
+        return [
+            failure(path, "format", "tool shape", "empty list", "one or more tools", "lists no tools", hint)
+        ]
     findings = []
     for index, tool in enumerate(tools):
         where = f"tool {index + 1}: " if isinstance(data, list) else ""
         problem = _tool_problem(tool)
         if problem:
             findings.append(
-                _finding(path, "tool shape", problem, "a function tool", f"{where}{problem}", hint)
+                failure(path, "format", "tool shape", problem, "a function tool", f"{where}{problem}", hint)
             )
     return findings
 

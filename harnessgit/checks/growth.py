@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from harnessgit.checks.compare import Comparison
 from harnessgit.checks.models import Finding, Level
-from harnessgit.checks.text import heading_key, headings
+from harnessgit.checks.text import heading_key, headings, listed
 from harnessgit.config.sections import KindChecks
 
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
@@ -89,9 +89,7 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
     if not tripped:
         return []
     measure, value, limit, _reason = tripped[0]
-    details = [f"section gone: {heading}" for heading in gone[:_MAX_DETAILS]]
-    if len(gone) > _MAX_DETAILS:
-        details.append(f"... and {len(gone) - _MAX_DETAILS} more sections")
+    details = listed([f"section gone: {heading}" for heading in gone], _MAX_DETAILS, "more sections")
     return [
         Finding(
             path=path,

@@ -102,6 +102,19 @@ class Finding:
     details: list[str] = field(default_factory=list)  # e.g. the sections that disappeared
 
 
+def failure(
+    path: str | None,
+    rule: Rule,
+    measure: str,
+    value: int | float | str,
+    limit: int | float | str | None,
+    message: str,
+    hint: str,
+) -> Finding:
+    """A failing finding without details (the common case)."""
+    return Finding(path, rule, "failure", measure, value, limit, message, hint)
+
+
 @dataclass(frozen=True)
 class FileSummary:
     path: str

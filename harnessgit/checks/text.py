@@ -23,6 +23,11 @@ class Frontmatter:
     unterminated: bool = False  # an opening ``---`` without a closing one
 
 
+def listed(lines: list[str], limit: int, more: str = "more") -> list[str]:
+    """The first ``limit`` lines, then a line saying how many more there are."""
+    return lines[:limit] + ([f"... and {len(lines) - limit} {more}"] if len(lines) > limit else [])
+
+
 def split_frontmatter(text: str) -> Frontmatter:
     lines = text.removeprefix("\ufeff").splitlines(keepends=True)
     if not lines or lines[0].rstrip() != "---":

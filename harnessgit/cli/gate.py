@@ -46,15 +46,9 @@ def gate(
     from harnessgit.render import to_json
 
     store, config = state.open()
+    execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        outcome = run_gate(
-            store,
-            config,
-            candidate,
-            base=base,
-            allow_small=allow_small,
-            execution=state.execution(jobs, None if as_json else "eval selection"),
-        )
+        outcome = run_gate(store, config, candidate, base=base, allow_small=allow_small, execution=execution)
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     return EXIT_OK if outcome.passed else EXIT_NO
 
@@ -75,15 +69,9 @@ def merge(
     from harnessgit.render import to_json
 
     store, config = state.open()
+    execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        result = run(
-            store,
-            config,
-            candidate,
-            base=base,
-            allow_small=allow_small,
-            execution=state.execution(jobs, None if as_json else "eval selection"),
-        )
+        result = run(store, config, candidate, base=base, allow_small=allow_small, execution=execution)
     echo(to_json(result) if as_json else render_gate.merge_text(result))
     return EXIT_OK if result.merge else EXIT_NO
 

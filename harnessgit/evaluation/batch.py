@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import loads_strict
-from harnessgit.processes import kill_group
+from harnessgit.processes import kill_group, start_group
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_TAIL = 5
@@ -153,15 +153,7 @@ def run_batch(
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=workdir,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        proc = start_group(argv, workdir, env)
     except OSError as exc:
         raise EvaluatorError(f"cannot start the evaluator {argv[0]!r}: {exc.strerror}") from None
     running.add(proc)

@@ -11,6 +11,7 @@ from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.records import view_of
 from harnessgit.store import Store
 
 
@@ -55,19 +56,8 @@ def trajectories(
             if row.evidence not in blobs:
                 blobs[row.evidence] = evidence_items(store.read_blob(row.evidence))
             said = blobs[row.evidence].get((instance, row.repeat), {})
-        repeats.append(
-            Repeat(
-                instance=instance,
-                repeat=row.repeat,
-                score=row.score,
-                record=row.record,
-                commit=row.commit,
-                feedback=said.get("feedback"),
-                trajectory=said.get("trajectory"),
-                failure_class=said.get("failure_class"),
-                cost=said.get("cost"),
-            )
-        )
+        told = {name: said.get(name) for name in ("feedback", "trajectory", "failure_class", "cost")}
+        repeats.append(view_of(Repeat, row, **told))
     return Trajectories(instance, repeats)
 
 

@@ -186,40 +186,28 @@ def minibatch_test(session: Session, start: Draw, answer: ProposedEdit, candidat
     the same minibatch; otherwise it is archived as rejected."""
     after = session.evaluate(candidate.commit, "train", start.batch)
     before = start.parent_score
+    tested = Ending(
+        draw=start, outcome="not-better", reason="", answer=answer, candidate=candidate, candidate_score=after
+    )
     if after is None or before is None or after <= before:
         detail = f"minibatch {_mean(before)} -> {_mean(after)}: not better"
         session.reject(candidate, detail)
-        return Ending(
-            draw=start,
-            outcome="not-better",
-            reason=detail,
-            answer=answer,
-            candidate=candidate,
-            candidate_score=after,
-        )
-    return select(session, start, answer, candidate, after)
+        return replace(tested, reason=detail)
+    return select(session, start, candidate, tested)
 
 
 def _mean(value: float | None) -> str:
     return EMPTY if value is None else f"{value:.3f}"
 
 
-def select(session: Session, start: Draw, answer: ProposedEdit, candidate: Proposal, after: float) -> Ending:
+def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -> Ending:
     """A minibatch winner: scored on the whole selection split, made a frontier member,
     and gated once its gain is one the gate could see."""
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.view = None  # the pool has a new member
     update_frontier(session.store, session.config, session.frontier())
     worth, why = _worth_gating(session, start.tip, candidate.commit)
-    kept = Ending(
-        draw=start,
-        outcome="not-gated",
-        reason=why,
-        answer=answer,
-        candidate=candidate,
-        candidate_score=after,
-        selection_mean=selection,
-    )
+    kept = replace(tested, outcome="not-gated", reason=why, selection_mean=selection)
     if not worth:
         return kept
     outcome, reason, gated = gate(session, start.tip, candidate)

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
-from harnessgit.processes import kill_group
+from harnessgit.processes import kill_group, start_group
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import validate_operations
@@ -111,14 +111,7 @@ class CommandProposer:
 
     def _run(self, payload: bytes) -> tuple[bytes, bytes]:
         try:
-            process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
+            process = start_group(self.argv, self.cwd)
         except OSError as exc:
             raise ProposerFailed(f"cannot run the proposer command {self._shown()}: {exc.strerror}") from None
         try:

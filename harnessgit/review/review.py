@@ -26,7 +26,7 @@ from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
 from harnessgit.gate.gate import SELECTION, GateOutcome, preview_gate
-from harnessgit.records import EvidenceRecord
+from harnessgit.records import EvidenceRecord, view_of
 from harnessgit.review.diff import FileDiff, parse_patch
 from harnessgit.review.scores import (
     FailureShift,
@@ -175,25 +175,13 @@ def _verdict(outcome: GateOutcome) -> Verdict:
             attempt=r.attempt,
             alpha_k=r.alpha_k,
         )
-    return Verdict(
+    return view_of(
+        Verdict,
+        r,
         state="pass" if r.passed else "reject",
-        reasons=r.reasons,
         commands=[],
-        n=r.n,
-        base_mean=r.base_mean,
         head_mean=r.candidate_mean,
-        difference=r.difference,
-        ci_low=r.ci_low,
-        ci_high=r.ci_high,
-        lower_bound=r.lower_bound,
-        p_value=r.p_value,
-        mde=r.mde,
         detectable=outcome.decision.detectable if outcome.decision else None,
-        attempt=r.attempt,
-        alpha_k=r.alpha_k,
-        wins=r.wins,
-        losses=r.losses,
-        ties=r.ties,
     )
 
 
@@ -344,14 +332,7 @@ def _evidence_item(store: Store, record: EvidenceRecord) -> EvidenceItem:
         except ValueError:
             item = line
         quoted.append(_cut(item if isinstance(item, str) else _evidence_text(item)) or "")
-    return EvidenceItem(
-        label=record.label,
-        items=record.items,
-        bytes=record.bytes,
-        blob=record.blob,
-        item_kinds=record.item_kinds,
-        quoted=quoted,
-    )
+    return view_of(EvidenceItem, record, quoted=quoted)
 
 
 def _evidence_text(item: Any) -> str:
