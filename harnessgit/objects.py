@@ -1,4 +1,4 @@
-"""Git's object formats, computed in Python: tree entries, trees and object ids.
+"""Git's object formats, computed in Python: tree entries, trees, commits and object ids.
 
 Pure: no git process, no I/O. The store writes and reads objects through git; what
 an object's id *is* (a candidate's harness tree id, a listing's blob id) is computed
@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
 ZERO = "0" * 40
 MODE_FILE = "100644"
@@ -79,3 +80,49 @@ def tree_id(files: Mapping[str, tuple[str, str]]) -> str:
             entries.append(TreeEntry(mode, first, sha))
     entries += [TreeEntry(MODE_TREE, name, tree_id(sub)) for name, sub in nested.items()]
     return object_id("tree", format_tree(entries))
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    author: str  # "Name <email>"
+    author_time: datetime
+    message: str
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+    @property
+    def body(self) -> str:
+        return self.message.split("\n", 1)[1].strip() if "\n" in self.message else ""
+
+
+def parse_commit(sha: str, data: bytes) -> CommitInfo:
+    header, _, message = data.partition(b"\n\n")
+    tree, author, parents = "", "", []
+    author_time = datetime.fromtimestamp(0, timezone.utc)
+    for line in header.split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == b"tree":
+            tree = value.decode()
+        elif key == b"parent":
+            parents.append(value.decode())
+        elif key == b"author":
+            text = value.decode("utf-8", "replace")
+            person, _, when = text.rpartition("> ")
+            author = person + ">"
+            author_time = _parse_when(when)
+    return CommitInfo(sha, tree, tuple(parents), author, author_time, message.decode("utf-8", "replace"))
+
+
+def _parse_when(when: str) -> datetime:
+    try:
+        seconds, offset = when.split()
+        sign = -1 if offset.startswith("-") else 1
+        delta = timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])) * sign
+        return datetime.fromtimestamp(int(seconds), timezone(delta))
+    except (ValueError, IndexError):
+        return datetime.fromtimestamp(0, timezone.utc)

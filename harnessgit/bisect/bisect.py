@@ -21,7 +21,6 @@ from harnessgit import layout
 from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
-from harnessgit.candidates.targets import provenance, resolve
 from harnessgit.config import CONFIG_FILE, Config, require
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.context import eval_context
@@ -29,6 +28,7 @@ from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
 from harnessgit.store import CommitInfo, Store
+from harnessgit.targets import provenance, resolve
 
 Outcome = Literal["found", "ambiguous", "bad is good", "good is bad"]
 

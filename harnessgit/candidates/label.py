@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harnessgit import layout
-from harnessgit.candidates.targets import resolve
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_ref_name
 from harnessgit.records import GateRecord, LabelRecord
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import label_moves, resolve
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Labels:
 
 
 def list_labels(store: Store) -> Labels:
-    moves = history(store)
+    moves = label_moves(store)
     latest: dict[str, LabelRecord] = {}
     for record in moves:
         latest[record.name] = record
@@ -72,14 +72,3 @@ def list_labels(store: Store) -> Labels:
         move = latest.get(name)
         labels.append(Label(name, sha, move if move is not None and move.commit == sha else None))
     return Labels(labels)
-
-
-def history(store: Store, name: str | None = None) -> list[LabelRecord]:
-    """Every recorded label move, oldest first."""
-    moves = [
-        record
-        for records in store.notes(layout.NOTES_LABELS).values()
-        for record in records
-        if isinstance(record, LabelRecord) and (name is None or record.name == name)
-    ]
-    return sorted(moves, key=lambda record: record.ts)

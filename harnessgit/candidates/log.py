@@ -9,11 +9,11 @@ from typing import ClassVar
 
 from harnessgit import layout
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
-from harnessgit.candidates.targets import base_tip, candidate_of
 from harnessgit.config import Config
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, OverrideRecord, Record, view_of
 from harnessgit.store import Store
+from harnessgit.targets import base_tip, candidate_of
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harnessgit import globs, layout
-from harnessgit.candidates.targets import base_tip, resolve
 from harnessgit.config import Config
 from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
 from harnessgit.evidence import encode_evidence
@@ -21,6 +20,7 @@ from harnessgit.names import new_candidate_id
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
+from harnessgit.targets import base_tip, resolve
 
 SUBJECT_WIDTH = 72
 _ID_ATTEMPTS = 5

@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from harnessgit import layout
-from harnessgit.candidates.targets import candidate_of, resolve
 from harnessgit.config import Config
 from harnessgit.records import EvidenceRecord, ProposalRecord, view_of
 from harnessgit.store import FileStat, Store
+from harnessgit.targets import candidate_of, resolve
 
 if TYPE_CHECKING:
     pass

@@ -152,6 +152,7 @@ def label(
     from harnessgit.candidates import label as labels
     from harnessgit.candidates import render as render_candidates
     from harnessgit.render import to_json
+    from harnessgit.targets import label_moves
 
     store, _config = state.open()
     with store:
@@ -160,7 +161,7 @@ def label(
             echo(to_json(found) if as_json else render_candidates.labels_text(found))
             return EXIT_OK
         if history_:
-            moves = labels.history(store, name)
+            moves = label_moves(store, name)
             echo(to_json(moves) if as_json else render_candidates.label_history_text(moves))
             return EXIT_OK
         if rev is None:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessgit import layout
-from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, run_batch
@@ -34,6 +33,7 @@ from harnessgit.evidence import dumps_canonical
 from harnessgit.records import EvalRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import resolve
 
 Progress = Callable[[int, int], None]  # (instances done, instances to run)
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
-from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
@@ -22,6 +21,7 @@ from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvalRecord, TestPeekRecord, live
 from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
+from harnessgit.targets import resolve
 
 TEST_SPLIT = "test"
 

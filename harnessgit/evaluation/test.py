@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
-from harnessgit.candidates.label import history
-from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
@@ -22,6 +20,7 @@ from harnessgit.evaluation.eval import Evaluation, Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
 from harnessgit.records import TestPeekRecord
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import label_moves, resolve
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class HeldOutResult:
 
 
 def last_label_move(store: Store) -> datetime | None:
-    return max((record.ts for record in history(store)), default=None)
+    return max((record.ts for record in label_moves(store)), default=None)
 
 
 def peek_test_split(

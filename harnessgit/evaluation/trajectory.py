@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harnessgit.candidates.targets import resolve
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import view_of
 from harnessgit.store import Store
+from harnessgit.targets import resolve
 
 
 @dataclass(frozen=True)

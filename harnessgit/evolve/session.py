@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
-from harnessgit.candidates.targets import base_tip, candidate_tips, retire
 from harnessgit.config import Config
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
@@ -21,6 +20,7 @@ from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_c
 from harnessgit.proposers import Proposer
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import base_tip, candidate_tips, retire
 
 Progress = Callable[[int, int], None]
 

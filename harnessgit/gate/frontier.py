@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.targets import base_tip, candidate_tips, retire
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key, eval_context
@@ -23,6 +22,7 @@ from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import base_tip, candidate_tips, retire
 
 SELECTION = "selection"
 

@@ -27,7 +27,6 @@ from datetime import datetime
 from typing import Any
 
 from harnessgit import layout
-from harnessgit.candidates.targets import Target, base_tip, resolve
 from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
@@ -40,6 +39,7 @@ from harnessgit.records import GateRecord
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import Target, base_tip, resolve
 
 SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted

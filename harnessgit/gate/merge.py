@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.candidates.targets import Target, retire, without_trailer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.evaluation.eval import Execution
 from harnessgit.gate.gate import GateOutcome, run_gate
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import Target, retire, without_trailer
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from harnessgit import layout
 from harnessgit.candidates.propose import Edit, Proposal, propose
-from harnessgit.candidates.targets import base_tip, resolve
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import MergeResult, land, update_worktree
 from harnessgit.records import OverrideRecord
 from harnessgit.store import Blob, Store
+from harnessgit.targets import base_tip, resolve
 
 
 def revert(

@@ -16,7 +16,6 @@ from datetime import datetime
 
 from harnessgit import layout
 from harnessgit.candidates.log import landing
-from harnessgit.candidates.targets import base_tip
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError
 from harnessgit.evaluation.context import Key
@@ -26,6 +25,7 @@ from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import Scored, instance_means, pair_scores
 from harnessgit.store import Store
+from harnessgit.targets import base_tip
 
 
 @dataclass(frozen=True)

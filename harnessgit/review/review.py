@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harnessgit import globs
-from harnessgit.candidates.targets import base_tip, provenance, resolve, without_trailer
 from harnessgit.checks import CheckReport
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
@@ -41,6 +40,7 @@ from harnessgit.review.scores import (
     score_row,
 )
 from harnessgit.store import Store
+from harnessgit.targets import base_tip, provenance, resolve, without_trailer
 
 FLIPS_KEPT = 10  # flipped instances shown per direction; the rest are counted
 EDITS_KEPT = 20  # edits between BASE and HEAD whose rationale is shown

@@ -20,11 +20,10 @@ from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transactio
 from harnessgit.store.trees import Blob, find_note, note_path
 
 if TYPE_CHECKING:
-    from harnessgit.objects import TreeEntry
+    from harnessgit.objects import CommitInfo, TreeEntry
     from harnessgit.records import Record
     from harnessgit.store.git import Git
     from harnessgit.store.objects import CatFile
-    from harnessgit.store.repo import CommitInfo
 
 MAX_ATTEMPTS = 200
 

@@ -12,14 +12,13 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
-from harnessgit.objects import MODE_TREE, TreeEntry, format_tree, parse_tree
+from harnessgit.objects import MODE_TREE, CommitInfo, TreeEntry, format_tree, parse_commit, parse_tree
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
@@ -39,24 +38,6 @@ _TREE_CACHE = 4096
 
 def local_now() -> datetime:
     return datetime.now(timezone.utc).astimezone()
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    sha: str
-    tree: str
-    parents: tuple[str, ...]
-    author: str  # "Name <email>"
-    author_time: datetime
-    message: str
-
-    @property
-    def subject(self) -> str:
-        return self.message.split("\n", 1)[0]
-
-    @property
-    def body(self) -> str:
-        return self.message.split("\n", 1)[1].strip() if "\n" in self.message else ""
 
 
 class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
@@ -265,36 +246,6 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
             sha, _, ref = line.partition(" ")
             refs[ref] = sha
         return refs
-
-
-def parse_commit(sha: str, data: bytes) -> CommitInfo:
-    header, _, message = data.partition(b"\n\n")
-    tree, author, parents = "", "", []
-    author_time = datetime.fromtimestamp(0, timezone.utc)
-    for line in header.split(b"\n"):
-        key, _, value = line.partition(b" ")
-        if key == b"tree":
-            tree = value.decode()
-        elif key == b"parent":
-            parents.append(value.decode())
-        elif key == b"author":
-            text = value.decode("utf-8", "replace")
-            person, _, when = text.rpartition("> ")
-            author = person + ">"
-            author_time = _parse_when(when)
-    return CommitInfo(sha, tree, tuple(parents), author, author_time, message.decode("utf-8", "replace"))
-
-
-def _parse_when(when: str) -> datetime:
-    from datetime import timedelta
-
-    try:
-        seconds, offset = when.split()
-        sign = -1 if offset.startswith("-") else 1
-        delta = timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])) * sign
-        return datetime.fromtimestamp(int(seconds), timezone(delta))
-    except (ValueError, IndexError):
-        return datetime.fromtimestamp(0, timezone.utc)
 
 
 __all__ = ["MODE_TREE", "Blob", "CommitInfo", "Store", "Transaction"]

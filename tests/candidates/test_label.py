@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.candidates.label import history, list_labels, move_label
+from harnessgit.candidates.label import list_labels, move_label
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
+from harnessgit.targets import label_moves
 from tests.conftest import git
 from tests.gating_fixtures import skill
 
@@ -34,5 +35,8 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
             move_label(store, "a..b", "main")
         (label,) = list_labels(store).labels
         assert label.name == "production" and label.commit == landed
-        assert [m.reason for m in history(store, "production")] == ["first release", "ship the level change"]
+        assert [m.reason for m in label_moves(store, "production")] == [
+            "first release",
+            "ship the level change",
+        ]
     assert git(gate_repo, "rev-parse", "refs/harnessgit/labels/production").strip() == landed

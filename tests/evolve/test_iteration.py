@@ -4,13 +4,13 @@ import sys
 from pathlib import Path
 
 from harnessgit import layout
-from harnessgit.candidates.targets import candidate_tips
 from harnessgit.config import Config, load_config
 from harnessgit.evolve import Budget, evolve
 from harnessgit.evolve.iteration import Draw, check_failure
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
 from harnessgit.store import Store
+from harnessgit.targets import candidate_tips
 from tests.conftest import git, write
 from tests.evolve.evolve_fixtures import records
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
-from harnessgit.candidates.targets import candidate_tips
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve import Budget, evolve
 from harnessgit.records import ProposalRecord, RetireRecord
 from harnessgit.store import Store
+from harnessgit.targets import candidate_tips
 from tests.conftest import git
 from tests.evolve.evolve_fixtures import records
 

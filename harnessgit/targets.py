@@ -1,4 +1,11 @@
-"""Candidates: what a candidate id or revision names, and where candidates live."""
+"""What names and commits mean in harnessgit's layout, for every feature.
+
+A candidate id or revision resolved to a commit (`resolve`), the base branch's tip,
+the live and archived candidate branches, a candidate's retirement, where an edit's
+proposal and evidence are recorded (`provenance`), and the recorded label moves.
+Below every feature package and above the store: evaluation, the gate and the
+candidates commands all name commits this way.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ from typing import Literal
 from harnessgit import layout
 from harnessgit.errors import UnknownRevision
 from harnessgit.names import CANDIDATE_ID, check_ref_name, check_revision
-from harnessgit.records import EvidenceRecord, ProposalRecord, RetireRecord
+from harnessgit.records import EvidenceRecord, LabelRecord, ProposalRecord, RetireRecord
 from harnessgit.store import Store, Transaction
 
 State = Literal["live", "archived"]
@@ -116,3 +123,14 @@ def retire(store: Store, txn: Transaction, candidate: str, sha: str, reason: str
             )
         ],
     )
+
+
+def label_moves(store: Store, name: str | None = None) -> list[LabelRecord]:
+    """Every recorded label move, oldest first."""
+    moves = [
+        record
+        for records in store.notes(layout.NOTES_LABELS).values()
+        for record in records
+        if isinstance(record, LabelRecord) and (name is None or record.name == name)
+    ]
+    return sorted(moves, key=lambda record: record.ts)
