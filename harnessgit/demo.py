@@ -33,8 +33,9 @@ from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.test import peek_test_split
-from harnessgit.evolve import Budget, evolve
+from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.render import iteration_line, report_text
+from harnessgit.evolve.state import Budget
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.gate.render import frontier_text, verify_text
 from harnessgit.gate.verify import verify

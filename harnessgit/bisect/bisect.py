@@ -22,7 +22,7 @@ from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, ow
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.config import CONFIG_FILE, Config, require
-from harnessgit.errors import HarnessgitError, UnknownRevision
+from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.splits import load_manifest
@@ -301,30 +301,3 @@ def _grader_notes(store: Store, config: Config, good: str, first: FirstBad) -> l
         "(their evaluator fingerprints differ): scores on either side of that change come from "
         "different graders"
     ]
-
-
-def judged_commit(store: Store) -> str:
-    """The commit `git bisect` asks about: BISECT_HEAD with --no-checkout, else HEAD."""
-    try:
-        return store.resolve_commit("BISECT_HEAD")
-    except UnknownRevision:
-        return store.resolve_commit("HEAD")
-
-
-def judge_one(
-    store: Store,
-    config: Config,
-    good: str,
-    commit: str,
-    criterion: Criterion,
-    *,
-    execution: Execution = Execution(),
-) -> Step:
-    """`bisect-judge`: one commit against good's baseline (good evaluated once, then cached)."""
-    config = require(config)
-    manifest = load_manifest(store.root, config.splits.manifest)
-    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
-    if criterion.drop is not None:
-        baseline, _source = judge.scores(good)
-        judge.set_baseline(baseline)
-    return judge.judge(commit, -1)

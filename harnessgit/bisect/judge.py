@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harnessgit.config import Config
-from harnessgit.errors import HarnessgitError
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
-from harnessgit.evaluation.splits import Manifest
+from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.render import points
 from harnessgit.store import Store
 
@@ -215,3 +215,30 @@ class Judge:
             scores=instance_scores(summary) if self.criterion.per_instance else {},
             failing=failing,
         )
+
+
+def judged_commit(store: Store) -> str:
+    """The commit `git bisect` asks about: BISECT_HEAD with --no-checkout, else HEAD."""
+    try:
+        return store.resolve_commit("BISECT_HEAD")
+    except UnknownRevision:
+        return store.resolve_commit("HEAD")
+
+
+def judge_one(
+    store: Store,
+    config: Config,
+    good: str,
+    commit: str,
+    criterion: Criterion,
+    *,
+    execution: Execution = Execution(),
+) -> Step:
+    """`bisect-judge`: one commit against good's baseline (good evaluated once, then cached)."""
+    config = require(config)
+    manifest = load_manifest(store.root, config.splits.manifest)
+    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
+    if criterion.drop is not None:
+        baseline, _source = judge.scores(good)
+        judge.set_baseline(baseline)
+    return judge.judge(commit, -1)

@@ -30,7 +30,7 @@ Rendering (text table, JSON) lives in `harnessgit.checks.render`; nothing here p
 
 from __future__ import annotations
 
-from harnessgit.checks.change import check_change
+from harnessgit.checks.check import check_change
 from harnessgit.checks.core import check_files, kind_of
 from harnessgit.checks.models import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 

@@ -126,8 +126,7 @@ def bisect_judge(
     `git bisect run harnessgit bisect-judge --good GOOD`. Bad input exits 128,
     which stops `git bisect run` instead of marking the commit bad.
     """
-    from harnessgit.bisect.bisect import judge_one, judged_commit
-    from harnessgit.bisect.judge import Criterion
+    from harnessgit.bisect.judge import Criterion, judge_one, judged_commit
     from harnessgit.bisect.render import step_line
     from harnessgit.errors import ConfigError
     from harnessgit.evaluation.splits import ManifestError

@@ -71,7 +71,7 @@ def check(
     when a rule fails, 0 when there are only warnings. Limits come from
     [checks] in harnessgit.toml; the defaults need no configuration.
     """
-    from harnessgit.checks import change
+    from harnessgit.checks.check import check_change
     from harnessgit.checks.render import report_json, report_text
     from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
@@ -95,13 +95,13 @@ def check(
             if rev:
                 new = store.resolve_commit(rev)
                 old = store.resolve_commit(against) if against else _first_parent(store, new)
-                report = change.check_change(
+                report = check_change(
                     store, config, old, new, paths=paths, rules=selected, all_files=all_files
                 )
             else:
                 old = store.resolve_commit(against) if against else _head(store)
                 source: Source = "index" if staged else "worktree"
-                report = change.check_change(
+                report = check_change(
                     store, config, old, source=source, paths=paths, rules=selected, all_files=all_files
                 )
     echo(report_json(report) if as_json else report_text(report, quiet=state.quiet))
@@ -141,7 +141,7 @@ def _repo_paths(store: Store, here: Path, files: tuple[str, ...]) -> list[str]:
 
 
 def _outside_git(here: Path, files: tuple[str, ...], rules: list[Rule] | None) -> CheckReport:
-    from harnessgit.checks.change import report_for
+    from harnessgit.checks.check import report_for
     from harnessgit.checks.collect import disk_versions
     from harnessgit.config import load_check_config
 

@@ -62,9 +62,9 @@ def evolve(
     """
     import sys
 
-    from harnessgit.evolve import Budget
-    from harnessgit.evolve import evolve as run
     from harnessgit.evolve import render as render_evolve
+    from harnessgit.evolve.evolve import evolve as run
+    from harnessgit.evolve.state import Budget
     from harnessgit.render import to_json
 
     if max_rollouts is None and max_proposals is None and max_cost is None:

@@ -1,6 +1,1 @@
-"""`harnessgit evolve`: GEPA's reflective loop with every step on the record."""
-
-from harnessgit.evolve.loop import evolve
-from harnessgit.evolve.state import Budget, EvolveReport
-
-__all__ = ["Budget", "EvolveReport", "evolve"]
+"""`harnessgit evolve`: GEPA's reflective loop with every step on the record (evolve.py)."""

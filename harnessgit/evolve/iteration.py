@@ -1,4 +1,4 @@
-"""One evolve iteration, step by step (the steps are listed in `harnessgit.evolve.loop`).
+"""One evolve iteration, step by step (the steps are listed in `harnessgit.evolve.evolve`).
 
 `draw` picks the parent, the minibatch and the component; `ask` calls the proposer;
 `commit_proposal` and `check_failure` make the answer a candidate and check it;

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harnessgit.evolve import EvolveReport
+from harnessgit.evolve.state import EvolveReport
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 

@@ -25,7 +25,8 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evolve import Budget, evolve
+from harnessgit.evolve.evolve import evolve
+from harnessgit.evolve.state import Budget
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.bisect.bisect import BisectResult, bisect, judge_one
-from harnessgit.bisect.judge import Criterion
+from harnessgit.bisect.bisect import BisectResult, bisect
+from harnessgit.bisect.judge import Criterion, judge_one
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.store import Store

@@ -5,8 +5,9 @@ from pathlib import Path
 
 from harnessgit import layout
 from harnessgit.config import Config, load_config
-from harnessgit.evolve import Budget, evolve
+from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import Draw, check_failure
+from harnessgit.evolve.state import Budget
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
 from harnessgit.store import Store

@@ -4,9 +4,8 @@ import json
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from harnessgit.evolve import EvolveReport
 from harnessgit.evolve.render import iteration_line, report_text
-from harnessgit.evolve.state import Spend
+from harnessgit.evolve.state import EvolveReport, Spend
 from harnessgit.records import IterationRecord
 from harnessgit.render import to_json
 

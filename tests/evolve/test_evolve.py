@@ -11,7 +11,8 @@ import pytest
 from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import Execution
-from harnessgit.evolve import Budget, evolve
+from harnessgit.evolve.evolve import evolve
+from harnessgit.evolve.state import Budget
 from harnessgit.records import ProposalRecord, RetireRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
