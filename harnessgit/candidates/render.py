@@ -10,7 +10,7 @@ from harnessgit.candidates.label import Labels
 from harnessgit.candidates.log import LogEntry, LogResult
 from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
 from harnessgit.records import LabelRecord
-from harnessgit.render import EMPTY, changes, short, size, table
+from harnessgit.render import EMPTY, changes, points, short, size, table
 
 if TYPE_CHECKING:
     from harnessgit.candidates.propose import Proposal
@@ -95,7 +95,7 @@ def _gate_cell(entry: LogEntry) -> str:
     gate = entry.gate
     if gate is None:
         return "ungated" if entry.kind == "direct" else "no gate record"
-    diff = f"{gate.difference * 100:+.1f} pts" if gate.difference is not None else "?"
+    diff = f"{points(gate.difference)} pts" if gate.difference is not None else EMPTY
     return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
 
 

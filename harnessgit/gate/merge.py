@@ -19,6 +19,7 @@ from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.evaluation.eval import Execution
 from harnessgit.gate.gate import GateOutcome, run_gate
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
+from harnessgit.render import points
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import Target, retire, without_trailer
 
@@ -107,13 +108,11 @@ def _merge_message(store: Store, target: Target, branch: str, record: GateRecord
     body = without_trailer(info.body)
     if body:
         lines += ["", body]
-    diff = record.difference or 0.0
     lines += [
         "",
         f"Gate: passed on {record.n} selection instances, {record.model}: "
-        f"{(record.base_mean or 0) * 100:.1f} -> {(record.candidate_mean or 0) * 100:.1f} "
-        f"({diff * 100:+.1f} points, 95% CI [{(record.ci_low or 0) * 100:+.1f}, "
-        f"{(record.ci_high or 0) * 100:+.1f}]), "
+        f"{points(record.base_mean, False)} -> {points(record.candidate_mean, False)} "
+        f"({points(record.difference)} points, 95% CI [{points(record.ci_low)}, {points(record.ci_high)}]), "
         f"attempt {record.attempt} at alpha {record.alpha_k:.3g}",
         f"Wins/losses/ties: {record.wins}/{record.losses}/{record.ties}",
     ]
