@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from harnessgit import layout
 from harnessgit.config import Config
+from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.records import EvidenceRecord, ProposalRecord, view_of
 from harnessgit.store import FileStat, Store
 from harnessgit.targets import candidate_of, resolve
-
-if TYPE_CHECKING:
-    pass
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -100,10 +99,6 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
     """Scores on record for this commit's harness, per split, model and evaluator."""
     if not config.present:
         return []
-    from harnessgit.evaluation.context import eval_context
-    from harnessgit.evaluation.scores import ScoreBook
-    from harnessgit.evaluation.splits import ManifestError, load_manifest
-
     try:
         manifest = load_manifest(store.root, config.splits.manifest)
     except ManifestError:

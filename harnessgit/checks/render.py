@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harnessgit.checks.models import CheckReport, Finding
+from harnessgit.render import table, to_json
 
 CHANGE = "(whole change)"
 
@@ -13,8 +14,6 @@ def printable(text: str) -> str:
 
 
 def report_json(report: CheckReport) -> str:
-    from harnessgit.render import to_json
-
     return printable(to_json(report))
 
 
@@ -42,9 +41,7 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
     out = []
     findings = sorted(report.findings, key=lambda f: (f.level != "failure", f.path is None, f.path or ""))
     if findings:
-        # tabulate only when there is a table: a clean pre-commit run skips the import.
-        from harnessgit.render import table
-
+        # render.table imports tabulate only when there is a table to print.
         rows = [[_where(f), f.rule, f.level, _measured(f), number(f.limit)] for f in findings]
         out.append(table(rows, ["file", "rule", "level", "measured", "limit"]))
         out.append("")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from harnessgit import layout
@@ -21,8 +20,6 @@ from harnessgit.proposers import Proposer
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import base_tip, candidate_tips, retire
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, kw_only=True)

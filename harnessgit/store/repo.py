@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
@@ -27,9 +27,6 @@ from harnessgit.store.objects import CatFile
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
-
-if TYPE_CHECKING:
-    pass
 
 Clock = Callable[[], datetime]
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
