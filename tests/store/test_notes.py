@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,7 @@ from harnessgit import layout
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.store import EVIDENCE_STORE, PINS_PREFIX, Store, Transaction
 from tests.conftest import git
-
-TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-def record(n: int = 0) -> ProposalRecord:
-    return ProposalRecord(
-        ts=TS, candidate=f"c{n}", parent="0" * 40, components=["SKILL.md"], rationale=f"r{n}", source="api"
-    )
+from tests.store.store_fixtures import TS, record
 
 
 def test_notes_are_readable_by_git_and_back(repo: Path) -> None:

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from harnessgit import layout
 from harnessgit.errors import ConcurrentUpdate
-from harnessgit.records import ProposalRecord
 from harnessgit.store import Store, Transaction
 from tests.conftest import git
-
-TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-def record(n: int = 0) -> ProposalRecord:
-    return ProposalRecord(
-        ts=TS, candidate=f"c{n}", parent="0" * 40, components=["SKILL.md"], rationale=f"r{n}", source="api"
-    )
+from tests.store.store_fixtures import record
 
 
 def test_transaction_is_all_or_nothing(repo: Path) -> None:
