@@ -13,7 +13,7 @@ when it survives; it *leads* the instances whose pruned front holds it, and GEPA
 samples the next parent with probability proportional to the number of instances
 led.
 
-Matching gepa exactly, including ties (tests/test_frontier.py compares with gepa's
+Matching gepa exactly, including ties (tests/stats/test_frontier.py compares with gepa's
 own code on random matrices):
 
 - Means are ``sum(row) / len(row)`` summed in instance order, as gepa's state
