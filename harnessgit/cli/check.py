@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from harnessgit.store import Store
 
 # The rule names of harnessgit.checks.models.RULES, spelt out so that `--help` does
-# not import pydantic (tests/cli/test_check.py keeps the two equal).
+# not import the checks (tests/cli/test_check.py keeps the two equal).
 RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 
 
