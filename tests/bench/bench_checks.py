@@ -136,9 +136,7 @@ def main() -> None:
             "python -c pass": median_ms([python, "-c", "pass"], repo, env, args.runs),
             "harnessgit --help": median_ms([python, "-m", "harnessgit", "--help"], repo, env, args.runs),
             FLOOR_NAME: median_ms([python, "-c", FLOOR], repo, env, args.runs),
-            CONFIG_FLOOR_NAME: median_ms(
-                [python, "-c", CONFIG_FLOOR], repo, env, args.runs
-            ),
+            CONFIG_FLOOR_NAME: median_ms([python, "-c", CONFIG_FLOOR], repo, env, args.runs),
             "check 1 file": median_ms(one, repo, env, args.runs),
             f"git diff --cached --stat ({args.files} files)": median_ms(
                 ["git", "diff", "--cached", "--stat", "--", *paths], repo, env, args.runs
