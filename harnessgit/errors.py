@@ -17,6 +17,17 @@ class HarnessgitError(Exception):
     """A failure with a message a user can act on."""
 
     exit_code = EXIT_ERROR
+    label = "error"  # the CLI prints "harnessgit: <label>: <message>"
+
+
+class GateRefused(HarnessgitError):
+    """The gate will not compare: a precondition fails (the candidate does not descend
+    from the base tip, is merged already, changes the grader, fails the checks, or the
+    selection set is too small). An expected "no", decided before anything is
+    evaluated or recorded: no gate attempt is spent."""
+
+    exit_code = EXIT_NO
+    label = "refused"
 
 
 class NotARepository(HarnessgitError):

@@ -214,8 +214,8 @@ class IterationRecord(Record):
     candidate: str | None = None
     commit: str | None = None
     candidate_score: float | None = None
-    # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | gate-rejected |
-    # gate-passed | merged
+    # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | gate-refused |
+    # gate-rejected | gate-passed | merged
     outcome: str
     reason: str = ""
     selection_mean: float | None = None

@@ -41,6 +41,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except HarnessgitError as exc:  # raised before a command ran, e.g. by an option callback
-        click.echo(f"harnessgit: error: {exc}", err=True)
+        click.echo(f"harnessgit: {exc.label}: {exc}", err=True)
         return exc.exit_code
     return result if isinstance(result, int) else 0

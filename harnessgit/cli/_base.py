@@ -112,7 +112,7 @@ class HarnessgitGroup(click.Group):
             state = ctx.find_object(State)
             if state is not None and state.debug:
                 traceback.print_exc()
-            click.echo(f"harnessgit: error: {exc}", err=True)
+            click.echo(f"harnessgit: {exc.label}: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("harnessgit: interrupted", err=True)

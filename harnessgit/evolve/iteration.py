@@ -18,6 +18,7 @@ from harnessgit import globs, layout
 from harnessgit.candidates.propose import Proposal, propose, rebase
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
+from harnessgit.errors import GateRefused
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
@@ -232,6 +233,16 @@ def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Pro
     base's tip first when the base moved since ``tip``)."""
     base = session.config.harness.base
     gated = candidate if session.store.is_ancestor(tip, candidate.commit) else _carry(session, candidate)
+    try:
+        outcome, reason = _gate_or_merge(session, gated)
+    except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
+        outcome, reason = "gate-refused", str(refusal)
+    if gated is not candidate:
+        reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
+    return outcome, reason, gated
+
+
+def _gate_or_merge(session: Session, gated: Proposal) -> tuple[str, str]:
     if session.options.auto_merge:
         landed, checked = _merge(session, gated)
         outcome = "merged" if landed else "gate-rejected"
@@ -244,10 +255,7 @@ def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Pro
             book=session.book,
         )
         outcome = "gate-passed" if checked.passed else "gate-rejected"
-    reason = "; ".join(checked.record.reasons)
-    if gated is not candidate:
-        reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
-    return outcome, reason, gated
+    return outcome, "; ".join(checked.record.reasons)
 
 
 def _carry(session: Session, candidate: Proposal) -> Proposal:

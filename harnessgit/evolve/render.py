@@ -14,6 +14,7 @@ VERDICTS = {
     "not-gated": "kept on the frontier, not gated",
     "skipped-perfect": "minibatch already solved: no proposal",
     "gate-rejected": "gate: REJECT",
+    "gate-refused": "gate refused it (nothing recorded)",
     "gate-passed": "gate: PASS",
     "merged": "gate: PASS, merged",
 }

@@ -29,7 +29,7 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
-from harnessgit.errors import HarnessgitError
+from harnessgit.errors import GateRefused, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
@@ -67,7 +67,7 @@ class Comparison:
     candidate_scores: ScoreSummary
     checks: CheckReport
     attempt: int
-    conditions: list[str]  # failures found before any statistics: ancestry, grader, scores, checks
+    conditions: list[str]  # failures found before any statistics: the refusals, missing scores
     not_evaluated: list[str]  # commands that would supply the missing scores
     failing_checks: list[str]  # one line per failing check finding
 
@@ -118,13 +118,17 @@ def run_gate(
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
 ) -> GateOutcome:
-    """The gate command: evaluate what is missing, decide, and record the attempt."""
+    """The gate command: check the preconditions (a refusal evaluates and records
+    nothing), evaluate what is missing, decide, and record the attempt."""
     config = require(config)
     sides = gate_sides(store, config, name, base=base)
+    pre = preconditions(store, config, sides, allow_small=allow_small)
+    if pre.refused:
+        raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
     evaluate_sides(store, config, sides, book, execution)
     outcome = decide_gate(
-        compare(store, config, sides, book), config, allow_small=allow_small, ts=store.clock()
+        compare(store, config, sides, book, pre), config, allow_small=allow_small, ts=store.clock()
     )
     record_gate(store, outcome)
     return outcome
@@ -134,12 +138,13 @@ def preview_gate(
     store: Store, config: Config, name: str, *, base_commit: str | None = None, book: ScoreBook | None = None
 ) -> GateOutcome:
     """What the gate would decide about ``name`` now, from the scores on record: read
-    and decided, never evaluated and never recorded (no attempt is spent). `review`
-    asks this with ``base_commit`` set to its BASE."""
+    and decided, never evaluated and never recorded (no attempt is spent); a refusal
+    is one of its reasons. `review` asks this with ``base_commit`` set to its BASE."""
     config = require(config)
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
-    return decide_gate(compare(store, config, sides, book), config, allow_small=False, ts=store.clock())
+    pre = preconditions(store, config, sides, allow_small=False)
+    return decide_gate(compare(store, config, sides, book, pre), config, allow_small=False, ts=store.clock())
 
 
 def gate_sides(
@@ -177,7 +182,55 @@ def evaluate_sides(
         evaluate(store, config, context.commit, split=SELECTION, execution=execution, book=book)
 
 
-def compare(store: Store, config: Config, sides: Sides, book: ScoreBook) -> Comparison:
+@dataclass(frozen=True)
+class Preconditions:
+    """What the gate checks before any statistics, from the commits alone."""
+
+    checks: CheckReport
+    failing_checks: list[str]  # one line per failing check finding
+    refused: list[str]  # each unmet precondition in a sentence; empty: the gate may compare
+
+
+def preconditions(store: Store, config: Config, sides: Sides, *, allow_small: bool) -> Preconditions:
+    """The candidate must descend from the base (and not be in it already), keep the
+    grader, pass the checks, and the selection set must be large enough. Checked
+    before anything is evaluated or recorded: a refusal spends no gate attempt."""
+    label, branch, shown = sides.label, sides.branch, sides.shown
+    checks = check_change(store, config, sides.base.commit, sides.candidate.commit)
+    failing = [
+        f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.level == "failure"
+    ]
+    refused = []
+    if store.is_ancestor(sides.candidate.commit, sides.base.commit):
+        refused.append(f"{label} is merged into {shown} already: there is nothing to gate")
+    elif not store.is_ancestor(sides.base.commit, sides.candidate.commit):
+        tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
+        refused.append(
+            f"{label} does not descend from {tip}, so the tree evaluated is not "
+            f"the tree a merge would hold: propose the edit again on {branch} "
+            f"(harnessgit propose --parent {branch} ...) and evaluate it"
+        )
+    if sides.candidate.key.fingerprint != sides.base.key.fingerprint:
+        refused.append(
+            f"{label} changes files the evaluator depends on (its evaluator fingerprint differs from "
+            f"{shown}'s), so its scores are not comparable: a harness edit must not change the grader"
+        )
+    if failing:
+        plural = "s" if len(failing) > 1 else ""
+        refused.append(
+            f"the harness checks fail on the change ({len(failing)} failure{plural}; "
+            f"see `harnessgit check --against {shown}`): " + failing[0]
+        )
+    size = len(load_manifest(store.root, config.splits.manifest).ids(SELECTION))
+    if size < config.gate.min_instances and not allow_small:
+        refused.append(
+            f"the selection split has {size} instances; the gate needs at least "
+            f"{config.gate.min_instances} (min_instances), or --allow-small"
+        )
+    return Preconditions(checks, failing, refused)
+
+
+def compare(store: Store, config: Config, sides: Sides, book: ScoreBook, pre: Preconditions) -> Comparison:
     """What the gate needs to decide, read from the store and the record; writes nothing."""
     manifest = load_manifest(store.root, config.splits.manifest)
     ids = manifest.ids(SELECTION)
@@ -189,50 +242,21 @@ def compare(store: Store, config: Config, sides: Sides, book: ScoreBook) -> Comp
         for who, summary in ((sides.shown, base_scores), (sides.label, cand_scores))
         if summary.missing
     ]
-    checks = check_change(store, config, sides.base.commit, sides.candidate.commit)
-    failing = [
-        f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.level == "failure"
-    ]
-    ancestry = store.is_ancestor(sides.base.commit, sides.candidate.commit)
+    conditions = list(pre.refused)
+    if not_evaluated:
+        conditions.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     return Comparison(
         sides=sides,
         split_hash=split_hash,
         base_scores=base_scores,
         candidate_scores=cand_scores,
-        checks=checks,
+        checks=pre.checks,
         attempt=attempt_number(store, split_hash, pair),
-        conditions=_conditions(sides, ancestry, not_evaluated, failing),
+        conditions=conditions,
         not_evaluated=not_evaluated,
-        failing_checks=failing,
+        failing_checks=pre.failing_checks,
     )
-
-
-def _conditions(sides: Sides, ancestry: bool, not_evaluated: list[str], failing: list[str]) -> list[str]:
-    """The gate's failures that need no statistics, each in one sentence."""
-    found = []
-    label, branch, shown = sides.label, sides.branch, sides.shown
-    if not ancestry:
-        tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
-        found.append(
-            f"{label} does not descend from {tip}, so the tree evaluated is not "
-            f"the tree a merge would hold: propose the edit again on {branch} "
-            f"(harnessgit propose --parent {branch} ...) and evaluate it"
-        )
-    if sides.candidate.key.fingerprint != sides.base.key.fingerprint:
-        found.append(
-            f"{label} changes files the evaluator depends on (its evaluator fingerprint differs from "
-            f"{shown}'s), so its scores are not comparable: a harness edit must not change the grader"
-        )
-    if not_evaluated:
-        found.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
-    if failing:
-        plural = "s" if len(failing) > 1 else ""
-        found.append(
-            f"the harness checks fail on the change ({len(failing)} failure{plural}; "
-            f"see `harnessgit check --against {shown}`): " + failing[0]
-        )
-    return found
 
 
 def attempt_number(store: Store, split_hash: str, pair: tuple[str, str]) -> int:

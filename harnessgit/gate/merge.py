@@ -18,10 +18,11 @@ from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.evaluation.eval import Execution
 from harnessgit.gate.gate import GateOutcome, run_gate
+from harnessgit.objects import TreeEntry
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import points
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import Target, retire, without_trailer
+from harnessgit.targets import Target, base_tip, resolve, retire, without_trailer
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,14 @@ def merge(
 ) -> MergeResult:
     config = require(config)
     branch = base or config.harness.base
+    # A checkout the merge cannot move is refused before the gate spends anything.
+    checkout_ready(store, branch, base_tip(store, branch), resolve(store, name).sha)
     outcome = run_gate(store, config, name, base=branch, allow_small=allow_small, execution=execution)
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record
     message = _merge_message(store, outcome.target, branch, record)
-    landed = land(
+    landed, settled = land(
         store,
         branch,
         outcome.base.commit,
@@ -66,7 +69,8 @@ def merge(
         lambda commit: [record.model_copy(update={"merge": commit})],
         reason="merged",
     )
-    return MergeResult(branch, landed, update_worktree(store, branch, outcome.base.commit, landed), outcome)
+    moved = update_worktree(store, branch, outcome.base.commit, landed, settled)
+    return MergeResult(branch, landed, moved, outcome)
 
 
 def land(
@@ -78,8 +82,10 @@ def land(
     records_for: Callable[[str], list[GateRecord] | list[OverrideRecord]],
     *,
     reason: str,
-) -> str:
-    _refuse_dirty_checkout(store, branch, base_sha, target.sha)
+) -> tuple[str, Settled]:
+    """Write the merge commit and move the branch, with its records, in one transaction;
+    the merge commit and the local edits it settles (see `checkout_ready`)."""
+    settled = checkout_ready(store, branch, base_sha, target.sha)
     tree = store.commit_info(target.sha).tree
     merge_commit = store.write_commit(tree, [base_sha, target.sha], message)
     txn = Transaction(f"merge {target.candidate or target.sha[:12]} into {branch}")
@@ -98,7 +104,7 @@ def land(
             f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
             f"propose the edit again on the new tip and gate it"
         ) from None
-    return merge_commit
+    return merge_commit, settled
 
 
 def _merge_message(store: Store, target: Target, branch: str, record: GateRecord) -> str:
@@ -126,22 +132,33 @@ def _merge_message(store: Store, target: Target, branch: str, record: GateRecord
     return "\n".join(lines)
 
 
-def _refuse_dirty_checkout(store: Store, branch: str, old: str, new: str) -> None:
-    """Moving a checked-out branch under local edits to the files it changes would lose them."""
+Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)
+
+
+def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
+    """Whether a checked-out base branch can move from ``old`` to ``new`` under the
+    working tree. A local edit to a file the merge changes is fine when it already holds
+    what the merge writes (the README's flow: edit, propose, merge); the merge then
+    stages it, as a fast-forward would. Any other local edit to such a file would be
+    lost: refused, before anything is evaluated or written."""
     if store.head_branch() != branch:
-        return
-    changed = set(store.changed_paths(old, new))
-    dirty = sorted(set(store.worktree_changes()) & changed)
-    if dirty:
+        return {}
+    dirty = sorted(set(store.worktree_changes()) & set(store.changed_paths(old, new)))
+    merged = store.entries_at(new, dirty)
+    on_disk = store.hash_worktree_files([p for p in dirty if (store.root / p).is_file()], write=False)
+    differing = [p for p in dirty if on_disk.get(p) != (merged[p].sha if p in merged else None)]
+    if differing:
         raise HarnessgitError(
-            f"{branch} is checked out with uncommitted changes to {', '.join(dirty[:3])}, which the merge "
-            "changes: commit or stash them first"
+            f"{branch} is checked out with uncommitted changes to {', '.join(differing[:3])}, "
+            "which the merge changes differently: commit or stash them first"
         )
+    return {path: merged.get(path) for path in dirty}
 
 
-def update_worktree(store: Store, branch: str, old: str, new: str) -> bool:
+def update_worktree(store: Store, branch: str, old: str, new: str, settled: Settled) -> bool:
     """Bring a checked-out base branch's index and files along, like a fast-forward."""
     if store.head_branch() != branch:
         return False
+    store.stage(settled)
     store.fast_forward_checkout(old, new)
     return True

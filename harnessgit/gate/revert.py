@@ -71,7 +71,7 @@ def revert(
         f"Merge candidate {proposal.candidate}: {subject} (ungated override)\n\nReason: {reason.strip()}"
     )
     message += f"\n\n{layout.CANDIDATE_TRAILER}: {proposal.candidate}"
-    landed = land(
+    landed, settled = land(
         store,
         branch,
         tip,
@@ -80,4 +80,4 @@ def revert(
         lambda commit: [override.model_copy(update={"commit": commit})],
         reason="merged",
     )
-    return proposal, MergeResult(branch, landed, update_worktree(store, branch, tip, landed), None)
+    return proposal, MergeResult(branch, landed, update_worktree(store, branch, tip, landed, settled), None)

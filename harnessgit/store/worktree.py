@@ -38,18 +38,29 @@ class WorktreeMixin:
             changes[path] = "D" not in code
         return changes
 
-    def hash_worktree_files(self, paths: list[str]) -> dict[str, str]:
-        """Write working-tree files as blobs, through the repository's clean filters."""
+    def hash_worktree_files(self, paths: list[str], *, write: bool = True) -> dict[str, str]:
+        """Working-tree files as blob ids, through the repository's clean filters; written
+        into the object database unless ``write`` is False (ids only)."""
         if not paths:
             return {}
         for path in paths:
             if "\n" in path:
                 raise HarnessgitError(f"cannot read a file whose name contains a newline: {path!r}")
         listing = "\n".join(paths) + "\n"
-        out = self.git.run(
-            ["hash-object", "-w", "--stdin-paths"], input=listing.encode("utf-8", "surrogateescape")
-        )
+        args = ["hash-object", *(["-w"] if write else []), "--stdin-paths"]
+        out = self.git.run(args, input=listing.encode("utf-8", "surrogateescape"))
         return dict(zip(paths, out.stdout.decode().split(), strict=True))
+
+    def stage(self, entries: dict[str, TreeEntry | None]) -> None:
+        """Set index entries (None removes one): the user's index, moved as a merge of
+        these paths would move it."""
+        lines = [
+            f"{entry.mode} {entry.sha}\t{path}" if entry else f"0 {'0' * 40}\t{path}"
+            for path, entry in entries.items()
+        ]
+        if lines:
+            data = ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+            self.git.run(["update-index", "--index-info"], input=data)
 
     def apply_patch(self, tree: str, patch: bytes) -> str:
         """The tree that results from applying a unified diff to ``tree``.

@@ -8,7 +8,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.errors import HarnessgitError
+from harnessgit.errors import GateRefused, HarnessgitError
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import evaluate_sides, gate_sides, preview_gate, run_gate
 from harnessgit.records import GateRecord
@@ -54,18 +54,24 @@ def test_regressions_are_named(gate_repo: Path) -> None:
     assert outcome.record.losses == 2
 
 
-def test_a_candidate_that_does_not_descend_from_the_tip_is_rejected(gate_repo: Path) -> None:
+def written(repo: Path) -> str:
+    """Every harnessgit ref and note: what a refused gate must leave as it was."""
+    return git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/notes", "refs/harnessgit")
+
+
+def test_a_candidate_that_does_not_descend_from_the_tip_is_refused_before_anything_runs(
+    gate_repo: Path,
+) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
         write(gate_repo, "prompts/system.md", "moved main\n")
         git(gate_repo, "commit", "-qam", "main moves on")
-        outcome = run_gate(store, config, cand.candidate)
-    assert not outcome.passed
-    assert any(
-        "does not descend" in reason and "propose the edit again" in reason
-        for reason in outcome.record.reasons
-    )
+        before = written(gate_repo)
+        with pytest.raises(GateRefused, match=r"does not descend.*propose the edit again") as refused:
+            run_gate(store, config, cand.candidate)
+    assert refused.value.exit_code == 1
+    assert written(gate_repo) == before  # no evaluation, no gate record: no attempt spent
 
 
 def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
@@ -82,10 +88,12 @@ def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(12)})
-        refused = run_gate(store, config, cand.candidate)
-        assert not refused.passed and any("min_instances" in r for r in refused.record.reasons)
+        before = written(repo)
+        with pytest.raises(GateRefused, match=r"12 instances.*min_instances"):
+            run_gate(store, config, cand.candidate)
+        assert written(repo) == before  # a refusal is not an attempt
         allowed = run_gate(store, config, cand.candidate, allow_small=True)
-        assert allowed.passed
+        assert allowed.passed and allowed.record.attempt == 1
         assert "on 12 instances" in str(getattr(allowed.decision, "detectable", ""))
 
 
@@ -109,9 +117,10 @@ def test_a_changed_evaluator_is_not_comparable(gate_repo: Path) -> None:
     git(gate_repo, "checkout", "-q", f"harnessgit/cand/{cand.candidate}")
     write(gate_repo, "eval.py", (gate_repo / "eval.py").read_text() + "# changed\n")
     git(gate_repo, "commit", "-qam", "change the grader")
-    with Store.discover(gate_repo) as store:
-        outcome = run_gate(store, config, "HEAD")
-    assert not outcome.passed and any("evaluator fingerprint" in r for r in outcome.record.reasons)
+    before = written(gate_repo)
+    with Store.discover(gate_repo) as store, pytest.raises(GateRefused, match="evaluator fingerprint"):
+        run_gate(store, config, "HEAD")
+    assert written(gate_repo) == before
 
 
 def test_gating_the_tip_itself_is_an_error(gate_repo: Path) -> None:

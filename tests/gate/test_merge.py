@@ -12,7 +12,7 @@ from harnessgit import layout
 from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.errors import HarnessgitError
+from harnessgit.errors import GateRefused, HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.records import GateRecord, RetireRecord
 from harnessgit.store import Store
@@ -68,16 +68,46 @@ def test_a_rejected_merge_changes_nothing_on_main(gate_repo: Path) -> None:
     assert git(gate_repo, "rev-parse", f"harnessgit/cand/{cand.candidate}").strip() == cand.commit
 
 
-def test_merge_refuses_to_clobber_local_edits(gate_repo: Path) -> None:
+def written(repo: Path) -> str:
+    """Every ref, harnessgit's notes included: what a refused merge must leave as it was."""
+    return git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+
+
+def test_merge_refuses_to_clobber_local_edits_before_the_gate_spends_anything(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
         write(gate_repo, "SKILL.md", skill(10, "my local notes"))
-        before = git(gate_repo, "for-each-ref", "refs/heads")
+        before = written(gate_repo)
         with pytest.raises(HarnessgitError, match=r"uncommitted changes to SKILL\.md"):
             merge(store, config, cand.candidate)
-    assert git(gate_repo, "for-each-ref", "refs/heads") == before
+    # Refused first: no evaluation (no evals note), no gate attempt (no gate note).
+    assert written(gate_repo) == before
     assert "my local notes" in (gate_repo / "SKILL.md").read_text()
+
+
+def test_the_readme_flow_edit_propose_merge(gate_repo: Path) -> None:
+    # The working tree already holds what the merge writes: that is not a conflict.
+    write(gate_repo, "SKILL.md", skill(30))
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config)  # from the working tree, which it leaves as it is
+        assert (gate_repo / "SKILL.md").read_text() == skill(30)
+        result = merge(store, config, cand.candidate)
+    assert result.merge is not None and result.worktree_updated
+    assert git(gate_repo, "status", "--porcelain") == ""  # index and files follow main
+    assert git(gate_repo, "rev-parse", "HEAD").strip() == result.merge
+
+
+def test_merging_a_merged_candidate_again_is_refused_and_spends_nothing(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        assert merge(store, config, cand.candidate).merge
+        before = written(gate_repo)
+        with pytest.raises(GateRefused, match="merged into main already"):
+            merge(store, config, cand.candidate)
+    assert written(gate_repo) == before
 
 
 MERGER = """
