@@ -29,7 +29,7 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
-from harnessgit.errors import GateRefused, HarnessgitError
+from harnessgit.errors import ConcurrentUpdate, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
@@ -43,6 +43,7 @@ from harnessgit.targets import Target, base_tip, resolve
 
 SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted
+RACES = 20  # decisions a gate re-makes when other gates record first
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Comparison:
     candidate_scores: ScoreSummary
     checks: CheckReport
     attempt: int
+    gate_notes: str | None  # the gate notes' tip the attempt was counted at
     conditions: list[str]  # failures found before any statistics: the refusals, missing scores
     not_evaluated: list[str]  # commands that would supply the missing scores
     failing_checks: list[str]  # one line per failing check finding
@@ -127,11 +129,17 @@ def run_gate(
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
     evaluate_sides(store, config, sides, book, execution)
-    outcome = decide_gate(
-        compare(store, config, sides, book, pre), config, allow_small=allow_small, ts=store.clock()
+    for _race in range(RACES):
+        comparison = compare(store, config, sides, book, pre)
+        outcome = decide_gate(comparison, config, allow_small=allow_small, ts=store.clock())
+        try:
+            record_gate(store, outcome)
+        except ConcurrentUpdate:
+            continue  # another gate took attempt k meanwhile: count again, decide at the next level
+        return outcome
+    raise ConcurrentUpdate(
+        f"gave up after {RACES} gates recorded while this one decided: nothing was written"
     )
-    record_gate(store, outcome)
-    return outcome
 
 
 def preview_gate(
@@ -245,14 +253,15 @@ def compare(store: Store, config: Config, sides: Sides, book: ScoreBook, pre: Pr
     conditions = list(pre.refused)
     if not_evaluated:
         conditions.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
-    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    attempt, tip = attempt_on_record(store, split_hash, (sides.base.key.harness, sides.candidate.key.harness))
     return Comparison(
         sides=sides,
         split_hash=split_hash,
         base_scores=base_scores,
         candidate_scores=cand_scores,
         checks=pre.checks,
-        attempt=attempt_number(store, split_hash, pair),
+        attempt=attempt,
+        gate_notes=tip,
         conditions=conditions,
         not_evaluated=not_evaluated,
         failing_checks=pre.failing_checks,
@@ -265,17 +274,26 @@ def attempt_number(store: Store, split_hash: str, pair: tuple[str, str]) -> int:
     Re-gating the same comparison (``gate`` then ``merge``) is the same look at
     the same data and keeps its k; a new comparison is the next attempt.
     """
+    return attempt_on_record(store, split_hash, pair)[0]
+
+
+def attempt_on_record(store: Store, split_hash: str, pair: tuple[str, str]) -> tuple[int, str | None]:
+    """`attempt_number`, and the tip of the gate notes it was counted at: the gate's
+    record is written only if that tip is still current (`record_gate`), so two gates
+    racing on one selection set never both take the same k."""
+    while True:
+        tip = store.ref_value(layout.NOTES_GATE)
+        notes = store.notes(layout.NOTES_GATE)
+        if store.ref_value(layout.NOTES_GATE) == tip:  # else a gate wrote meanwhile: count again
+            break
     seen: dict[tuple[str, str], None] = {}
     records = [
-        record
-        for records in store.notes(layout.NOTES_GATE).values()
-        for record in records
-        if isinstance(record, GateRecord) and record.split_hash == split_hash
+        r for rs in notes.values() for r in rs if isinstance(r, GateRecord) and r.split_hash == split_hash
     ]
     for record in sorted(records, key=lambda r: r.ts):
         seen.setdefault((record.base_harness, record.harness), None)
     order = list(seen)
-    return order.index(pair) + 1 if pair in seen else len(order) + 1
+    return (order.index(pair) + 1 if pair in seen else len(order) + 1), tip
 
 
 def decide_gate(comparison: Comparison, config: Config, *, allow_small: bool, ts: datetime) -> GateOutcome:
@@ -383,6 +401,7 @@ def record_gate(store: Store, outcome: GateOutcome) -> None:
     it compared kept reachable, in one transaction."""
     record = outcome.record
     txn = Transaction(f"gate {outcome.comparison.sides.label}")
+    txn.expect(layout.NOTES_GATE, outcome.comparison.gate_notes)  # k is taken only if still free
     txn.append(layout.NOTES_GATE, record.commit, [record])
     if outcome.instances is not None:
         blob = store.write_blob(outcome.instances)

@@ -62,6 +62,10 @@ class NotesMixin:
                 tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
             else:
                 tips = self.ref_values(shared)
+            for ref, tip in txn.expected.items():  # appends that must land on a known tip
+                tips.pop(ref, None)
+                if tip is not None:
+                    tips[ref] = tip
             lines = []
             for move in txn.moves:
                 if move.new is None:
@@ -96,6 +100,13 @@ class NotesMixin:
         raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
 
     def _check_moves_still_apply(self, txn: Transaction) -> None:
+        if txn.expected:
+            current = self.ref_values(txn.expected)
+            for ref, tip in txn.expected.items():
+                if current.get(ref) != tip:
+                    raise ConcurrentUpdate(
+                        f"{ref} was written by another process meanwhile; nothing was written"
+                    )
         if not any(move.old is not None for move in txn.moves):
             return
         current = self.ref_values(move.ref for move in txn.moves)

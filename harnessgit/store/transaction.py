@@ -38,6 +38,10 @@ class Transaction:
     moves: list[RefMove] = field(default_factory=list)
     notes: dict[str, dict[str, list[bytes]]] = field(default_factory=dict)
     blobs: set[str] = field(default_factory=set)
+    # Notes refs whose appends must land on exactly this tip (None: the ref must not
+    # exist yet): a decision made from what the ref held is written only if no one
+    # wrote there since. A lost race is ConcurrentUpdate, not a retry.
+    expected: dict[str, str | None] = field(default_factory=dict)
 
     def create(self, ref: str, new: str) -> None:
         self.moves.append(RefMove(check_ref_name(ref, "ref"), new, ZERO))
@@ -55,6 +59,10 @@ class Transaction:
 
         lines = self.notes.setdefault(notes_ref, {}).setdefault(target, [])
         lines.extend(dump_record(record) for record in records)
+
+    def expect(self, notes_ref: str, tip: str | None) -> None:
+        """Append to ``notes_ref`` only if it is still at ``tip`` (compare-and-swap)."""
+        self.expected[notes_ref] = tip
 
     def keep(self, blob: str) -> None:
         """Keep a blob (e.g. trajectories referenced from a record) reachable."""

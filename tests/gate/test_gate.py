@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, HarnessgitError
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import evaluate_sides, gate_sides, preview_gate, run_gate
 from harnessgit.records import GateRecord
@@ -166,3 +169,37 @@ def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_rep
     assert outcome.record.base_mean == pytest.approx(0.25) and outcome.record.candidate_mean == pytest.approx(
         0.75
     )
+
+
+GATER = """
+import sys
+from harnessgit.cli import main
+sys.exit(main(["-C", sys.argv[1], "-q", "gate", sys.argv[2], "--json"]))
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_gates_of_different_comparisons_never_share_an_attempt(gate_repo: Path) -> None:
+    # Issue 12: two gates racing on one selection set both read k attempts so far and
+    # both recorded attempt k + 1 (5 of 6 trials), each testing at a level only one
+    # of them may use. Scores are on record first, so the gates race on deciding alone.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        candidates = [propose(store, config, {"SKILL.md": skill(30 + n)}).candidate for n in range(6)]
+        for candidate in ["main", *candidates]:
+            evaluate(store, config, candidate)
+    for first, second in zip(candidates[::2], candidates[1::2], strict=True):
+        racers = [
+            subprocess.Popen(
+                [sys.executable, "-c", GATER, str(gate_repo), name], stdout=subprocess.PIPE, text=True
+            )
+            for name in (first, second)
+        ]
+        for racer in racers:
+            racer.communicate(timeout=120)
+    with Store.discover(gate_repo) as store:
+        records = [
+            r for rs in store.notes(layout.NOTES_GATE).values() for r in rs if isinstance(r, GateRecord)
+        ]
+    attempts = sorted(r.attempt for r in records)
+    assert attempts == [1, 2, 3, 4, 5, 6], attempts
