@@ -132,7 +132,7 @@ class GateRecord(Record):
     """
 
     kind: Literal["gate"] = "gate"
-    candidate: str | None
+    candidate: str | None = None
     commit: str  # the candidate commit gated
     tree: str  # its tree: what the merge commit must hold
     base: str  # the base tip it was compared with
@@ -156,9 +156,9 @@ class GateRecord(Record):
     seed: int
     resamples: int
     n: int
-    base_mean: float | None
-    candidate_mean: float | None
-    difference: float | None
+    base_mean: float | None = None
+    candidate_mean: float | None = None
+    difference: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
     lower_bound: float | None = None
@@ -172,6 +172,9 @@ class GateRecord(Record):
     instances: str | None = None  # blob: the compared instance ids, one per line, sorted
     checks: list[str] = Field(default_factory=list)  # failing check findings, one line each
     merge: str | None = None  # the merge commit, on the copy written there
+    # The commit whose harnessgit.toml and split manifest the decision read (the base;
+    # None: the working tree's, for a review of a base from before harnessgit).
+    settings: str | None = None
 
 
 class OverrideRecord(Record):
@@ -179,7 +182,7 @@ class OverrideRecord(Record):
 
     kind: Literal["override"] = "override"
     commit: str  # the commit that moved the base branch
-    candidate: str | None
+    candidate: str | None = None
     action: str  # e.g. "revert"
     reason: str
     author: str
@@ -210,7 +213,7 @@ class IterationRecord(Record):
     parent_name: str  # candidate id or base branch
     component: str
     minibatch: list[str]
-    parent_score: float | None  # minibatch mean
+    parent_score: float | None = None  # minibatch mean
     candidate: str | None = None
     commit: str | None = None
     candidate_score: float | None = None

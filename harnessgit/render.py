@@ -166,3 +166,13 @@ def share(value: float | None) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+QUOTED_CHARS = 80  # of a line that breaks a protocol, quoted in the one-line error
+
+
+def quoted_start(line: str | bytes) -> str:
+    """The start of an offending line (evaluator or proposer output) as a Python
+    literal: cut to QUOTED_CHARS, control characters escaped, so that the error quoting
+    it stays one line. The user's own program's output, shown to the user."""
+    return repr(line[:QUOTED_CHARS]) + ("..." if len(line) > QUOTED_CHARS else "")

@@ -9,6 +9,9 @@ candidates commands all name commits this way.
 
 from __future__ import annotations
 
+import logging
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,6 +22,17 @@ from harnessgit.records import EvidenceRecord, LabelRecord, ProposalRecord, Reti
 from harnessgit.store import Store, Transaction
 
 State = Literal["live", "archived"]
+
+# A candidate id may be abbreviated as git abbreviates commit ids (core.abbrev's
+# default length), and never shorter: shorter prefixes collide too soon to type.
+PREFIX_MIN = 7
+# What may be an abbreviated commit id, so also a candidate id's prefix.
+_ABBREVIATION = re.compile(rf"[0-9a-f]{{{PREFIX_MIN},39}}")
+# Two 7-character strings one character apart score 12/14 = 0.86 with difflib; two
+# characters off, 0.71. Above this ratio an unknown name is taken for a typo.
+_TYPO_RATIO = 0.7
+
+log = logging.getLogger("harnessgit")
 
 
 @dataclass(frozen=True)
@@ -44,7 +58,14 @@ def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
 
 
 def resolve(store: Store, name: str) -> Target:
-    """A candidate id (live or archived) first, then any git revision."""
+    """What a name means, first match wins: a full candidate id (live, else archived),
+    then any git revision (a branch, a tag, a full or abbreviated commit id, ``HEAD~2``),
+    then a unique prefix of at least `PREFIX_MIN` characters of a candidate id.
+
+    git comes before prefixes so that every revision keeps the meaning git gives it;
+    when an abbreviation is both a commit's and a candidate's, the commit wins and a
+    warning names the candidate (typing more of the id, or all of it, picks it).
+    """
     check_revision(name)
     if CANDIDATE_ID.fullmatch(name):
         refs = store.ref_values([layout.candidate_ref(name), layout.archive_ref(name)])
@@ -52,7 +73,56 @@ def resolve(store: Store, name: str) -> Target:
             return Target(refs[layout.candidate_ref(name)], name, "live")
         if layout.archive_ref(name) in refs:
             return Target(refs[layout.archive_ref(name)], name, "archived")
-    return Target(store.resolve_commit(name))
+    try:
+        sha = store.resolve_commit(name)
+    except UnknownRevision:
+        return _by_prefix(store, name)
+    if _ABBREVIATION.fullmatch(name):
+        shadowed = [cid for cid in candidate_tips(store) if cid.startswith(name)]
+        if shadowed:
+            log.warning(
+                "%s is taken as commit %s, not as candidate %s (type more of the candidate id to mean it)",
+                name,
+                sha[:12],
+                ", ".join(sorted(shadowed)),
+            )
+    return Target(sha)
+
+
+def _by_prefix(store: Store, name: str) -> Target:
+    """The candidate a prefix stands for, or an error that says what was meant."""
+    unknown = f"unknown revision {name!r}"
+    if not CANDIDATE_ID.fullmatch(name):
+        raise UnknownRevision(unknown)
+    tips = candidate_tips(store)
+    matches = sorted(cid for cid in tips if cid.startswith(name))
+    if len(name) >= PREFIX_MIN and len(matches) == 1:
+        state, sha = tips[matches[0]]
+        return Target(sha, matches[0], state)
+    if len(name) >= PREFIX_MIN and matches:
+        raise UnknownRevision(f"candidate id prefix {name!r} is ambiguous: it starts {', '.join(matches)}")
+    if matches:
+        raise UnknownRevision(
+            f"{unknown}: a candidate id prefix needs {PREFIX_MIN} characters or more; "
+            f"did you mean {matches[0]}?"
+        )
+    closest = _closest(name, tips)
+    raise UnknownRevision(f"{unknown}: did you mean {closest}?" if closest else unknown)
+
+
+def _closest(name: str, ids: Iterable[str]) -> str | None:
+    """The candidate id most like ``name``, whole or cut to its length (a mistyped
+    prefix), if it is close enough to be a typo rather than another word."""
+    from difflib import SequenceMatcher  # only on this error path
+
+    best, best_ratio = None, _TYPO_RATIO
+    for cid in sorted(ids):
+        ratio = max(
+            SequenceMatcher(None, name, cid).ratio(), SequenceMatcher(None, name, cid[: len(name)]).ratio()
+        )
+        if ratio > best_ratio:
+            best, best_ratio = cid, ratio
+    return best
 
 
 def base_tip(store: Store, branch: str) -> str:

@@ -1,6 +1,6 @@
 """Commands that only read write nothing at all: no ref, no note, no object (issue 11).
 
-`review` (the gate's verdict from stored scores), `verify` and a `bisect` whose
+`review` (the gate's verdict from stored scores), `verify`, `status` and a `bisect` whose
 every commit has stored scores must leave the object database exactly as it was:
 the same set of objects, loose or packed, not merely the same refs. An object written
 by a reader is garbage at best and, on a shared remote, noise in every clone.
@@ -35,7 +35,7 @@ def scored_history(review_repo: Path) -> History:
     return history
 
 
-def test_review_verify_and_bisect_on_stored_scores_write_no_object(review_repo: Path) -> None:
+def test_review_verify_status_and_bisect_on_stored_scores_write_no_object(review_repo: Path) -> None:
     history = scored_history(review_repo)
     repo = history.repo
     before, refs = objects(repo), snapshot(repo)
@@ -44,6 +44,8 @@ def test_review_verify_and_bisect_on_stored_scores_write_no_object(review_repo: 
         ["review", history.chain[3], history.chain[4], "--format", "md"],
         ["review", history.chain[3], history.chain[4], "--format", "json"],
         ["verify"],
+        ["status"],
+        ["status", "--json"],
         ["bisect", "--good", history.good, "--bad", history.chain[-1], "--drop", "0.05"],
         ["bisect", "--good", history.good, "--bad", history.chain[-1], "--instance", "s-9"],
     ):

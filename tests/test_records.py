@@ -65,3 +65,32 @@ def test_reader_tolerates_newer_optional_fields() -> None:
     data["added_in_a_later_minor_version"] = True
     record = parse_record(json.dumps(data).encode())
     assert isinstance(record, ProposalRecord) and record.rationale == "why\nbecause"
+
+
+def test_every_optional_field_has_a_default() -> None:
+    # Records are written without their None fields (dump_record: exclude_none). An
+    # optional field with no default then reads back as missing, and the whole record
+    # is skipped: an override on a direct commit (candidate None) was lost that way.
+    import typing
+
+    from harnessgit.records import _KINDS
+
+    for cls in _KINDS.values():
+        for name, field in cls.model_fields.items():
+            if type(None) in typing.get_args(field.annotation):
+                assert not field.is_required(), f"{cls.__name__}.{name} may be None but has no default"
+
+
+def test_a_record_with_none_fields_reads_back() -> None:
+    from datetime import datetime, timezone
+
+    from harnessgit.records import OverrideRecord, dump_record, parse_record
+
+    record = OverrideRecord(
+        ts=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        commit="a" * 40,
+        action="settings",
+        reason="r",
+        author="me",
+    )
+    assert record.candidate is None and parse_record(dump_record(record)) == record

@@ -18,12 +18,14 @@ from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
 from harnessgit.evidence import encode_evidence
 from harnessgit.names import new_candidate_id
 from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.render import plural
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
 from harnessgit.targets import base_tip, resolve
 
 SUBJECT_WIDTH = 72
 _ID_ATTEMPTS = 5
+NAMED_FILES = 3  # files named in a message; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class Proposal:
     components: list[str]
     ref: str
     ignored: list[str] = field(default_factory=list)  # changed non-harness files left out
+    # The [harness] paths globs, for the text that says why files were left out.
+    harness_paths: list[str] = field(default_factory=list, metadata={"json": False})
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,13 @@ def propose(
         except ConcurrentUpdate:
             continue  # the id was taken meanwhile: draw another
         return Proposal(
-            candidate, commit, parent_sha, components, layout.candidate_ref(candidate), edit.ignored
+            candidate,
+            commit,
+            parent_sha,
+            components,
+            layout.candidate_ref(candidate),
+            edit.ignored,
+            list(config.harness.paths),
         )
     raise ProposalError("could not find a free candidate id")  # pragma: no cover
 
@@ -144,6 +154,12 @@ def _message(rationale: str, components: list[str], candidate: str) -> str:
         parts.append(body.strip())
     parts.append(f"{layout.CANDIDATE_TRAILER}: {candidate}")
     return "\n\n".join(parts)
+
+
+def first_few(paths: list[str]) -> str:
+    """The first `NAMED_FILES` paths, and how many more: what a one-line message can hold."""
+    rest = len(paths) - NAMED_FILES
+    return ", ".join(paths[:NAMED_FILES]) + (f" and {rest} more" if rest > 0 else "")
 
 
 def normalise_component(path: str) -> str:
@@ -220,7 +236,12 @@ def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
     harness = {path: exists for path, exists in changed.items() if globs.matches(path, config.harness.paths)}
     ignored = sorted(set(changed) - set(harness))
     if not harness:
-        hint = f" ({len(ignored)} changed files are not harness files)" if ignored else ""
+        hint = (
+            f" ([harness] paths = {', '.join(config.harness.paths)}); "
+            f"{plural(len(ignored), 'changed file')} left out: {first_few(ignored)}"
+            if ignored
+            else ""
+        )
         raise ProposalError(f"no uncommitted changes to harness files{hint}")
     blobs = store.hash_worktree_files([path for path, exists in harness.items() if exists])
     head_tree = store.commit_info(head).tree

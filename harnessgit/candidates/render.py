@@ -1,4 +1,4 @@
-"""How `propose`, `show`, `log` and `label` look as text (their ``--json`` is
+"""How `propose`, `show`, `log`, `status` and `label` look as text (their ``--json`` is
 `harnessgit.render.to_json` of the result)."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from harnessgit.candidates.label import Labels
-from harnessgit.candidates.log import LogEntry, LogResult
+from harnessgit.candidates.log import LogEntry, LogResult, SelectionSpend
 from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
 from harnessgit.records import LabelRecord
-from harnessgit.render import EMPTY, changes, points, short, size, table
+from harnessgit.render import EMPTY, changes, mean_text, plural, points, short, size, table
 
 if TYPE_CHECKING:
     from harnessgit.candidates.propose import Proposal
+    from harnessgit.candidates.status import CandidateState, StatusResult
 
 
 def _when(ts: datetime) -> str:
@@ -24,7 +25,12 @@ def proposal_text(result: Proposal) -> str:
     """What `propose` adds on standard error (standard output is only the candidate id)."""
     lines = [f"  {short(result.commit)} on {short(result.parent)}: {', '.join(result.components)}"]
     if result.ignored:
-        lines.append(f"  left out {len(result.ignored)} changed files that are not harness files")
+        from harnessgit.candidates.propose import first_few  # propose's own listing, not at import
+
+        lines.append(
+            f"  left out {plural(len(result.ignored), 'changed file')} outside [harness] paths "
+            f"({', '.join(result.harness_paths)}): {first_few(result.ignored)}"
+        )
     return "\n".join(lines)
 
 
@@ -108,10 +114,7 @@ def log_text(result: LogResult) -> str:
     ]
     text = table(rows, ["commit", "date", "kind", "candidate", "subject", "gate"])
     for spend in result.selection_sets:
-        text += (
-            f"\nselection set {spend.split_hash[:10]}: {spend.attempts} gate attempts, "
-            f"{spend.passed} passed, alpha spent {spend.alpha_spent:.4f} of {spend.alpha}"
-        )
+        text += "\n" + _spend_line(spend)
     if result.test_peeks:
         peeks = [
             [
@@ -129,6 +132,68 @@ def log_text(result: LogResult) -> str:
             peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
         )
     return text
+
+
+def _spend_line(spend: SelectionSpend) -> str:
+    return (
+        f"selection set {spend.split_hash[:10]}: {plural(spend.attempts, 'gate attempt')}, "
+        f"{spend.passed} passed, alpha spent {spend.alpha_spent:.4f} of {spend.alpha}"
+    )
+
+
+def status_text(result: StatusResult) -> str:
+    base, size = result.base, result.selection_size
+    if result.problem:
+        scored = f"no selection numbers: {result.problem}"
+    elif base.n:
+        scored = f"selection {mean_text(base.mean, base.stderr)} on {base.n} of {size} instances"
+    else:
+        scored = f"not evaluated on the selection split (harnessgit eval {base.branch})"
+    lines = [
+        f"{base.branch} at {short(base.commit)}: {scored}",
+        f"  evaluator {short(result.fingerprint, 8)}, model {result.model}",
+    ]
+    if result.selection is not None:
+        lines.append(_spend_line(result.selection))
+    lines.append("")
+    if result.candidates:
+        rows = [_candidate_row(c, size, result.as_of) for c in result.candidates]
+        headers = ["candidate", "parent", "age", "selection", "mean", "frontier", "last gate", "subject"]
+        lines += [f"{plural(len(rows), 'live candidate')}:", table(rows, headers)]
+    else:
+        lines.append("no live candidates (edit a harness file, then: harnessgit propose -m 'why')")
+    archived = ", ".join(f"{count} {reason}" for reason, count in result.archived.items())
+    lines.append(f"archived: {archived or 'none'}")
+    return "\n".join(lines)
+
+
+def _candidate_row(c: CandidateState, size: int, now: datetime) -> list[str]:
+    if c.on_frontier is None:
+        frontier = EMPTY if c.comparable else "other evaluator"
+    else:
+        frontier = "yes" if c.on_frontier else "no"
+    gate = EMPTY
+    if c.gate is not None:
+        diff = f" {points(c.gate.difference)} pts" if c.gate.difference is not None else ""
+        gate = f"{'pass' if c.gate.passed else 'REJECT'}{diff} (attempt {c.gate.attempt})"
+    return [
+        c.id,
+        c.parent or EMPTY,
+        _age((now - c.created).total_seconds()),
+        f"{c.n}/{size}",
+        points(c.mean, False),
+        frontier,
+        gate,
+        c.subject[:50],
+    ]
+
+
+def _age(seconds: float) -> str:
+    """How long ago, in the largest whole unit: 45s, 12m, 5h, 3d."""
+    for unit, width in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= width:
+            return f"{int(seconds // width)}{unit}"
+    return f"{max(int(seconds), 0)}s"
 
 
 def labels_text(found: Labels) -> str:

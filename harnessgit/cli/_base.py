@@ -79,9 +79,9 @@ def _configure_logging(quiet: bool, debug: bool) -> None:
 # tests/cli/test_base.py keeps this table equal to what the modules define.
 COMMAND_MODULES = {
     "init": "config",
-    **dict.fromkeys(["propose", "show", "log", "label"], "candidates"),
+    **dict.fromkeys(["propose", "show", "log", "status", "label"], "candidates"),
     **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
-    **dict.fromkeys(["gate", "merge", "revert", "verify", "frontier"], "gate"),
+    **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
     "check": "check",
     "review": "review",
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),

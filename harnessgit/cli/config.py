@@ -62,6 +62,9 @@ def init(
             store, harness=list(harness) or None, evaluator=argv, splits=splits, model=model, base=base
         )
     echo(f"wrote {result.path}")
+    if not state.quiet:
+        for pattern in result.unmatched:
+            echo(f"harnessgit: warning: --harness {pattern!r} matches no file in the working tree", err=True)
     for ref in result.display_refs_added:
         echo(f"git log now shows notes from {ref} (notes.displayRef)")
     if not state.quiet:

@@ -11,8 +11,7 @@ from harnessgit.errors import EXIT_OK, HarnessgitError
 
 
 @cli.command()
-@click.argument("base", metavar="[BASE]", required=False)
-@click.argument("head", metavar="[HEAD]", required=False)
+@click.argument("revisions", nargs=-1, metavar="[[BASE] HEAD]")
 @click.option(
     "--format",
     "fmt",
@@ -30,19 +29,25 @@ from harnessgit.errors import EXIT_OK, HarnessgitError
     help="Write the review to FILE instead of standard output.",
 )
 @click.pass_obj
-def review(state: State, base: str | None, head: str | None, fmt: str, output: Path | None) -> int:
+def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | None) -> int:
     """Review BASE..HEAD like a pull request: verdict, files, checks, scores, flips, evidence.
 
-    BASE defaults to the merge-base of HEAD with the base branch, HEAD to the
-    current HEAD; both may be any revision or candidate id. The verdict is what
-    the gate would decide from stored scores: review never runs the evaluator and
-    records nothing. Exits 0 whatever the verdict (use `harnessgit gate` to decide).
+    With one argument it is HEAD (`review CAND` reviews a candidate), and BASE is
+    HEAD's merge-base with the base branch; with none, HEAD is the current HEAD.
+    Both may be any revision or candidate id. The verdict is what the gate would
+    decide from stored scores: review never runs the evaluator and records nothing.
+    Exits 0 whatever the verdict (use `harnessgit gate` to decide).
     """
     from harnessgit.render import to_json
     from harnessgit.review.markdown import review_markdown
     from harnessgit.review.render import review_text
     from harnessgit.review.review import review as run
 
+    if len(revisions) > 2:
+        raise click.UsageError("review takes at most two revisions: [[BASE] HEAD]")
+    # One revision is the change to review, as `git show REV` reads it, not where to start.
+    base = revisions[0] if len(revisions) == 2 else None
+    head = revisions[-1] if revisions else None
     store, config = state.open()
     with store:
         result = run(store, config, base, head)

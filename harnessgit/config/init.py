@@ -7,11 +7,11 @@ harnessgit.toml is present.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from harnessgit import layout
+from harnessgit import globs, layout
 from harnessgit.config import CONFIG_FILE, DEFAULT_HARNESS_PATHS, Config, parse_config
-from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.errors import ConfigError, HarnessgitError, UnknownRevision
 from harnessgit.names import check_ref_name
 from harnessgit.store import Store
 
@@ -26,6 +26,7 @@ class InitResult:
     path: str
     config: Config
     display_refs_added: list[str]
+    unmatched: list[str] = field(default_factory=list)  # given --harness globs that match no file yet
 
 
 def _toml_list(values: list[str]) -> str:
@@ -84,4 +85,20 @@ def init_repository(
         handle.write(text)
     for ref in added:
         store.config_add("notes.displayRef", ref)
-    return InitResult(str(path), config, added)
+    return InitResult(str(path), config, added, unmatched_globs(store, harness or []))
+
+
+def unmatched_globs(store: Store, patterns: list[str]) -> list[str]:
+    """The globs that match no file in the working tree (tracked, or untracked and not
+    ignored): a typo that would make every edit to the harness "not a harness file".
+    Not an error: the files may be about to be written."""
+    if not patterns:
+        return []
+    changes = store.worktree_changes()
+    try:
+        files = set(store.files_at(store.resolve_commit("HEAD")))
+    except UnknownRevision:  # no commit yet: only what git status lists
+        files = set()
+    files |= {path for path, exists in changes.items() if exists}
+    files -= {path for path, exists in changes.items() if not exists}
+    return [pattern for pattern in patterns if not any(globs.matches(path, [pattern]) for path in files)]

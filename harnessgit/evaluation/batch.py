@@ -5,13 +5,18 @@ evaluated commit's whole tree, receives the instance ids on standard input (and
 in HARNESSGIT_INSTANCES_FILE), and prints one JSON object per instance:
 ``{"instance": id, "score": 0..1, "feedback"?, "trajectory"?, "failure_class"?,
 "cluster"?, "cost"?}``. Anything else is an error that names the line or the
-instance, with the evaluator's last lines of standard error.
+instance (quoting the start of a line that is not a result), with the evaluator's
+last lines of standard error.
+
+A failure ends the evaluation's other batches too (`Running.stop`): one failure
+costs one batch, not a second that starts while the first is being reported.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import math
 import subprocess
 import threading
@@ -24,13 +29,27 @@ from typing import IO, Any
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import loads_strict
 from harnessgit.processes import kill_group, start_group
+from harnessgit.render import quoted_start
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_TAIL = 5
+# After the timeout the group is killed; its pipes then close at once, unless a process
+# that left the group (setsid, a daemon) holds them: that one is not waited for longer.
+GRACE = 1.0
+# How long after the timeout a process that closed its stdout just before it may take
+# to exit.
+EXIT_SLACK = 1.0
 
 
 class EvaluatorError(HarnessgitError):
     pass
+
+
+class Stopped(EvaluatorError):
+    """A batch that did not run to its end because another batch failed first."""
+
+    def __init__(self) -> None:
+        super().__init__("evaluator: stopped, another batch failed")
 
 
 @dataclass(frozen=True)
@@ -63,13 +82,14 @@ def parse_output(lines: list[bytes], requested: list[str]) -> list[InstanceResul
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise OutputProblem(f"output line {number} is not UTF-8") from None
+            raise OutputProblem(f"output line {number} is not UTF-8: {quoted_start(raw)}") from None
         try:
             data = loads_strict(text)
         except ValueError as exc:
-            raise OutputProblem(f"output line {number} is not JSON ({exc})") from None
+            why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise OutputProblem(f"output line {number} is not JSON ({why}): {quoted_start(text)}") from None
         if not isinstance(data, dict):
-            raise OutputProblem(f"output line {number} is not a JSON object")
+            raise OutputProblem(f"output line {number} is not a JSON object: {quoted_start(text)}")
         result = _instance_result(data, number)
         if result.instance not in wanted:
             raise OutputProblem(f"output line {number}: instance {result.instance!r} was not requested")
@@ -117,22 +137,35 @@ def _instance_result(data: dict[str, Any], number: int) -> InstanceResult:
 
 
 class Running:
-    """The evaluator processes alive right now, so an interrupt can end them all."""
+    """The evaluator processes of one evaluation. Once stopped (a batch failed, or an
+    interrupt), every one alive is killed and no other starts."""
 
     def __init__(self) -> None:
         self._procs: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+        self._stopped = False
 
-    def add(self, proc: subprocess.Popen[bytes]) -> None:
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Start an evaluator, or raise `Stopped`; OSError when it cannot start."""
+        # Under the lock: a stop() between the check and the start would miss this one.
         with self._lock:
+            if self._stopped:
+                raise Stopped()
+            proc = start_group(argv, cwd, env)
             self._procs.add(proc)
+        return proc
 
-    def discard(self, proc: subprocess.Popen[bytes]) -> None:
+    def finished(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
             self._procs.discard(proc)
 
-    def kill_all(self) -> None:
+    def stop(self) -> None:
         with self._lock:
+            self._stopped = True
             procs = list(self._procs)
         for proc in procs:
             kill_group(proc)
@@ -149,14 +182,14 @@ def run_batch(
     on_stderr: Callable[[str], None] | None = None,
     max_line: int = MAX_LINE_BYTES,
 ) -> BatchOutput:
-    """Run the evaluator once over ``instances``; raise EvaluatorError on any problem."""
+    """Run the evaluator once over ``instances``; raise EvaluatorError on any problem
+    (`Stopped` when ``running`` was stopped before the batch ended)."""
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
     started = time.monotonic()
     try:
-        proc = start_group(argv, workdir, env)
+        proc = running.start(argv, workdir, env)
     except OSError as exc:
         raise EvaluatorError(f"cannot start the evaluator {argv[0]!r}: {exc.strerror}") from None
-    running.add(proc)
     lines: list[bytes] = []
     problem: list[str] = []
     assert proc.stdin and proc.stdout and proc.stderr
@@ -168,28 +201,16 @@ def run_batch(
     for thread in threads:
         thread.start()
     try:
-        threads[2].join(timeout)
-        if threads[2].is_alive():
-            kill_group(proc)
-            threads[2].join()
-            problem.insert(0, f"timed out after {timeout:g} s (the whole process group was killed)")
-        try:
-            returncode = proc.wait(timeout=max(0.0, timeout - (time.monotonic() - started)) + 1)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            returncode = proc.wait()
-            problem.insert(0, f"timed out after {timeout:g} s (the whole process group was killed)")
-        for thread in threads[:2]:
-            thread.join(5)
+        returncode = _wait(proc, threads[2], timeout)
     finally:
-        running.discard(proc)
+        running.finished(proc)
         kill_group(proc)  # stragglers it left behind in its group
-        for thread in threads:
-            thread.join(5)
-        for stream in (proc.stdout, proc.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()
+        _close(proc, threads)
     wall = time.monotonic() - started
+    if running.stopped and returncode != 0:
+        raise Stopped()  # killed because another batch failed: that failure is the error
+    if returncode is None:
+        raise _error(f"timed out after {timeout:g} s (the whole process group was killed)", tail)
     if problem:
         raise _error(problem[0], tail)
     if returncode != 0:
@@ -201,13 +222,40 @@ def run_batch(
         raise _error(str(exc), tail) from None
 
 
+def _wait(proc: subprocess.Popen[bytes], reader: threading.Thread, timeout: float) -> int | None:
+    """The evaluator's exit status, or None when it ran past ``timeout``: then its whole
+    process group is killed at once, so a hang costs the timeout and not more."""
+    deadline = time.monotonic() + timeout
+    reader.join(timeout)
+    if not reader.is_alive():  # its stdout closed: it has ended or is about to
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return proc.wait(timeout=max(0.0, deadline - time.monotonic()) + EXIT_SLACK)
+    kill_group(proc)
+    reader.join(GRACE)
+    proc.wait()  # SIGKILL: at once
+    return None
+
+
+def _close(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
+    """End the pipe threads, waiting GRACE in all. A pipe still held by a process that
+    left the group is left open: closing it would wait for its blocked reader."""
+    deadline = time.monotonic() + GRACE
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    for stream, thread in ((proc.stderr, threads[1]), (proc.stdout, threads[2])):
+        if stream is not None and not thread.is_alive():
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 def _error(problem: str, tail: collections.deque[str]) -> EvaluatorError:
-    if tail:
-        stderr = " | ".join(line.strip() for line in tail if line.strip())
-        if len(stderr) > 400:
-            stderr = "..." + stderr[-400:]
-        return EvaluatorError(f"evaluator: {problem}; last stderr: {stderr}")
-    return EvaluatorError(f"evaluator: {problem}")
+    # list(tail): one copy, as a straggler's stderr thread may still append to it.
+    stderr = " | ".join(line.strip() for line in list(tail) if line.strip())
+    if not stderr:
+        return EvaluatorError(f"evaluator: {problem}")
+    if len(stderr) > 400:
+        stderr = "..." + stderr[-400:]
+    return EvaluatorError(f"evaluator: {problem}; last stderr: {stderr}")
 
 
 def _feed(stdin: IO[bytes], instances: list[str]) -> None:

@@ -5,7 +5,9 @@ tree id, evaluator fingerprint, model, instance, repeat), runs only the rest in
 batches (up to ``jobs`` evaluator processes at once, each in a fresh checkout of
 the commit's tree), and records each completed batch at once: an interrupted or
 failed evaluation keeps every batch that finished, and a re-run does only what
-is missing.
+is missing. The first batch that fails ends the evaluation: no further batch
+starts and the ones running beside it are killed, so a failure costs one batch
+(issue 12: a crashing evaluator ran twice, a hanging one took twice its timeout).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
-from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, run_batch
+from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped, run_batch
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
@@ -99,7 +101,11 @@ def evaluate(
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
     allow_test: bool = False,
+    manifest: Manifest | None = None,
 ) -> Evaluation:
+    """Evaluate ``rev``'s harness on ``split``, running only what is not on record.
+    ``manifest`` is the split manifest to read (default: the working tree's; the gate
+    passes the base commit's)."""
     config = require(config)
     if not config.evaluator.command:
         raise ConfigError("no evaluator: set [evaluator] command in harnessgit.toml")
@@ -107,7 +113,8 @@ def evaluate(
         raise HarnessgitError("the test split is held out: use `harnessgit test REV` to look at it")
     if repeats < 1:
         raise HarnessgitError("--repeats must be at least 1")
-    manifest = load_manifest(store.root, config.splits.manifest)
+    if manifest is None:
+        manifest = load_manifest(store.root, config.splits.manifest)
     ids = _select(manifest, split, instances)
     context = eval_context(store, config, resolve(store, rev).sha)
     book = book if book is not None else ScoreBook.load(store)
@@ -180,8 +187,7 @@ class _Batches:
         progress: Progress | None,
         total: int,
     ) -> float:
-        done = 0
-        evaluator_time = 0.0
+        """Run the batches, recording each as it finishes; the evaluator time summed."""
         if progress:
             progress(0, total)
         if not batches:
@@ -191,28 +197,65 @@ class _Batches:
                 pool.submit(self._one, batch): batch for batch in batches
             }
             try:
-                remaining = set(futures)
-                while remaining:
-                    finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        output = future.result()  # raises the batch's error
-                        book.add(self._record(futures[future], output))
-                        evaluator_time += output.wall_time
-                        done += len(futures[future])
-                        if progress:
-                            progress(done, total)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                self.running.kill_all()
+                return self._collect(futures, book, progress, total)
+            except BaseException:  # an interrupt, or a record that cannot be written
+                self.running.stop()
                 raise
             finally:
+                for future in futures:
+                    future.cancel()
                 pool.shutdown(wait=True)  # no batch may still be copying the checkout
                 if self._scratch is not None:
                     self._scratch.cleanup()
+
+    def _collect(
+        self,
+        futures: dict[Future[BatchOutput], list[tuple[str, int]]],
+        book: ScoreBook,
+        progress: Progress | None,
+        total: int,
+    ) -> float:
+        """Record each batch as it finishes. After a failure the others are stopped (see
+        `_one`); those that finished meanwhile are recorded too, and the first failure is
+        raised once every batch has ended."""
+        done, evaluator_time = 0, 0.0
+        failures: list[BaseException] = []
+        remaining = set(futures)
+        while remaining:
+            finished, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+            for future in finished:
+                if future.cancelled():  # after a failure, before it started
+                    continue
+                failure = future.exception()
+                if failure is not None:
+                    failures.append(failure)
+                    self.running.stop()  # `_one` has already; a second stop is harmless
+                    for other in remaining:
+                        other.cancel()
+                    continue
+                output = future.result()
+                book.add(self._record(futures[future], output))
+                evaluator_time += output.wall_time
+                done += len(futures[future])
+                if progress:
+                    progress(done, total)
+        if failures:
+            # The batch that failed, not one that was killed because it had.
+            raise next((f for f in failures if not isinstance(f, Stopped)), failures[0])
         return evaluator_time
 
     def _one(self, batch: list[tuple[str, int]]) -> BatchOutput:
+        if self.running.stopped:
+            raise Stopped()  # not even the copy of the checkout
+        try:
+            return self._run(batch)
+        except BaseException:
+            # Stop here, in the worker: by the time the main thread sees the failure,
+            # this worker would have started the next batch (issue 12).
+            self.running.stop()
+            raise
+
+    def _run(self, batch: list[tuple[str, int]]) -> BatchOutput:
         instances = [instance for instance, _repeat in batch]
         repeat = batch[0][1]
         with tempfile.TemporaryDirectory(prefix="harnessgit-eval-") as tmp:

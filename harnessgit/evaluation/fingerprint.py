@@ -26,20 +26,35 @@ def harness_tree_id(files: Mapping[str, TreeEntry], config: Config) -> str:
 
 
 def evaluator_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str, TreeEntry]:
-    """The files whose content is part of the fingerprint.
-
-    Default: everything outside the harness, except harnessgit.toml and the split
-    manifest (changing gate settings or adding train instances does not change
-    what a score means for one instance).
+    """The files whose content is part of the fingerprint: ``[evaluator] files`` when
+    set; else the files the evaluator command names (``python3 eval.py`` -> eval.py; a
+    directory named -> every file under it), so that a README, docs or CI commit
+    changes neither the fingerprint nor the cache (issue 12); else, when the command
+    names no file of the repository (``make eval``), everything outside the harness,
+    harnessgit.toml and the split manifest, as what the evaluator reads is unknown.
     """
     if config.evaluator.files is not None:
         return {p: e for p, e in files.items() if globs.matches(p, config.evaluator.files)}
+    named = command_files(files, config.evaluator.command or [])
+    if named:
+        return named
     skip = {CONFIG_FILE, config.splits.manifest}
     return {
         path: entry
         for path, entry in files.items()
         if path not in skip and not globs.matches(path, config.harness.paths)
     }
+
+
+def command_files(files: Mapping[str, TreeEntry], argv: list[str]) -> dict[str, TreeEntry]:
+    """The files of ``files`` that an argv names: a path of a file, or of a folder."""
+    found: dict[str, TreeEntry] = {}
+    for argument in argv:
+        path = argument.removeprefix("./").rstrip("/")
+        if not path or path.startswith(("-", "/")):
+            continue
+        found.update({p: e for p, e in files.items() if p == path or p.startswith(path + "/")})
+    return found
 
 
 def evaluator_fingerprint(files: Mapping[str, TreeEntry], config: Config) -> str:

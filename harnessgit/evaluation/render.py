@@ -75,7 +75,7 @@ def scores_text(summary: ScoreSummary, commit: str) -> str:
         f"evaluator {short(summary.fingerprint)}, harness {short(summary.harness)})"
     ]
     if rows:
-        lines.append(table(rows, ["instance", "mean", "repeats", "cluster", "failure class"]))
+        lines.append(table(rows, ["instance", "mean", "score per repeat", "cluster", "failure class"]))
     lines.append(_mean(summary))
     if summary.missing:
         lines.append(

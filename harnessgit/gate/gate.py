@@ -29,11 +29,12 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.checks import CheckReport, Finding, check_change
 from harnessgit.config import Config, require
-from harnessgit.errors import ConcurrentUpdate, GateRefused, HarnessgitError
+from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
-from harnessgit.evaluation.splits import load_manifest
+from harnessgit.evaluation.splits import ManifestError, load_manifest
+from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.objects import object_id
 from harnessgit.records import GateRecord
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
@@ -56,6 +57,7 @@ class Sides:
     candidate: EvalContext
     label: str  # the candidate as messages name it
     shown: str  # the base as messages name it: the branch, or a commit for `review`
+    settings: Settings  # what decides: the base commit's harnessgit.toml and manifest
 
 
 @dataclass(frozen=True)
@@ -124,14 +126,14 @@ def run_gate(
     nothing), evaluate what is missing, decide, and record the attempt."""
     config = require(config)
     sides = gate_sides(store, config, name, base=base)
-    pre = preconditions(store, config, sides, allow_small=allow_small)
+    pre = preconditions(store, sides, allow_small=allow_small)
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
-    evaluate_sides(store, config, sides, book, execution)
+    evaluate_sides(store, sides, book, execution)
     for _race in range(RACES):
-        comparison = compare(store, config, sides, book, pre)
-        outcome = decide_gate(comparison, config, allow_small=allow_small, ts=store.clock())
+        comparison = compare(store, sides, book, pre)
+        outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome)
         except ConcurrentUpdate:
@@ -151,8 +153,8 @@ def preview_gate(
     config = require(config)
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
-    pre = preconditions(store, config, sides, allow_small=False)
-    return decide_gate(compare(store, config, sides, book, pre), config, allow_small=False, ts=store.clock())
+    pre = preconditions(store, sides, allow_small=False)
+    return decide_gate(compare(store, sides, book, pre), allow_small=False, ts=store.clock())
 
 
 def gate_sides(
@@ -160,7 +162,9 @@ def gate_sides(
 ) -> Sides:
     """The candidate ``name`` and the base it is gated against: the tip of ``base``
     (default [harness] base), or any ``base_commit`` (`review` asks what the gate
-    would say about BASE..HEAD; messages then name the commit)."""
+    would say about BASE..HEAD; messages then name the commit). What decides is the
+    base commit's harnessgit.toml and manifest; `review` of a base from before
+    harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
     base_sha = base_commit if base_commit is not None else base_tip(store, branch)
     target = resolve(store, name)
@@ -168,26 +172,48 @@ def gate_sides(
     if target.sha == base_sha:
         where = f"the tip of {branch}" if base_commit is None else "the base commit"
         raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
+    shown = branch if base_commit is None else base_commit[:12]
+    settings = _settings(store, config, base_sha, shown, committed_only=base_commit is None)
     return Sides(
         target=target,
         branch=branch,
-        base=eval_context(store, config, base_sha),
-        candidate=eval_context(store, config, target.sha),
+        base=eval_context(store, settings.config, base_sha),
+        candidate=eval_context(store, settings.config, target.sha),
         label=label,
-        shown=branch if base_commit is None else base_commit[:12],
+        shown=shown,
+        settings=settings,
     )
+
+
+def _settings(store: Store, config: Config, base_sha: str, shown: str, *, committed_only: bool) -> Settings:
+    try:
+        settings = committed_settings(store, base_sha, what=shown)
+    except (ConfigError, ManifestError):
+        if committed_only:
+            raise
+        return Settings("", config, load_manifest(store.root, config.splits.manifest))
+    warn_ignored(store, settings, f"the gate against {shown}")
+    return settings
 
 
 def evaluate_sides(
     store: Store,
-    config: Config,
     sides: Sides,
     book: ScoreBook,
     execution: Execution = Execution(),
 ) -> None:
     """Run the evaluator on whatever selection scores either side lacks (through the cache)."""
+    settings = sides.settings
     for context in (sides.base, sides.candidate):
-        evaluate(store, config, context.commit, split=SELECTION, execution=execution, book=book)
+        evaluate(
+            store,
+            settings.config,
+            context.commit,
+            split=SELECTION,
+            execution=execution,
+            book=book,
+            manifest=settings.manifest,
+        )
 
 
 @dataclass(frozen=True)
@@ -199,12 +225,12 @@ class Preconditions:
     refused: list[str]  # each unmet precondition in a sentence; empty: the gate may compare
 
 
-def preconditions(store: Store, config: Config, sides: Sides, *, allow_small: bool) -> Preconditions:
+def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Preconditions:
     """The candidate must descend from the base (and not be in it already), keep the
     grader, pass the checks, and the selection set must be large enough. Checked
     before anything is evaluated or recorded: a refusal spends no gate attempt."""
     label, branch, shown = sides.label, sides.branch, sides.shown
-    checks = check_change(store, config, sides.base.commit, sides.candidate.commit)
+    checks = check_change(store, sides.settings.config, sides.base.commit, sides.candidate.commit)
     failing = [
         f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.level == "failure"
     ]
@@ -229,18 +255,18 @@ def preconditions(store: Store, config: Config, sides: Sides, *, allow_small: bo
             f"the harness checks fail on the change ({len(failing)} failure{plural}; "
             f"see `harnessgit check --against {shown}`): " + failing[0]
         )
-    size = len(load_manifest(store.root, config.splits.manifest).ids(SELECTION))
-    if size < config.gate.min_instances and not allow_small:
+    size, gate = len(sides.settings.manifest.ids(SELECTION)), sides.settings.config.gate
+    if size < gate.min_instances and not allow_small:
         refused.append(
             f"the selection split has {size} instances; the gate needs at least "
-            f"{config.gate.min_instances} (min_instances), or --allow-small"
+            f"{gate.min_instances} (min_instances), or --allow-small"
         )
     return Preconditions(checks, failing, refused)
 
 
-def compare(store: Store, config: Config, sides: Sides, book: ScoreBook, pre: Preconditions) -> Comparison:
+def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> Comparison:
     """What the gate needs to decide, read from the store and the record; writes nothing."""
-    manifest = load_manifest(store.root, config.splits.manifest)
+    manifest = sides.settings.manifest
     ids = manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
     base_scores = book.summary(sides.base.key, SELECTION, ids, for_decision=True)
@@ -296,7 +322,7 @@ def attempt_on_record(store: Store, split_hash: str, pair: tuple[str, str]) -> t
     return (order.index(pair) + 1 if pair in seen else len(order) + 1), tip
 
 
-def decide_gate(comparison: Comparison, config: Config, *, allow_small: bool, ts: datetime) -> GateOutcome:
+def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> GateOutcome:
     """The verdict on a comparison and the record that states it. Pure: nothing is
     evaluated or written (`record_gate` writes the record)."""
     c = comparison
@@ -305,12 +331,16 @@ def decide_gate(comparison: Comparison, config: Config, *, allow_small: bool, ts
     decision = None
     if paired is not None:
         decision = decide(
-            paired, config.gate, attempt=c.attempt, allow_small=allow_small, extra_failures=conditions
+            paired,
+            c.sides.settings.config.gate,
+            attempt=c.attempt,
+            allow_small=allow_small,
+            extra_failures=conditions,
         )
     elif not conditions:
         conditions.append("fewer than two instances have scores on both sides")
     listing = "".join(f"{instance}\n" for instance in paired.instances).encode("utf-8") if paired else None
-    record = gate_record(c, config, decision, conditions, allow_small=allow_small, ts=ts, listing=listing)
+    record = gate_record(c, decision, conditions, allow_small=allow_small, ts=ts, listing=listing)
     return GateOutcome(
         record=record,
         verdict="pass" if record.passed else "reject",
@@ -325,7 +355,6 @@ def decide_gate(comparison: Comparison, config: Config, *, allow_small: bool, ts
 
 def gate_record(
     comparison: Comparison,
-    config: Config,
     decision: GateDecision | None,
     failures: list[str],
     *,
@@ -334,7 +363,7 @@ def gate_record(
     listing: bytes | None,
 ) -> GateRecord:
     """The gate record of one decision (or of the failures that left nothing to decide)."""
-    c, gate = comparison, config.gate
+    c, gate = comparison, comparison.sides.settings.config.gate
     sides = c.sides
     return GateRecord(
         ts=ts,
@@ -360,6 +389,7 @@ def gate_record(
         seed=gate.seed,
         resamples=gate.resamples,
         checks=c.failing_checks,
+        settings=sides.settings.commit or None,
         instances=object_id("blob", listing) if listing is not None else None,
         **_measured(c, decision, failures),
     )

@@ -7,7 +7,7 @@ from harnessgit.gate.frontier import FrontierView
 from harnessgit.gate.gate import GateOutcome
 from harnessgit.gate.merge import MergeResult
 from harnessgit.gate.verify import VerifyReport
-from harnessgit.render import points, short, table
+from harnessgit.render import plural, points, short, table
 
 
 def gate_text(outcome: GateOutcome) -> str:
@@ -66,9 +66,14 @@ def frontier_text(view: FrontierView) -> str:
         f"frontier on the selection split ({len(view.frontier.fronts)} instances, base {view.base})",
         table(body, ["candidate", "parent", "mean", "instances led", "sampling weight"]),
     ]
-    off = [cid for cid in view.members if cid not in set(view.frontier.members)]
+    on = set(view.frontier.members)
+    # The base branch is in the pool as the reference, never a candidate to retire:
+    # `--update` leaves it alone, so it is not listed with the candidates it would retire.
+    off = [cid for cid in view.members if cid not in on and cid != view.base]
     if off:
         lines.append(f"not on the frontier: {', '.join(off)}")
+    if view.base not in on:
+        lines.append(f"{view.base} (the base) ties or trails a frontier candidate on every instance")
     if view.waiting:
         lines.append(f"not evaluated on the whole selection split yet: {', '.join(view.waiting)}")
     if view.incomparable:
@@ -82,14 +87,14 @@ def frontier_text(view: FrontierView) -> str:
 
 
 def verify_text(report: VerifyReport) -> str:
-    lines = []
-    if report.start is None:
-        lines.append(f"{report.branch}: no commit contains harnessgit.toml yet; nothing to verify")
-    else:
-        lines.append(
-            f"{report.branch}: {len(report.checked)} commits after {short(report.start)} (which added "
-            f"harnessgit.toml): {report.gated} gated merges, {len(report.overrides)} recorded overrides"
-        )
+    lines = [
+        f"{report.branch}: {len(report.checked)} commits after {short(report.start)} (which added "
+        f"harnessgit.toml): {plural(report.gated, 'gated merge')}, "
+        f"{plural(len(report.overrides), 'recorded override')}, "
+        f"{plural(len(report.infrastructure), 'infrastructure commit')}"
+    ]
+    for sha in report.infrastructure:
+        lines.append(f"  infrastructure {short(sha)}: changes nothing the gate reads")
     for override in report.overrides:
         lines.append(
             f"  override {short(override.commit)} ({override.action}) by {override.author}: {override.reason}"
@@ -99,5 +104,5 @@ def verify_text(report: VerifyReport) -> str:
         lines.append(f"  test-split peek at {short(peek.commit)}: mean {peek.mean:.3f} on {peek.n}{forced}")
     for finding in report.findings:
         lines.append(f"  problem at {short(finding.commit)}: {finding.problem}")
-    lines.append("verify: OK" if report.ok else f"verify: {len(report.findings)} problems")
+    lines.append("verify: OK" if report.ok else f"verify: {plural(len(report.findings), 'problem')}")
     return "\n".join(lines)

@@ -21,6 +21,9 @@ from harnessgit.errors import ConfigError
 from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import ManifestError
+from harnessgit.gate.changes import Change, classify
+from harnessgit.gate.settings import committed_settings
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import Scored, instance_means, pair_scores
@@ -43,6 +46,7 @@ class VerifyReport:
     ok: bool  # no findings
     findings: list[Finding]
     overrides: list[OverrideRecord]
+    infrastructure: list[str]  # commits that change nothing the gate reads (docs, CI): listed, fine
     test_peeks: list[TestPeekRecord]
 
 
@@ -50,27 +54,52 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
     branch = base or config.harness.base
     chain = list(reversed(store.first_parent_chain(base_tip(store, branch))))
     start = next((sha for sha in chain if store.file_at(store.commit_info(sha).tree, CONFIG_FILE)), None)
+    if start is None:
+        raise ConfigError(
+            f"no commit on {branch} holds {CONFIG_FILE}: harnessgit is not set up there, so nothing "
+            "guards it (run `harnessgit init` and commit harnessgit.toml)"
+        )
     book = ScoreBook.load(store)
-    checked = chain[chain.index(start) + 1 :] if start is not None else []
+    checked = chain[chain.index(start) + 1 :]
     gates = store.notes(layout.NOTES_GATE)
     all_gates = sorted(
         (r for rs in gates.values() for r in rs if isinstance(r, GateRecord)), key=lambda r: r.ts
     )
     findings: list[Finding] = []
     overrides: list[OverrideRecord] = []
+    infrastructure: list[str] = []
     gated = 0
     for sha in checked:
         landed = landing(gates.get(sha, []), sha)
         if landed.overrides:
             overrides.extend(landed.overrides)
-        elif not landed.gates:
-            problem = "moved the base branch without the gate: no gate record or override on this commit"
-            findings.append(Finding(sha, problem))
-        else:
+        elif landed.gates:
             gated += 1
             problems = _check_gate(store, book, sha, landed.gates[-1], all_gates)
             findings += [Finding(sha, problem) for problem in problems]
-    return VerifyReport(branch, start, checked, gated, not findings, findings, overrides, book.peeks)
+        else:
+            change = classify(store, sha)
+            if change.infrastructure:
+                infrastructure.append(sha)
+            else:
+                findings.append(Finding(sha, _ungated(change)))
+    ok = not findings
+    return VerifyReport(branch, start, checked, gated, ok, findings, overrides, infrastructure, book.peeks)
+
+
+def _ungated(change: Change) -> str:
+    """What an ungated commit changed that needs the gate or a recorded override."""
+    parts = []
+    if change.harness:
+        parts.append(f"the harness ({', '.join(change.harness[:3])}) without the gate")
+    if change.evaluator:
+        parts.append(f"the evaluator ({', '.join(change.evaluator[:3])}): a regrade")
+    if change.settings:
+        parts.append(f"the gate's settings ({', '.join(change.settings[:3])})")
+    return (
+        "moved the base branch changing " + "; ".join(parts) + ", with no gate record or override "
+        f"on this commit (record one: harnessgit override {change.commit[:12]} --reason TEXT)"
+    )
 
 
 def _check_gate(
@@ -89,6 +118,7 @@ def _check_gate(
         problems.append(
             f"the merged tree {info.tree[:12]} is not the tree the gate evaluated ({gate.tree[:12]})"
         )
+    problems += _settings_used(store, info.parents[0], gate)
     try:
         config = parse_config(store.file_at(store.commit_info(gate.commit).tree, CONFIG_FILE) or b"")
     except ConfigError as exc:
@@ -135,6 +165,29 @@ def _check_gate(
             f"{again.bound.lower_bound:+.4f} ({'pass' if again.passed else 'reject'})"
         )
     return problems
+
+
+GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed")
+
+
+def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
+    """The settings a gate decided with must be those its base committed: an
+    uncommitted ``min_effect = -0.5`` or ``splits.json`` must not decide (issue 12)."""
+    try:
+        settings = committed_settings(store, base, what=f"the base {base[:12]}")
+    except (ConfigError, ManifestError) as exc:
+        return [f"its settings cannot be checked: {exc}"]
+    rules = settings.config.gate
+    differ = [
+        f"{key} {getattr(gate, key)!r} (committed: {getattr(rules, key)!r})"
+        for key in GATE_KEYS
+        if getattr(gate, key) != getattr(rules, key)
+    ]
+    if gate.split_hash != settings.manifest.split_hash("selection"):
+        differ.append("a selection set other than the committed manifest's")
+    if not differ:
+        return []
+    return ["the gate decided with settings its base did not commit: " + "; ".join(differ)]
 
 
 def _rows(book: ScoreBook, key: Key, until: datetime) -> Scored:

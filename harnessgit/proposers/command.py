@@ -11,7 +11,8 @@ stdin and reads one JSON object from its stdout (docs/proposers.md):
 Where the line falls: an envelope that breaks the protocol (exit status not 0,
 a timeout, stdout that is not one JSON object of this shape) means the command
 is broken and every further call would fail the same way, so it raises
-`ProposerFailed` naming the command and the end of its stderr. What is inside a
+`ProposerFailed` naming the command and the end of its stderr (and quoting the
+start of the line where stdout stops being JSON). What is inside a
 well-formed envelope is the proposal: operations that do not parse or do not
 apply, an empty or unchanged text, are a `RejectedProposal` and the loop goes on.
 
@@ -38,6 +39,7 @@ from harnessgit.processes import kill_group, start_group
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import validate_operations
+from harnessgit.render import quoted_start
 
 STDERR_LINES = 5
 _LINE_CHARS = 200
@@ -135,14 +137,19 @@ class CommandProposer:
             return ProposerFailed(f"the proposer command {self._shown()} {problem}{_tail(stderr)}")
 
         try:
-            data = json.loads(stdout.decode("utf-8"))
+            text = stdout.decode("utf-8")
         except UnicodeDecodeError:
             raise broken("printed bytes that are not UTF-8") from None
-        except ValueError as exc:
-            empty = "printed nothing" if not stdout.strip() else f"did not print one JSON object ({exc})"
-            raise broken(empty) from None
+        if not text.strip():
+            raise broken("printed nothing")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            line = text.split("\n")[exc.lineno - 1]  # where it went wrong: that line, quoted
+            where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            raise broken(f"did not print one JSON object ({where}): {quoted_start(line)}") from None
         if not isinstance(data, dict):
-            raise broken(f"printed JSON {type(data).__name__}, not an object")
+            raise broken(f"printed JSON {type(data).__name__}, not an object: {quoted_start(text.strip())}")
         try:
             answer = _Answer.model_validate(data)
         except ValidationError as exc:

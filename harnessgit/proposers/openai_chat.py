@@ -28,6 +28,7 @@ from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.prompt import render_messages
 from harnessgit.proposers.reply import parse_reply
+from harnessgit.render import quoted_start
 
 if TYPE_CHECKING:
     import openai
@@ -112,7 +113,9 @@ class OpenAIProposer:
                     model=self.section.model, messages=messages, **options
                 )
                 if not hasattr(completion, "choices"):  # e.g. a proxy's HTML page with status 200
-                    raise ProposerFailed(f"{self._where}: the answer is not a chat completion")
+                    raise ProposerFailed(
+                        f"{self._where}: the answer is not a chat completion{_start(completion)}"
+                    )
                 return completion, retries
             except openai.APIStatusError as exc:
                 if not retry.is_retryable(exc.status_code):
@@ -190,6 +193,12 @@ def _client(section: OpenAIProposerSection, api_key: str) -> openai.OpenAI:
         raise ConfigError(f'proposer kind = "openai" needs the openai package: {INSTALL_HINT}') from None
     # max_retries=0: the retry loop is ours, see `retry`.
     return openai.OpenAI(api_key=api_key, base_url=section.base_url, timeout=section.timeout, max_retries=0)
+
+
+def _start(answer: object) -> str:
+    """The start of an answer that is not JSON: the openai package hands such a body
+    over as text (a proxy's sign-in page, a load balancer's error page)."""
+    return f": {quoted_start(answer)}" if isinstance(answer, str) else ""
 
 
 def _first_line(text: str) -> str:

@@ -115,6 +115,8 @@ class ReviewResult:
 
 
 def review(store: Store, config: Config, base: str | None = None, head: str | None = None) -> ReviewResult:
+    """Review BASE..HEAD. ``head`` defaults to HEAD, ``base`` to HEAD's merge-base with
+    the base branch: what ``harnessgit review CAND`` reviews is CAND's own change."""
     config = require(config)
     head_name = head or "HEAD"
     head_target = resolve(store, head_name)
@@ -158,10 +160,13 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
         sha, label = found, f"merge-base with {branch}"
     else:
         sha, label = resolve(store, base).sha, base
-    if sha == head:
+    if sha == head and base is None:
         raise HarnessgitError(
-            f"BASE and HEAD are the same commit {sha[:12]}: nothing to review (name BASE, e.g. HEAD~1)"
+            f"{head_name} is already on {config.harness.base} ({sha[:12]}): nothing to review "
+            f"(name BASE too: review BASE {head_name})"
         )
+    if sha == head:
+        raise HarnessgitError(f"BASE and HEAD are the same commit {sha[:12]}: nothing to review")
     return sha, label
 
 

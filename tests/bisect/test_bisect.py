@@ -235,9 +235,10 @@ def test_a_regression_made_by_the_grader_is_named_as_such(review_repo: Path) -> 
 def test_a_grader_change_before_the_regression_is_noted(review_repo: Path) -> None:
     good = git(review_repo, "rev-parse", "HEAD").strip()
     skill_md = (review_repo / "SKILL.md").read_text()
+    grader = (review_repo / "eval.py").read_text() + "# graded the same, but a new grader\n"
     chain = commit_edits(
         review_repo,
-        [{"README.md": "notes\n"}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
+        [{"eval.py": grader}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
     )
     result = bisect_to_main(review_repo, good)
     assert result.first_bad is not None and result.first_bad.commit == chain[1]
@@ -247,3 +248,17 @@ def test_a_grader_change_before_the_regression_is_noted(review_repo: Path) -> No
     )
     (note,) = result.notes
     assert "evaluator's files changed between good" in note
+
+
+def test_a_docs_commit_is_no_grader_change(review_repo: Path) -> None:
+    # Issue 12, finding 4: a README commit changed the evaluator fingerprint (then every
+    # file outside the harness), and bisect warned of "different graders".
+    good = git(review_repo, "rev-parse", "HEAD").strip()
+    skill_md = (review_repo / "SKILL.md").read_text()
+    chain = commit_edits(
+        review_repo,
+        [{"README.md": "notes\n"}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
+    )
+    result = bisect_to_main(review_repo, good)
+    assert result.first_bad is not None and result.first_bad.commit == chain[1]
+    assert result.notes == []

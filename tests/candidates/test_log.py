@@ -31,7 +31,7 @@ def test_each_entry_says_how_it_landed(review_repo: Path) -> None:
     text = log_text(result)
     assert "override (hotfix): production incident" in text and "ungated" in text
     assert "pass +5.0 pts (n=40, attempt 1)" in text
-    assert "1 gate attempts, 2 passed, alpha spent 0.0304 of 0.05" in text
+    assert "1 gate attempt, 2 passed, alpha spent 0.0304 of 0.05" in text  # counts say "1 attempt"
 
 
 def test_limit_keeps_the_newest(review_repo: Path) -> None:

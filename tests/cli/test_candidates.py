@@ -116,3 +116,48 @@ def test_label_moves_lists_and_keeps_history(repo: Path) -> None:
     moves = json.loads(run(repo, "label", "--history", "production", "--json").stdout)
     assert [m["reason"] for m in moves] == ["first release"]
     assert json.loads(run(repo, "label", "--history", "staging", "--json").stdout) == []
+
+
+def test_propose_names_the_files_it_leaves_out_and_the_harness_globs(repo: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt", "d.txt", "e.txt"):
+        write(repo, name, "not a harness file\n")
+    refused = run(repo, "propose")
+    assert refused.exit_code == 3
+    assert "5 changed files left out: a.txt, b.txt, c.txt and 2 more" in refused.stderr
+    assert "[harness] paths = SKILL.md, prompts/*.md, skills/**/SKILL.md" in refused.stderr
+    write(repo, "SKILL.md", (repo / "SKILL.md").read_text() + "3. Check the answer.\n")
+    result = run(repo, "propose")
+    assert result.exit_code == 0, result.output
+    assert (
+        "left out 5 changed files outside [harness] paths (SKILL.md, prompts/*.md, skills/**/SKILL.md): "
+        "a.txt, b.txt, c.txt and 2 more\n"
+    ) in result.stderr
+    git(repo, "clean", "-q", "-f")
+    write(repo, "a.txt", "one file\n")
+    write(repo, "SKILL.md", (repo / "SKILL.md").read_text() + "4. Answer.\n")
+    result = run(repo, "propose")
+    assert "left out 1 changed file outside [harness] paths (SKILL.md, " in result.stderr
+    assert result.stderr.endswith("): a.txt\n")
+
+
+def test_a_candidate_id_prefix_names_the_candidate(repo: Path) -> None:
+    write(repo, "SKILL.md", (repo / "SKILL.md").read_text() + "3. Check the answer.\n")
+    candidate = run(repo, "propose", "-m", "Add a check step").stdout.strip()
+    shown = run(repo, "show", candidate[:7], "--no-diff")
+    assert shown.exit_code == 0, shown.output
+    assert f"candidate {candidate}, live" in shown.stdout
+
+
+def test_status_lists_the_live_candidates(repo: Path) -> None:
+    write(repo, "SKILL.md", (repo / "SKILL.md").read_text() + "3. Check the answer.\n")
+    candidate = run(repo, "propose", "-m", "Add a check step").stdout.strip()
+    before = snapshot(repo)
+    text = run(repo, "status")
+    assert text.exit_code == 0, text.output
+    assert "no selection numbers: split manifest splits.json not found" in text.stdout
+    (row,) = [line for line in text.stdout.splitlines() if line.startswith(candidate)]
+    assert row.split()[1] == "main" and row.endswith("Add a check step")
+    data = json.loads(run(repo, "status", "--json").stdout)
+    assert [c["id"] for c in data["candidates"]] == [candidate] and data["base"]["branch"] == "main"
+    assert "does not exist" in run(repo, "status", "--base", "nope").stderr
+    assert snapshot(repo) == before

@@ -28,3 +28,19 @@ def test_init_on_detached_head_needs_a_base(make_repo: object) -> None:
     assert result.exit_code == 3 and "detached" in result.stderr
     assert not (repo / "harnessgit.toml").exists()
     assert run(repo, "init", "--base", "main").exit_code == 0
+
+
+def test_init_warns_about_a_harness_glob_that_matches_no_file(make_repo: object) -> None:
+    repo = make_repo(config=None)  # type: ignore[operator]
+    (repo / "drafts").mkdir()
+    (repo / "drafts" / "new.md").write_text("untracked, but in the working tree\n")
+    result = run(
+        repo, "init", "--harness", "SKILL.md", "--harness", "promts/*.md", "--harness", "drafts/*.md"
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stderr == "harnessgit: warning: --harness 'promts/*.md' matches no file in the working tree\n"
+    )
+    assert 'paths = ["SKILL.md", "promts/*.md", "drafts/*.md"]' in (repo / "harnessgit.toml").read_text()
+    quiet = make_repo(config=None)  # type: ignore[operator]
+    assert run(quiet, "-q", "init", "--harness", "nothing/**").stderr == ""

@@ -36,6 +36,9 @@ def test_eval_scores_trajectory(eval_repo: Path) -> None:
     assert scores["n"] == 12 and scores["mean"] == 0.0 and len(scores["records"]) >= 2
     text = run(eval_repo, "scores", "main").stdout
     assert "alpha-10" in text and "mean 0.000" in text
+    # The column lists each repeat's score, and says so (it was headed "repeats").
+    header = text.splitlines()[1]
+    assert "score per repeat" in header and "repeats" not in header
 
     shown = run(eval_repo, "trajectory", "main", "beta-11")
     assert "needs beta" in shown.stdout and "look for beta" in shown.stdout

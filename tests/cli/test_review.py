@@ -8,7 +8,7 @@ from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
-from tests.conftest import snapshot
+from tests.conftest import git, snapshot, write
 from tests.gating_fixtures import skill
 
 
@@ -38,3 +38,22 @@ def test_review_refuses_unknown_revisions(review_repo: Path) -> None:
     assert "unknown revision 'nope'" in one_error_line(run(review_repo, "review", "nope"))
     assert "nothing to review" in one_error_line(run(review_repo, "review"))
     assert snapshot(review_repo) == before
+
+
+def test_one_argument_is_the_head_reviewed_against_its_merge_base(review_repo: Path) -> None:
+    with Store.discover(review_repo) as store:
+        cand = propose(store, load_config(review_repo), {"SKILL.md": skill(30)}, rationale="Raise the level")
+    proposed_on = git(review_repo, "rev-parse", "main").strip()
+    write(review_repo, "README.md", "main moved on since\n")
+    git(review_repo, "add", "README.md")
+    git(review_repo, "commit", "-q", "-m", "A later commit on main")
+    for name in (cand.candidate, cand.candidate[:8]):
+        data = json.loads(run(review_repo, "review", name, "--format", "json").stdout)
+        assert (data["base"], data["head"]) == (proposed_on, cand.commit)
+        assert (data["base_label"], data["head_label"]) == ("merge-base with main", cand.candidate)
+        assert [edit["candidate"] for edit in data["edits"]] == [cand.candidate]
+    both = json.loads(run(review_repo, "review", "main", cand.candidate, "--format", "json").stdout)
+    assert both["base"] == git(review_repo, "rev-parse", "main").strip() and both["head"] == cand.commit
+    assert run(review_repo, "review", "a", "b", "c").exit_code == 2
+    merged = one_error_line(run(review_repo, "review", "main~1"))  # already on main: no change of its own
+    assert "main~1 is already on main" in merged and "review BASE main~1" in merged

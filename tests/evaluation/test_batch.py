@@ -15,6 +15,7 @@ import pytest
 
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.batch import OutputProblem, parse_output
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
 from tests.conftest import CONFIG, snapshot
@@ -24,7 +25,7 @@ from tests.conftest import CONFIG, snapshot
 from tests.evaluation.conftest import SPLITS
 
 BAD_OUTPUTS = {
-    "not json": ("print('hello')", "line 1 is not JSON"),
+    "not json": ("print('hello')", "line 1 is not JSON (Expecting value at column 1): 'hello'"),
     "nan": ('print(\'{"instance": "alpha-10", "score": NaN}\')', "NaN"),
     "infinity": ('print(\'{"instance": "alpha-10", "score": Infinity}\')', "Infinity"),
     "out of range": ("print(json.dumps({'instance': 'alpha-10', 'score': 1.5}))", "outside [0, 1]"),
@@ -99,3 +100,63 @@ def test_a_hang_kills_the_whole_process_group(make_repo: Callable[..., Path], tm
 def _reap(pid: int) -> None:
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        (
+            b"Traceback (most recent call last):",
+            "line 2 is not JSON (Expecting value at column 1): 'Traceback (most recent call last):'",
+        ),
+        (
+            b'{"instance": "a", "score": NaN}',
+            """line 2 is not JSON (NaN is not valid JSON): """
+            """'{"instance": "a", "score": NaN}'""",
+        ),
+        (b'["a", 1]', """line 2 is not a JSON object: '["a", 1]'"""),
+        # Control characters are escaped: the error stays one line that a terminal shows as is.
+        (
+            b"\x1b[31mFAILED\x1b[0m\tgrader\r",
+            r"line 2 is not JSON (Expecting value at column 1): "
+            r"'\x1b[31mFAILED\x1b[0m\tgrader\r'",
+        ),
+        (b"\xff\xfeok", r"line 2 is not UTF-8: b'\xff\xfeok'"),
+    ],
+    ids=["text", "nan", "list", "control characters", "bytes"],
+)
+def test_a_line_that_is_not_a_result_is_shown(line: bytes, shown: str) -> None:
+    with pytest.raises(OutputProblem) as info:
+        parse_output([b'{"instance": "a", "score": 1}', line], ["a"])
+    assert str(info.value) == "output " + shown
+
+
+def test_a_long_offending_line_shows_its_start() -> None:
+    with pytest.raises(OutputProblem) as info:
+        parse_output([b"Loading model weights " + b"." * 5000], ["a"])
+    message = str(info.value)
+    assert message.endswith(": 'Loading model weights " + "." * 58 + "'...")  # 80 characters of it
+
+
+@pytest.mark.slow
+def test_a_timeout_does_not_wait_for_a_process_that_left_the_group(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    # A daemon in a session of its own holds the evaluator's stdout: the group kill cannot
+    # reach it, and harnessgit used to read that stdout until the daemon ended.
+    pidfile, ended = tmp_path / "daemon.pid", tmp_path / "daemon.ended"
+    daemon = f"import time; time.sleep(30); open({str(ended)!r}, 'w').close()"
+    script = (
+        "import subprocess, sys, time\n"
+        f"daemon = subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
+        "time.sleep(60)\n"
+    )
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 1\n")
+    try:
+        with Store.discover(repo) as store, pytest.raises(HarnessgitError, match="timed out after 1 s"):
+            evaluate(store, load_config(repo), "main", instances=["alpha-10"])
+        assert not ended.exists()  # the evaluation ended before the daemon did
+    finally:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)

@@ -131,3 +131,74 @@ def test_interrupt_keeps_finished_batches_and_resumes(make_repo: Callable[..., P
         assert 2 <= done < 12
         resumed = evaluate(store, load_config(repo), "main")
     assert resumed.cached == done and resumed.evaluated == 12 - done
+
+
+# An evaluator that says in a file outside the repository when each process starts,
+# then fails as the test asks: the failed evaluation must not start another.
+STARTS_THEN = """\
+import os, sys, time
+ids = sys.stdin.read().split()
+with open(os.environ["CALLS_FILE"], "a") as handle:
+    handle.write(" ".join(ids) + "\\n")
+"""
+
+
+@pytest.mark.parametrize(
+    ("failure", "config", "message"),
+    [
+        ("sys.exit('the grader crashed')", "", "the grader crashed"),
+        ("time.sleep(60)", "timeout = 2\n", "timed out after 2 s"),
+    ],
+    ids=["crash", "hang"],
+)
+def test_a_failed_batch_starts_no_other(
+    make_repo: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: str,
+    config: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv("CALLS_FILE", str(tmp_path / "calls.txt"))
+    repo = make_repo(
+        {"eval.py": STARTS_THEN + failure + "\n", "splits.json": json.dumps(SPLITS)},
+        config=CONFIG + "batch_size = 3\n" + config,
+    )
+    with Store.discover(repo) as store, pytest.raises(HarnessgitError, match=message):
+        evaluate(store, load_config(repo), "main", execution=Execution(jobs=1))  # 4 batches
+    assert calls(tmp_path) == 1  # before issue 12 a second batch started (and timed out too)
+
+
+def test_a_failed_batch_kills_the_batch_running_beside_it(
+    make_repo: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CALLS_FILE", str(tmp_path / "calls.txt"))
+    # alpha-10 crashes once beta-10's evaluator is running; beta-10's would finish 30 s
+    # later and say so in CALLS_FILE: it must be killed, not awaited.
+    script = STARTS_THEN + (
+        "if ids == ['alpha-10']:\n"
+        "    deadline = time.monotonic() + 20\n"
+        "    while 'beta-10' not in open(os.environ['CALLS_FILE']).read().split():\n"
+        "        assert time.monotonic() < deadline, 'beta-10 never started'\n"
+        "        time.sleep(0.05)\n"
+        "    sys.exit('the grader crashed on alpha-10')\n"
+        "time.sleep(30)\n"
+        "open(os.environ['CALLS_FILE'], 'a').write('finished\\n')\n"
+        'print(\'{"instance": "beta-10", "score": 1}\')\n'
+    )
+    repo = make_repo(
+        {"eval.py": script, "splits.json": json.dumps(SPLITS)},
+        config=CONFIG + "batch_size = 1\ntimeout = 60\n",
+    )
+    with Store.discover(repo) as store:
+        # The crash is the error, not the "killed by signal 9" of the batch it stopped.
+        with pytest.raises(HarnessgitError, match="the grader crashed on alpha-10"):
+            evaluate(
+                store,
+                load_config(repo),
+                "main",
+                instances=["alpha-10", "beta-10"],
+                execution=Execution(jobs=2),
+            )
+        assert ScoreBook.load(store).cache_keys() == []
+    assert sorted((tmp_path / "calls.txt").read_text().split()) == ["alpha-10", "beta-10"]  # no "finished"

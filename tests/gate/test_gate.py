@@ -162,7 +162,7 @@ def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_rep
         assert unevaluated.not_evaluated[0] == f"harnessgit eval {first[:12]} --split selection"
         book = ScoreBook.load(store)
         sides = gate_sides(store, config, cand.candidate, base_commit=first)
-        evaluate_sides(store, config, sides, book)
+        evaluate_sides(store, sides, book)
         outcome = preview_gate(store, config, cand.candidate, base_commit=first, book=book)
         assert git(gate_repo, "for-each-ref", "refs/notes/harnessgit/gate") == ""
     assert outcome.passed and outcome.base.commit == first
@@ -203,3 +203,43 @@ def test_concurrent_gates_of_different_comparisons_never_share_an_attempt(gate_r
         ]
     attempts = sorted(r.attempt for r in records)
     assert attempts == [1, 2, 3, 4, 5, 6], attempts
+
+
+def test_the_gate_reads_its_settings_from_the_base_commit_not_the_working_tree(
+    gate_repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 12, finding 1: an uncommitted `min_effect = -0.5` let a candidate that lost
+    # 12.2 points through, and verify raised nothing.
+    write(
+        gate_repo,
+        "harnessgit.toml",
+        (gate_repo / "harnessgit.toml").read_text() + "[gate]\nmin_effect = -0.5\n",
+    )
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        assert config.gate.min_effect == -0.5  # what the working tree says
+        worse = propose(store, config, {"SKILL.md": skill(5)})  # 10 -> 5 of 40 instances: -12.5 points
+        with caplog.at_level("WARNING", logger="harnessgit"):
+            outcome = run_gate(store, config, worse.candidate)
+        main = git(gate_repo, "rev-parse", "main").strip()
+    assert not outcome.passed and outcome.record.min_effect == 0.0
+    assert outcome.record.settings == main
+    assert any("harnessgit.toml" in r.message and "ignored" in r.message for r in caplog.records)
+
+
+def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: Path) -> None:
+    # Issue 12, finding 1: moving one id into selection in an uncommitted splits.json
+    # reset the gate to "attempt 1, alpha spent 0.0304".
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        first = propose(store, config, {"SKILL.md": skill(30)})
+        assert run_gate(store, config, first.candidate).record.attempt == 1
+        moved = {
+            **SPLITS,
+            "train": SPLITS["train"][1:],
+            "selection": [*SPLITS["selection"], SPLITS["train"][0]],
+        }
+        write(gate_repo, "splits.json", json.dumps(moved))
+        second = propose(store, config, {"SKILL.md": skill(31)})
+        record = run_gate(store, config, second.candidate).record
+    assert record.attempt == 2 and record.n == len(SPLITS["selection"])

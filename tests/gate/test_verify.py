@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.errors import ConfigError
 from harnessgit.gate.merge import merge
+from harnessgit.gate.override import override
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
 from harnessgit.store import Store, Transaction
@@ -59,3 +64,64 @@ def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> Non
         store.commit(txn)
         report = verify(store, config)
     assert any("does not recompute" in f.problem for f in report.findings)
+
+
+def test_verify_finds_a_decision_made_with_settings_its_base_did_not_commit(gate_repo: Path) -> None:
+    # Issue 12, finding 1: a merge decided with an uncommitted `min_effect = -0.5`
+    # passed verify. The record now has to match the settings committed at its base.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, cand.candidate).merge
+        assert landed
+        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        txn = Transaction("tamper")
+        lax = real.model_copy(update={"min_effect": -0.5, "id": "d" * 32, "supersedes": real.id})
+        txn.append(layout.NOTES_GATE, landed, [lax])
+        store.commit(txn)
+        report = verify(store, config)
+    assert any("settings its base did not commit: min_effect -0.5" in f.problem for f in report.findings)
+
+
+def test_verify_lists_infrastructure_and_asks_an_override_for_settings(gate_repo: Path) -> None:
+    # Issue 12, finding 4: a README commit on main was "moved the base branch without the
+    # gate", and only `revert --no-gate` could land it; a settings change went unnoticed.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        write(gate_repo, "README.md", "How to run the evaluator.\n")
+        git(gate_repo, "add", "README.md")
+        git(gate_repo, "commit", "-qm", "Docs")
+        docs = git(gate_repo, "rev-parse", "HEAD").strip()
+        report = verify(store, config)
+        assert report.ok and report.infrastructure == [docs]
+        write(
+            gate_repo,
+            "harnessgit.toml",
+            (gate_repo / "harnessgit.toml").read_text() + "[gate]\nmin_effect = -0.5\n",
+        )
+        git(gate_repo, "commit", "-qam", "Let candidates lose a little")
+        lax = git(gate_repo, "rev-parse", "HEAD").strip()
+        report = verify(store, config)
+        (finding,) = report.findings
+        assert finding.commit == lax and "the gate's settings ([gate])" in finding.problem
+        assert f"harnessgit override {lax[:12]} --reason" in finding.problem
+        record = override(store, config, lax, reason="agreed in review: small losses are noise here")
+        assert record.action == "settings" and record.commit == lax
+        report = verify(store, config)
+    assert report.ok and [o.commit for o in report.overrides] == [lax]
+
+
+def test_verify_names_a_regrade(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        write(gate_repo, "eval.py", (gate_repo / "eval.py").read_text() + "# stricter soon\n")
+        git(gate_repo, "commit", "-qam", "A new grader")
+        (finding,) = verify(store, config).findings
+    assert "the evaluator (eval.py): a regrade" in finding.problem
+
+
+def test_verify_before_harnessgit_is_set_up_is_an_error(make_repo: Callable[..., Path]) -> None:
+    # Issue 12, finding 4: before `init`, verify printed OK and exited 0.
+    repo = make_repo(config=None)
+    with Store.discover(repo) as store, pytest.raises(ConfigError, match="not set up"):
+        verify(store, load_config(repo))

@@ -126,14 +126,24 @@ def test_bad_json_names_the_command_and_its_stderr(tmp_path: Path) -> None:
     argv = script(tmp_path, 'sys.stderr.write("thinking...\\n"); print("Here is my edit: {")\n')
     message = failure(argv)
     assert "proposer.py" in message and "did not print one JSON object" in message
+    assert "(Expecting value at line 1 column 1): 'Here is my edit: {'" in message  # the line, quoted
     assert "stderr: thinking..." in message
+
+
+def test_bad_json_shows_the_offending_line_of_stdout(tmp_path: Path) -> None:
+    long_line = "Loading model weights " + "." * 5000
+    argv = script(tmp_path, f'print(\'{{"text": "a"}}\'); print({long_line!r})\n')
+    message = failure(argv)
+    # Line 2 is where the JSON went wrong; its first 80 characters, control characters escaped.
+    assert "(Extra data at line 2 column 1): 'Loading model weights " + "." * 58 + "'..." in message
+    assert failure(script(tmp_path, "print('\\x1b[31mno\\tJSON')\n")).endswith(r"'\x1b[31mno\tJSON'")
 
 
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
         ("", "printed nothing"),
-        ("[1, 2]", "printed JSON list, not an object"),
+        ("[1, 2]", "printed JSON list, not an object: '[1, 2]'"),
         ('{"text": "a", "operations": []}', 'either "text" or "operations"'),
         ("{}", 'either "text" or "operations"'),
         ('{"txt": "a"}', "txt: unknown key"),

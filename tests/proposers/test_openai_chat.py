@@ -300,6 +300,18 @@ def test_an_answer_that_is_not_a_completion_is_an_error(server: ChatServer, body
     assert len(server.requests) == 1
 
 
+def test_an_answer_that_is_not_json_shows_its_start(server: ChatServer) -> None:
+    page = "<!DOCTYPE html>\n<html><head><title>Sign in to the proxy</title></head><body>" + "x" * 500
+    server.replies.append(Reply(page))
+    with pytest.raises(ProposerFailed) as info:
+        make(server).propose(REQUEST)
+    # Its first 80 characters, the newline escaped: the error stays one line.
+    assert str(info.value).endswith(
+        r"the answer is not a chat completion: '<!DOCTYPE html>\n<html><head><title>Sign in to the proxy"
+        + r"</title></head><body>xxxx'..."
+    )
+
+
 def test_finish_reason_length_is_rejected_even_with_a_complete_block(server: ChatServer) -> None:
     server.replies.append(Reply(completion(DELTA_REPLY, finish_reason="length")))
     outcome = make(server).propose(REQUEST)

@@ -1,0 +1,215 @@
+"""`harnessgit status`: where things stand, on one screen, from the record alone.
+
+The base branch tip and its selection mean; every live candidate with its parent,
+age, selection coverage and mean under the evaluator and model harnessgit.toml
+names now, whether it is on the frontier, and its last gate verdict; the archived
+candidates counted by why they were retired; the gate attempts and alpha spent on
+the current selection set (what `log` reports). Reads only: it writes nothing, not
+even an object (tests/test_read_only.py).
+
+Frontier membership is computed here from `harnessgit.stats.frontier`, on the pool
+`harnessgit frontier` uses (the base tip, then the live candidates in creation order
+that are scored on the whole selection split with the base's evaluator fingerprint
+and model): `harnessgit.gate.frontier` sits above this package, and everything else
+status shows is about candidates. tests/candidates/test_status.py checks that the two
+agree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from harnessgit import layout
+from harnessgit.candidates.log import SelectionSpend, selection_spend
+from harnessgit.config import Config, require
+from harnessgit.evaluation.context import Key, eval_context
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import ManifestError, load_manifest
+from harnessgit.records import GateRecord, ProposalRecord, Record, RetireRecord, view_of
+from harnessgit.render import short
+from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
+from harnessgit.store import Store
+from harnessgit.targets import State, base_tip, candidate_tips
+
+SELECTION = "selection"
+# The reasons `retire` records (harnessgit.records.RetireRecord), in the order status lists them.
+RETIRE_REASONS = ("merged", "rejected", "dominated")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseState:
+    branch: str
+    commit: str
+    n: int  # selection instances scored under the current evaluator and model
+    mean: float | None
+    stderr: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LastGate:
+    """The newest gate record on a candidate's commit."""
+
+    passed: bool
+    difference: float | None
+    attempt: int
+    base: str  # the base tip it was compared with
+    ts: datetime
+
+
+@dataclass(frozen=True, kw_only=True)
+class CandidateState:
+    id: str
+    commit: str
+    parent: str | None  # a candidate id, the base branch's name (its tip), or a short commit id
+    subject: str
+    created: datetime  # when it was proposed (its commit's author date without a proposal record)
+    n: int  # selection instances scored under the current evaluator and model
+    mean: float | None
+    comparable: bool  # same evaluator fingerprint and model as the base tip's
+    # None: not in the frontier's pool (not scored on the whole selection split, not
+    # comparable, or the base tip is not scored on all of it).
+    on_frontier: bool | None
+    gate: LastGate | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusResult:
+    base: BaseState
+    fingerprint: str  # the base tip's evaluator fingerprint
+    model: str
+    selection_size: int
+    candidates: list[CandidateState]  # live candidates, oldest first
+    archived: dict[str, int]  # archived candidates by retirement reason (merged, rejected, dominated)
+    selection: SelectionSpend | None  # gate attempts and alpha spent on the current selection set
+    problem: str | None  # why there are no selection numbers (the split manifest cannot be read)
+    as_of: datetime = field(metadata={"json": False})  # the clock's now, for the text's ages
+
+
+@dataclass(frozen=True)
+class _Live:
+    """A live candidate's facts before the frontier is known."""
+
+    id: str
+    commit: str
+    key: Key
+    created: datetime
+    proposal: ProposalRecord | None
+
+
+def status(store: Store, config: Config, *, base: str | None = None) -> StatusResult:
+    config = require(config)
+    branch = base or config.harness.base
+    tip = base_tip(store, branch)
+    try:
+        manifest = load_manifest(store.root, config.splits.manifest)
+        ids, split_hash, problem = manifest.ids(SELECTION), manifest.split_hash(SELECTION), None
+    except ManifestError as exc:  # still worth a status: the candidates, the archive
+        ids, split_hash, problem = [], None, str(exc)
+    book = ScoreBook.load(store)
+    evidence = store.notes(layout.NOTES_EVIDENCE)
+    gates = store.notes(layout.NOTES_GATE)
+    tips = candidate_tips(store)
+    reference = eval_context(store, config, tip).key
+    live = _live(store, config, tips, evidence)
+    members = _frontier(book, reference, ids, split_hash, branch, live) or {}
+    names = {sha: cid for cid, (_state, sha) in tips.items()}
+    names[tip] = branch  # on the tip: say so, even when a candidate was fast-forwarded there
+
+    def row(cand: _Live) -> CandidateState:
+        scored = book.summary(cand.key, SELECTION, ids)
+        info = store.commit_info(cand.commit)
+        parent = cand.proposal.parent if cand.proposal else (info.parents[0] if info.parents else None)
+        return CandidateState(
+            id=cand.id,
+            commit=cand.commit,
+            parent=parent and names.get(parent, short(parent)),
+            subject=info.subject,
+            created=cand.created,
+            n=scored.n,
+            mean=scored.mean,
+            comparable=(cand.key.fingerprint, cand.key.model) == (reference.fingerprint, reference.model),
+            on_frontier=members.get(cand.id),
+            gate=_last_gate(gates.get(cand.commit, []), cand.commit),
+        )
+
+    return StatusResult(
+        base=view_of(BaseState, book.summary(reference, SELECTION, ids), branch=branch, commit=tip),
+        fingerprint=reference.fingerprint,
+        model=reference.model,
+        selection_size=len(ids),
+        candidates=[row(cand) for cand in live],
+        archived=_archived(tips, evidence),
+        selection=_spend(gates, split_hash, config.gate.alpha),
+        problem=problem,
+        as_of=store.clock(),
+    )
+
+
+def _live(
+    store: Store, config: Config, tips: dict[str, tuple[State, str]], evidence: dict[str, list[Record]]
+) -> list[_Live]:
+    """The live candidates in creation order (GEPA numbers its programs so, and the
+    frontier's ties depend on it), each with the key its harness is scored under."""
+    found = []
+    for cid, (state, sha) in tips.items():
+        if state != "live":
+            continue
+        proposal = next((r for r in evidence.get(sha, []) if isinstance(r, ProposalRecord)), None)
+        created = proposal.ts if proposal else store.commit_info(sha).author_time
+        found.append(_Live(cid, sha, eval_context(store, config, sha).key, created, proposal))
+    return sorted(found, key=lambda cand: cand.created)
+
+
+def _frontier(
+    book: ScoreBook, reference: Key, ids: list[str], split_hash: str | None, branch: str, live: list[_Live]
+) -> dict[str, bool] | None:
+    """Pool member -> on the frontier, for the pool `harnessgit frontier` builds; None
+    when the base tip is not scored on the whole selection split (there is no pool)."""
+    if not ids or split_hash is None:
+        return None
+    instances = tuple(ids)
+    base_scores = book.complete_means(reference, instances, split_hash)
+    if base_scores is None:
+        return None
+    pool = [PoolCandidate(branch, None, list(base_scores))]
+    for cand in live:
+        if (cand.key.fingerprint, cand.key.model) != (reference.fingerprint, reference.model):
+            continue
+        scores = book.complete_means(cand.key, instances, split_hash)
+        if scores is not None:
+            pool.append(PoolCandidate(cand.id, None, list(scores)))
+    on = set(compute_frontier(ScorePool(list(ids), pool)).members)
+    return {member.id: member.id in on for member in pool}
+
+
+def _last_gate(notes: Sequence[Record], commit: str) -> LastGate | None:
+    """The newest verdict of the gate records on the candidate's commit (one per
+    attempt; the copy a merge writes on its merge commit is not among them)."""
+    records = [r for r in notes if isinstance(r, GateRecord) and r.commit == commit]
+    if not records:
+        return None
+    return view_of(LastGate, max(records, key=lambda r: r.ts))
+
+
+def _archived(tips: dict[str, tuple[State, str]], evidence: dict[str, list[Record]]) -> dict[str, int]:
+    """Archived candidates by the reason of their newest retire record ("unknown" without one)."""
+    reasons: Counter[str] = Counter()
+    for cid, (state, sha) in tips.items():
+        if state != "archived":
+            continue
+        retired = [r for r in evidence.get(sha, []) if isinstance(r, RetireRecord) and r.candidate == cid]
+        reasons[max(retired, key=lambda r: r.ts).reason if retired else "unknown"] += 1
+    order = {reason: i for i, reason in enumerate(RETIRE_REASONS)}
+    return dict(sorted(reasons.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def _spend(gates: dict[str, list[Record]], split_hash: str | None, alpha: float) -> SelectionSpend | None:
+    """`log`'s numbers for the current selection set; none spent before its first gate."""
+    if split_hash is None:
+        return None
+    records = [r for records in gates.values() for r in records if isinstance(r, GateRecord)]
+    found = next((spend for spend in selection_spend(records) if spend.split_hash == split_hash), None)
+    return found or SelectionSpend(split_hash=split_hash, attempts=0, alpha=alpha, alpha_spent=0.0, passed=0)

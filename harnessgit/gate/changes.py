@@ -1,0 +1,103 @@
+"""What a commit on the base branch changes, as the gate sees it.
+
+Four kinds, judged with the settings in force before the commit (its first parent's
+harnessgit.toml): the **harness** (files under ``[harness] paths``: only the gate may
+change them), the **evaluator** (the files of its fingerprint, or its command or
+model: a *regrade*, after which old and new scores do not compare), the
+**settings** that decide (``[harness]``, ``[evaluator]``, ``[splits]``, ``[gate]``,
+``[checks]`` and the split manifest), and everything else: **infrastructure**
+(README, docs, CI), which changes nothing the gate reads. `verify` asks for a gated
+merge or a recorded override for the first three and only lists the fourth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from harnessgit import globs
+from harnessgit.config import CONFIG_FILE, Config, parse_config
+from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.evaluation.fingerprint import evaluator_files
+from harnessgit.evaluation.splits import ManifestError
+from harnessgit.gate.settings import committed_settings
+from harnessgit.store import Store
+
+# The sections of harnessgit.toml that decide what reaches the base branch.
+DECIDING = ("harness", "evaluator", "splits", "gate", "checks")
+
+
+@dataclass(frozen=True)
+class Change:
+    commit: str
+    harness: list[str]  # harness files changed
+    evaluator: list[str]  # evaluator files changed, or "[evaluator] command"/"model"
+    settings: list[str]  # deciding sections of harnessgit.toml changed, or the manifest
+    other: list[str]  # everything else: infrastructure
+
+    @property
+    def kinds(self) -> list[str]:
+        """What needs a gated merge or a recorded override: harness, regrade, settings."""
+        found = [("harness", self.harness), ("regrade", self.evaluator), ("settings", self.settings)]
+        return [kind for kind, paths in found if paths]
+
+    @property
+    def infrastructure(self) -> bool:
+        return not self.kinds
+
+
+def classify(store: Store, commit: str) -> Change:
+    """What ``commit`` changes against its first parent, under the parent's settings."""
+    info = store.commit_info(commit)
+    if not info.parents:
+        raise HarnessgitError(f"{commit[:12]} is a root commit: it has no parent to compare with")
+    parent = info.parents[0]
+    try:
+        before = committed_settings(store, parent, what=f"the parent of {commit[:12]}").config
+    except (ConfigError, ManifestError):
+        # Before harnessgit was set up, nothing decided: every change is outside the gate's view.
+        return Change(commit, [], [], [], sorted(store.changed_paths(parent, commit)))
+    paths = sorted(store.changed_paths(parent, commit))
+    harness = [p for p in paths if globs.matches(p, before.harness.paths)]
+    graders = set(evaluator_files(store.files_at(parent), before)) | set(
+        evaluator_files(store.files_at(commit), before)
+    )
+    evaluator = [p for p in paths if p in graders and p not in harness]
+    settings = _settings_changes(store, parent, commit, before, paths)
+    evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store, commit, before)]
+    taken = {*harness, *evaluator, CONFIG_FILE, before.splits.manifest}
+    other = [p for p in paths if p not in taken]
+    return Change(commit, harness, evaluator, settings, other)
+
+
+def _settings_changes(store: Store, parent: str, commit: str, before: Config, paths: list[str]) -> list[str]:
+    found = []
+    if before.splits.manifest in paths:
+        found.append(before.splits.manifest)
+    if CONFIG_FILE in paths:
+        after = _config_at(store, commit)
+        for name in DECIDING:
+            if after is None or getattr(after, name) != getattr(before, name):
+                found.append(f"[{name}]")
+    return found
+
+
+def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
+    """The evaluator's command or model changed in harnessgit.toml: a regrade too."""
+    after = _config_at(store, commit)
+    if after is None:
+        return []
+    return [
+        spec.name
+        for spec in fields(before.evaluator)
+        if spec.name in ("command", "model")
+        and getattr(after.evaluator, spec.name) != getattr(before.evaluator, spec.name)
+    ]
+
+
+def _config_at(store: Store, commit: str) -> Config | None:
+
+    raw = store.file_at(store.commit_info(commit).tree, CONFIG_FILE)
+    try:
+        return parse_config(raw) if raw is not None else None
+    except ConfigError:
+        return None
