@@ -41,7 +41,7 @@ def _component(part: str) -> str:
             if end == -1:
                 regex.append(re.escape(char))
             else:
-                body = part[i + 1 : end].replace("\\", "\\\\")
+                body = part[i + 1 : end].replace("\\", "\\\\").replace("[", "\\[")
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 regex.append(f"[{body}]")
@@ -54,3 +54,8 @@ def _component(part: str) -> str:
 
 def matches(path: str, patterns: Iterable[str]) -> bool:
     return any(_compile(pattern).fullmatch(path) for pattern in patterns)
+
+
+def escape(path: str) -> str:
+    """A pattern that matches exactly ``path``."""
+    return re.sub(r"([*?\[])", r"[\1]", path)

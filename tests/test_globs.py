@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harnessgit.globs import matches
+from harnessgit.globs import escape, matches
 
 
 @pytest.mark.parametrize(
@@ -28,3 +28,11 @@ from harnessgit.globs import matches
 )
 def test_matches(path: str, pattern: str, expected: bool) -> None:
     assert matches(path, [pattern]) is expected
+
+
+@pytest.mark.parametrize("path", ["eval.py", "my eval.py", "a[1].py", "x*.py", "q?.py", "[!x].py"])
+def test_escape_matches_exactly_the_path(path: str) -> None:
+    pattern = escape(path)
+    assert matches(path, [pattern])
+    for other in ["a1.py", "xx.py", "qq.py", "y.py", "eval_py"]:
+        assert not matches(other, [pattern])

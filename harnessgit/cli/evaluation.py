@@ -60,6 +60,7 @@ def eval_command(
             repeats=repeats,
             no_cache=no_cache,
             execution=state.execution(jobs, None if as_json else f"eval {split}"),
+            warn_uncommitted=True,
         )
     echo(to_json(result) if as_json else render_eval.evaluation_text(result))
     return 0

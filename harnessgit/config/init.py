@@ -33,11 +33,23 @@ def _toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(value, ensure_ascii=False) for value in values) + "]"
 
 
-def render_config(harness: list[str], evaluator: list[str] | None, splits: str, model: str, base: str) -> str:
+def render_config(
+    harness: list[str],
+    evaluator: list[str] | None,
+    splits: str,
+    model: str,
+    base: str,
+    evaluator_files: list[str] | None = None,
+) -> str:
     command = (
         f"command = {_toml_list(evaluator)}  # argv, never a shell string"
         if evaluator
         else '# command = ["python3", "eval.py"]  # argv, never a shell string'
+    )
+    files = (
+        f"files = {_toml_list(evaluator_files)}  # what the evaluator reads: an edit to these is a regrade"
+        if evaluator_files
+        else '# files = ["eval.py"]  # what the evaluator reads; default: the files its command names'
     )
     return f"""\
 # harnessgit configuration (docs/config.md lists every key and its default).
@@ -48,6 +60,7 @@ base = {json.dumps(base)}  # the branch that moves only through the gate
 
 [evaluator]
 {command}
+{files}
 model = {json.dumps(model)}  # label recorded with every evaluation
 
 [splits]
@@ -77,7 +90,14 @@ def init_repository(
         if base is None:
             raise HarnessgitError("HEAD is detached: pass --base BRANCH")
     check_ref_name(base, "base branch")
-    text = render_config(harness or list(DEFAULT_HARNESS_PATHS), evaluator, splits, model, base)
+    text = render_config(
+        harness or list(DEFAULT_HARNESS_PATHS),
+        evaluator,
+        splits,
+        model,
+        base,
+        named_files(store, evaluator or []),
+    )
     config = parse_config(text.encode("utf-8"))  # what we write must be what we read
     present = set(store.config_values("notes.displayRef"))
     added = [ref for ref in DISPLAY_REFS if ref not in present]
@@ -102,3 +122,24 @@ def unmatched_globs(store: Store, patterns: list[str]) -> list[str]:
     files |= {path for path, exists in changes.items() if exists}
     files -= {path for path, exists in changes.items() if not exists}
     return [pattern for pattern in patterns if not any(globs.matches(path, [pattern]) for path in files)]
+
+
+def named_files(store: Store, argv: list[str]) -> list[str]:
+    """The evaluator's own files, as ``[evaluator] files`` globs: each argument of its
+    command that is a file (``eval.py``) or a folder (``grader/`` -> ``grader/**``) of
+    the working tree. What the gate's evaluator fingerprint covers (docs/gate.md)."""
+    found: list[str] = []
+    for argument in argv:
+        path = argument.removeprefix("./").rstrip("/")
+        if not path or path.startswith(("-", "/")) or ".." in path.split("/"):
+            continue
+        where = store.root / path
+        if where.is_dir():
+            pattern = f"{globs.escape(path)}/**"
+        elif where.is_file():
+            pattern = globs.escape(path)
+        else:
+            continue
+        if pattern not in found:
+            found.append(pattern)
+    return found

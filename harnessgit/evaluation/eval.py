@@ -12,6 +12,7 @@ starts and the ones running beside it are killed, so a failure costs one batch
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import shutil
@@ -28,7 +29,12 @@ from harnessgit import layout
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped, run_batch
-from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.context import (
+    EvalContext,
+    eval_context,
+    ignored_edits_warning,
+    uncommitted_evaluator,
+)
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
@@ -36,6 +42,8 @@ from harnessgit.records import EvalRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
+
+log = logging.getLogger("harnessgit")
 
 Progress = Callable[[int, int], None]  # (instances done, instances to run)
 
@@ -102,10 +110,13 @@ def evaluate(
     book: ScoreBook | None = None,
     allow_test: bool = False,
     manifest: Manifest | None = None,
+    warn_uncommitted: bool = False,
 ) -> Evaluation:
     """Evaluate ``rev``'s harness on ``split``, running only what is not on record.
     ``manifest`` is the split manifest to read (default: the working tree's; the gate
-    passes the base commit's)."""
+    passes the base commit's). ``warn_uncommitted`` logs a warning naming working-tree
+    edits to the evaluator's files, which the evaluation ignores (it runs the
+    evaluator as ``rev`` holds it)."""
     config = require(config)
     if not config.evaluator.command:
         raise ConfigError("no evaluator: set [evaluator] command in harnessgit.toml")
@@ -117,6 +128,8 @@ def evaluate(
         manifest = load_manifest(store.root, config.splits.manifest)
     ids = _select(manifest, split, instances)
     context = eval_context(store, config, resolve(store, rev).sha)
+    if warn_uncommitted and (edited := uncommitted_evaluator(store, config, context.commit)):
+        log.warning(ignored_edits_warning(edited, context.commit, "the evaluator runs as committed"))
     book = book if book is not None else ScoreBook.load(store)
     have = book.rows(context.key)
     wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]

@@ -58,7 +58,14 @@ def peek_test_split(
             "(recorded as forced)"
         )
     evaluation = evaluate(
-        store, config, context.commit, split=TEST_SPLIT, execution=execution, book=book, allow_test=True
+        store,
+        config,
+        context.commit,
+        split=TEST_SPLIT,
+        execution=execution,
+        book=book,
+        allow_test=True,
+        warn_uncommitted=True,
     )
     summary = evaluation.summary
     peek = TestPeekRecord(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError
+from harnessgit.evaluation.context import ignored_edits_warning, uncommitted_evaluator
 from harnessgit.evaluation.splits import Manifest, ManifestError, parse_manifest
 from harnessgit.store import Store
 
@@ -47,24 +48,18 @@ def committed_settings(store: Store, commit: str, *, what: str = "the base") -> 
 
 
 def warn_ignored(store: Store, settings: Settings, where: str) -> list[str]:
-    """The files whose working-tree version differs from the one ``settings`` read
-    (harnessgit.toml, the manifest), each named in one warning; the list is returned."""
+    """The files whose working-tree version differs from the one a decision reads
+    (harnessgit.toml, the manifest, the evaluator's files), named in one warning; the
+    list is returned."""
     tree = store.commit_info(settings.commit).tree
     ignored = []
     for path in (CONFIG_FILE, settings.config.splits.manifest):
         on_disk = store.root / path
-        committed = store.file_at(tree, path)
         current = on_disk.read_bytes() if on_disk.is_file() else None
-        if current != committed:
+        if current != store.file_at(tree, path):
             ignored.append(path)
+    ignored += uncommitted_evaluator(store, settings.config, settings.commit)
     if ignored:
-        log.warning(
-            "%s: the working tree's %s differ%s from %s's and %s ignored: decisions read the committed %s",
-            where,
-            " and ".join(ignored),
-            "s" if len(ignored) == 1 else "",
-            settings.commit[:12],
-            "is" if len(ignored) == 1 else "are",
-            "file" if len(ignored) == 1 else "files",
-        )
+        why = "decisions read the committed settings and run the committed evaluator"
+        log.warning("%s: %s", where, ignored_edits_warning(ignored, settings.commit, why))
     return ignored

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harnessgit.config import parse_config
 from tests.cli.runner import run
 from tests.conftest import git
 
@@ -44,3 +45,19 @@ def test_init_warns_about_a_harness_glob_that_matches_no_file(make_repo: object)
     assert 'paths = ["SKILL.md", "promts/*.md", "drafts/*.md"]' in (repo / "harnessgit.toml").read_text()
     quiet = make_repo(config=None)  # type: ignore[operator]
     assert run(quiet, "-q", "init", "--harness", "nothing/**").stderr == ""
+
+
+def test_init_proposes_the_evaluator_files_its_command_names(make_repo: object) -> None:
+    repo = make_repo(config=None)  # type: ignore[operator]
+    (repo / "grader").mkdir()
+    (repo / "grader" / "rubric.py").write_text("")
+    (repo / "eval[v2].py").write_text("")
+    command = "python3 ./eval[v2].py --rubric grader/ --out /tmp/x missing.py"
+    result = run(repo, "init", "--evaluator", command)
+    assert result.exit_code == 0, result.output
+    text = (repo / "harnessgit.toml").read_text()
+    assert 'files = ["eval[[]v2].py", "grader/**"]' in text
+    assert parse_config(text.encode()).evaluator.files == ["eval[[]v2].py", "grader/**"]
+    plain = make_repo(config=None)  # type: ignore[operator]
+    assert run(plain, "init", "--evaluator", "make eval").exit_code == 0
+    assert '# files = ["eval.py"]' in (plain / "harnessgit.toml").read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.runner import run
-from tests.conftest import snapshot
+from tests.conftest import git, snapshot
 from tests.evaluation.conftest import EVALUATOR, SPLITS
 
 
@@ -66,3 +66,24 @@ def test_eval_errors_exit_3_and_record_nothing(make_repo: Callable[..., Path]) -
     assert "no grader" in result.stderr.splitlines()[-1]
     assert snapshot(repo) == before
     assert run(repo, "scores", "main", "--split", "nope").exit_code == 3
+
+
+def test_uncommitted_evaluator_edits_are_named_as_ignored(
+    eval_repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Finding 7 of issue 12: an edit to eval.py in the working tree was silently
+    ignored, as the evaluator runs in a checkout of the commit."""
+    assert run(eval_repo, "eval", "main", "--instances", "alpha-10").exit_code == 0
+    assert not caplog.records
+    (eval_repo / "eval.py").write_text((eval_repo / "eval.py").read_text() + "# stricter rubric\n")
+    (eval_repo / "README.md").write_text("not read by the evaluator\n")
+    main = git(eval_repo, "rev-parse", "main").strip()
+    edited = run(eval_repo, "eval", "main", "--instances", "alpha-10")
+    assert edited.exit_code == 0, edited.output
+    assert [r.getMessage() for r in caplog.records] == [
+        f"the working tree's eval.py differs from {main[:12]}'s and is ignored: "
+        "the evaluator runs as committed"
+    ]
+    caplog.clear()
+    assert run(eval_repo, "test", "main").exit_code == 0
+    assert [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()] != []

@@ -227,6 +227,23 @@ def test_the_gate_reads_its_settings_from_the_base_commit_not_the_working_tree(
     assert any("harnessgit.toml" in r.message and "ignored" in r.message for r in caplog.records)
 
 
+def test_the_gate_names_uncommitted_evaluator_edits_as_ignored(
+    gate_repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 12, finding 7: uncommitted evaluator edits were silently ignored.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        better = propose(store, config, {"SKILL.md": skill(30)})
+        write(gate_repo, "eval.py", (gate_repo / "eval.py").read_text() + "# regrade, not committed\n")
+        with caplog.at_level("WARNING", logger="harnessgit"):
+            run_gate(store, config, better.candidate)
+        main = git(gate_repo, "rev-parse", "main").strip()
+    assert [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()] == [
+        f"the gate against main: the working tree's eval.py differs from {main[:12]}'s and is ignored: "
+        "decisions read the committed settings and run the committed evaluator"
+    ]
+
+
 def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: Path) -> None:
     # Issue 12, finding 1: moving one id into selection in an uncommitted splits.json
     # reset the gate to "attempt 1, alpha spent 0.0304".
