@@ -78,6 +78,7 @@ class EvalRecord(Record):
 
     kind: Literal["eval"] = "eval"
     commit: str
+    grader: str | None = None  # scored with this commit's evaluator, not its own (after a regrade)
     harness: str  # git tree id of the harness files alone
     fingerprint: str  # evaluator command + evaluator files
     model: str

@@ -70,7 +70,7 @@ class BisectResult:
     steps: list[Step]  # every commit judged, in the order judged
     first_bad: FirstBad | None
     suspects: list[str]  # when skipped commits hide the answer: the commits it is among
-    notes: list[str]  # e.g. the evaluator changed between good and the first bad edit
+    notes: list[str]  # e.g. the regrades on the range, and that one evaluator judged every commit
 
 
 # Position on the chain (0 = good, N = bad) -> its judgement, in the order judged.
@@ -90,14 +90,16 @@ def bisect(
     config = require(config)
     commits = _chain(store, good, bad)
     manifest = load_manifest(store.root, config.splits.manifest)
-    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
+    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=commits[-1])
+    regraded = _regrade_notes(store, config, commits)
+    one_grader = " when good is scored with bad's evaluator too (see the note)" if regraded else ""
     known = _judge_ends(judge, commits)
     if known[0].state == "bad":
-        message = f"good {good} is itself bad ({criterion.describe()}): pick an older good"
-        return _result(judge, commits, known, "good is bad", message)
+        message = f"good {good} is itself bad ({criterion.describe()}){one_grader}: pick an older good"
+        return _result(judge, commits, known, "good is bad", message, regraded)
     if known[len(commits) - 1].state == "good":
-        message = f"bad {bad} is not bad: {criterion.describe()} does not hold there"
-        return _result(judge, commits, known, "bad is good", message)
+        message = f"bad {bad} is not bad: {criterion.describe()} does not hold there{one_grader}"
+        return _result(judge, commits, known, "bad is good", message, regraded)
     _judge_stored(judge, commits, known)
     last_good, first_bad = _search(judge, commits, known)
     if first_bad - last_good > 1:
@@ -106,10 +108,10 @@ def bisect(
             f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
             f"{first_bad - last_good - 1} of them"
         )
-        return _result(judge, commits, known, "ambiguous", message, suspects=suspects)
+        return _result(judge, commits, known, "ambiguous", message, regraded, suspects=suspects)
     first = _first_bad(judge, known[last_good], known[first_bad])
     message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
-    return _result(judge, commits, known, "found", message, first)
+    return _result(judge, commits, known, "found", message, regraded, first)
 
 
 def _chain(store: Store, good: str, bad: str) -> list[str]:
@@ -172,6 +174,7 @@ def _result(
     known: Known,
     outcome: Outcome,
     message: str,
+    notes: list[str],
     first: FirstBad | None = None,
     suspects: list[str] | None = None,
 ) -> BisectResult:
@@ -189,7 +192,7 @@ def _result(
         steps=list(known.values()),
         first_bad=first,
         suspects=suspects or [],
-        notes=_grader_notes(judge.store, judge.config, commits[0], first) if first else [],
+        notes=notes,
     )
 
 
@@ -257,8 +260,8 @@ def _why(
 ) -> list[str]:
     """The checks the edit slipped through, from what bisect measured and what its records hold."""
     store, config, criterion = judge.store, judge.config, judge.criterion
-    context = eval_context(store, config, after.commit)
-    previous = eval_context(store, config, before.commit)
+    context, previous = judge.context(after.commit), judge.context(before.commit)
+    own_graders = {eval_context(store, config, sha).key.fingerprint for sha in (before.commit, after.commit)}
     manifest = load_manifest(store.root, config.splits.manifest)
     measured = Measured(
         fingerprint=context.key.fingerprint,
@@ -278,6 +281,7 @@ def _why(
         failing=after.failing,
         gate_instances=_gate_instances(store, gate),
         grader_changed=previous.key.fingerprint != context.key.fingerprint,
+        regrade=len(own_graders) > 1,
     )
 
 
@@ -291,13 +295,27 @@ def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
         return None  # the instance list is not in this clone: judge without it
 
 
-def _grader_notes(store: Store, config: Config, good: str, first: FirstBad) -> list[str]:
-    """A drop measured across a change of the evaluator's own files may be the grader's."""
-    before = eval_context(store, config, first.before.commit).key.fingerprint
-    if eval_context(store, config, good).key.fingerprint == before:
+def _regrade_notes(store: Store, config: Config, commits: list[str]) -> list[str]:
+    """When the evaluator's files changed on the range (a regrade), which commits
+    changed them: every commit was then judged with bad's evaluator (`Judge.grader`)."""
+    fingerprints = [eval_context(store, config, sha).key.fingerprint for sha in (commits[0], commits[-1])]
+    if fingerprints[0] == fingerprints[1]:
         return []
+    regrades, previous = [], fingerprints[0]
+    for sha in commits[1:]:
+        fingerprint = eval_context(store, config, sha).key.fingerprint
+        if fingerprint != previous:
+            regrades.append(_regrade_named(store, sha))
+        previous = fingerprint
     return [
-        "the evaluator's files changed between good and the commit before the first bad edit "
-        "(their evaluator fingerprints differ): scores on either side of that change come from "
-        "different graders"
+        f"the evaluator's files changed on this range ({'; '.join(regrades)}): every commit was judged "
+        f"with bad's evaluator ({commits[-1][:12]}), its harness scored in bad's tree, so the scores "
+        "compare (`harnessgit eval REV --grader BAD` reproduces one)"
     ]
+
+
+def _regrade_named(store: Store, sha: str) -> str:
+    records = store.notes_on(layout.NOTES_GATE, sha)
+    override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
+    reason = f", override: “{override.reason}”" if override is not None else ", no override recorded"
+    return f"at {sha[:12]} {store.commit_info(sha).subject!r}{reason}"

@@ -117,13 +117,20 @@ def slipped_through(
     failing: list[str] | None = None,
     gate_instances: list[str] | None = None,
     grader_changed: bool = False,
+    regrade: bool = False,
 ) -> list[str]:
     """The checks the edit got past, most decisive first; every sentence is about this edit.
 
     ``grader_changed``: the edit changed files the evaluator depends on (its evaluator
     fingerprint differs from the commit before it's), so its scores and the ones
-    before it come from different graders."""
+    before it come from different graders. ``regrade``: it changed them, but both
+    sides were scored with one evaluator, so the drop is its harness edit's."""
     reasons = []
+    if regrade and not grader_changed:
+        reasons.append(
+            "it also changed files the evaluator depends on (a regrade); both sides were scored with "
+            "one evaluator, so the drop measured is its harness edit's"
+        )
     if grader_changed:
         reasons.append(
             "it changed files the evaluator depends on (its evaluator fingerprint differs from the "

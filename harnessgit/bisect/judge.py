@@ -7,7 +7,9 @@ more than ``drop`` below its score at the good commit. Stored, comparable scores
 (the same cache key: harness tree, evaluator fingerprint, model) are used when
 every judged instance has one; otherwise the commit's own tree is evaluated
 through the cache (`harnessgit.evaluation.eval.evaluate`), which runs only what is
-missing. `bisect` and `bisect-judge` share this.
+missing. `bisect` and `bisect-judge` share this. With a ``grader`` commit, every
+commit's harness is scored with that commit's evaluator, so that scores on either
+side of a regrade compare (docs/bisect.md, "Across a regrade").
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from typing import Literal
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
-from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.render import points
 from harnessgit.store import Store
+from harnessgit.targets import resolve
 
 # A drop of 5 points by default: below that, a selection set of a few hundred
 # instances cannot tell a change from noise (docs/gate.md: the gate's minimum
@@ -162,8 +165,10 @@ class Judge:
         *,
         book: ScoreBook | None = None,
         execution: Execution = Execution(),
+        grader: str | None = None,
     ) -> None:
         self.store, self.config, self.criterion, self.ids = store, config, criterion, ids
+        self.grader = grader  # every commit is scored with this commit's evaluator (`eval_context`)
         self.book = book if book is not None else ScoreBook.load(store)
         self.execution = execution
         self.evaluations = 0  # commits whose harness had to be evaluated
@@ -171,9 +176,13 @@ class Judge:
 
     def stored(self, commit: str) -> ScoreSummary | None:
         """The commit's scores on every judged instance, if they are all on record."""
-        context = eval_context(self.store, self.config, commit)
+        context = self.context(commit)
         summary = self.book.summary(context.key, self.criterion.split, self.ids)
         return None if summary.missing else summary
+
+    def context(self, commit: str) -> EvalContext:
+        """What judging ``commit`` evaluates: its harness, with the judge's grader."""
+        return eval_context(self.store, self.config, commit, grader=self.grader)
 
     def scores(self, commit: str) -> tuple[ScoreSummary, Source]:
         found = self.stored(commit)
@@ -187,6 +196,7 @@ class Judge:
             instances=self.ids,
             execution=self.execution,
             book=self.book,
+            grader=self.grader,
         )
         if result.evaluated:
             self.evaluations += 1
@@ -233,11 +243,14 @@ def judge_one(
     criterion: Criterion,
     *,
     execution: Execution = Execution(),
+    grader: str | None = None,
 ) -> Step:
-    """`bisect-judge`: one commit against good's baseline (good evaluated once, then cached)."""
+    """`bisect-judge`: one commit against good's baseline (good evaluated once, then
+    cached), each scored with ``grader``'s evaluator when one is given."""
     config = require(config)
     manifest = load_manifest(store.root, config.splits.manifest)
-    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
+    grader = resolve(store, grader).sha if grader is not None else None
+    judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=grader)
     if criterion.drop is not None:
         baseline, _source = judge.scores(good)
         judge.set_baseline(baseline)

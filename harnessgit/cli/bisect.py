@@ -109,11 +109,18 @@ def bisect(
 
 @cli.command("bisect-judge", cls=_JudgeCommand)
 @click.option("--good", required=True, metavar="REV", help="The good commit whose scores are the baseline.")
+@click.option(
+    "--grader",
+    metavar="REV",
+    help="Score good and every judged commit with the evaluator as this commit holds it (pass "
+    "the bad commit when the range has a regrade). Default: each commit's own.",
+)
 @_criterion_options
 @click.pass_obj
 def bisect_judge(
     state: State,
     good: str,
+    grader: str | None,
     split: str,
     instances: tuple[str, ...],
     drop: float | None,
@@ -136,7 +143,9 @@ def bisect_judge(
         store, config = state.open()
         with store:
             commit = judged_commit(store)
-            step = judge_one(store, config, good, commit, criterion, execution=state.execution(jobs, None))
+            step = judge_one(
+                store, config, good, commit, criterion, execution=state.execution(jobs, None), grader=grader
+            )
     except (ConfigError, ManifestError) as exc:
         # In a checkout bisect the configuration is the judged commit's own: a commit
         # from before harnessgit was set up cannot be judged, only skipped.

@@ -32,6 +32,12 @@ from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
     is_flag=True,
     help="Run everything again even if results are on record (recorded as a fresh run).",
 )
+@click.option(
+    "--grader",
+    metavar="REV",
+    help="Score REV's harness with the evaluator as this commit holds it (after a regrade: "
+    "old harnesses on today's evaluator). Default: REV's own.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def eval_command(
@@ -42,6 +48,7 @@ def eval_command(
     jobs: int | None,
     repeats: int,
     no_cache: bool,
+    grader: str | None,
     as_json: bool,
 ) -> int:
     """Evaluate REV's harness on a split, running only what is not on record yet."""
@@ -61,6 +68,7 @@ def eval_command(
             no_cache=no_cache,
             execution=state.execution(jobs, None if as_json else f"eval {split}"),
             warn_uncommitted=True,
+            grader=grader,
         )
     echo(to_json(result) if as_json else render_eval.evaluation_text(result))
     return 0

@@ -10,9 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harnessgit.config import Config
-from harnessgit.evaluation.fingerprint import evaluator_files, evaluator_fingerprint, harness_tree_id
+from harnessgit.evaluation.fingerprint import (
+    evaluator_files,
+    evaluator_fingerprint,
+    harness_files,
+    harness_tree_id,
+)
 from harnessgit.objects import TreeEntry
-from harnessgit.store import Store
+from harnessgit.store import Blob, Store
 
 
 @dataclass(frozen=True)
@@ -25,14 +30,35 @@ class Key:
 @dataclass(frozen=True)
 class EvalContext:
     commit: str
-    tree: str
+    tree: str  # what the evaluator runs in: the commit's tree, or its harness in a grader's
     key: Key
+    grader: str | None = None  # the commit whose evaluator grades ``commit``'s harness, when not its own
 
 
-def eval_context(store: Store, config: Config, commit: str) -> EvalContext:
+def eval_context(store: Store, config: Config, commit: str, *, grader: str | None = None) -> EvalContext:
+    """What evaluating ``commit`` means. With ``grader``, another commit whose evaluator
+    differs: ``commit``'s harness files in ``grader``'s tree, so that harnesses on
+    either side of a regrade are scored by one evaluator (bisect across a regrade).
+    The key is then (``commit``'s harness, ``grader``'s fingerprint, model), the key
+    a commit with that harness and that evaluator has."""
     files = store.files_at(commit)
-    key = Key(harness_tree_id(files, config), evaluator_fingerprint(files, config), config.evaluator.model)
-    return EvalContext(commit, store.commit_info(commit).tree, key)
+    fingerprint = evaluator_fingerprint(files, config)
+    own = EvalContext(
+        commit,
+        store.commit_info(commit).tree,
+        Key(harness_tree_id(files, config), fingerprint, config.evaluator.model),
+    )
+    if grader is None or grader == commit:
+        return own
+    grader_files = store.files_at(grader)
+    theirs = evaluator_fingerprint(grader_files, config)
+    if theirs == fingerprint:
+        return own
+    harness = harness_files(files, config)
+    changes: dict[str, Blob | None] = dict.fromkeys(harness_files(grader_files, config))
+    changes.update({path: Blob(entry.sha, entry.mode) for path, entry in harness.items()})
+    tree = store.edit_tree(store.commit_info(grader).tree, changes)
+    return EvalContext(commit, tree, Key(own.key.harness, theirs, config.evaluator.model), grader)
 
 
 def uncommitted_evaluator(store: Store, config: Config, commit: str) -> list[str]:

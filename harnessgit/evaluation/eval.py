@@ -73,6 +73,7 @@ class Evaluation:
     evaluator_time: float  # summed wall time of the evaluator processes
     summary: ScoreSummary
     context: EvalContext = field(metadata={"json": False})
+    grader: str | None = None  # the commit whose evaluator scored it, when not its own
 
 
 def _plan(pending: list[tuple[str, int]], batch_size: int, jobs: int) -> list[list[tuple[str, int]]]:
@@ -111,12 +112,14 @@ def evaluate(
     allow_test: bool = False,
     manifest: Manifest | None = None,
     warn_uncommitted: bool = False,
+    grader: str | None = None,
 ) -> Evaluation:
     """Evaluate ``rev``'s harness on ``split``, running only what is not on record.
     ``manifest`` is the split manifest to read (default: the working tree's; the gate
     passes the base commit's). ``warn_uncommitted`` logs a warning naming working-tree
     edits to the evaluator's files, which the evaluation ignores (it runs the
-    evaluator as ``rev`` holds it)."""
+    evaluator as ``rev`` holds it). ``grader``, a commit: score ``rev``'s harness with
+    the evaluator as that commit holds it (`eval_context`), e.g. after a regrade."""
     config = require(config)
     if not config.evaluator.command:
         raise ConfigError("no evaluator: set [evaluator] command in harnessgit.toml")
@@ -127,9 +130,12 @@ def evaluate(
     if manifest is None:
         manifest = load_manifest(store.root, config.splits.manifest)
     ids = _select(manifest, split, instances)
-    context = eval_context(store, config, resolve(store, rev).sha)
-    if warn_uncommitted and (edited := uncommitted_evaluator(store, config, context.commit)):
-        log.warning(ignored_edits_warning(edited, context.commit, "the evaluator runs as committed"))
+    context = eval_context(
+        store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
+    )
+    graded_by = context.grader or context.commit
+    if warn_uncommitted and (edited := uncommitted_evaluator(store, config, graded_by)):
+        log.warning(ignored_edits_warning(edited, graded_by, "the evaluator runs as committed"))
     book = book if book is not None else ScoreBook.load(store)
     have = book.rows(context.key)
     wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
@@ -153,6 +159,7 @@ def evaluate(
         evaluator_time=round(evaluator_time, 4),
         summary=book.summary(context.key, split, ids),
         context=context,
+        grader=context.grader,
     )
 
 
@@ -319,6 +326,7 @@ class _Batches:
         record = EvalRecord(
             ts=self.store.clock(),
             commit=self.context.commit,
+            grader=self.context.grader,
             harness=self.context.key.harness,
             fingerprint=self.context.key.fingerprint,
             model=self.context.key.model,

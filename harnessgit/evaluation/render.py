@@ -51,7 +51,9 @@ def evaluation_text(evaluation: Evaluation) -> str:
     e = evaluation
     ran = f"{e.evaluated} run in {e.batches} evaluator batch{'es' if e.batches != 1 else ''}"
     lines = [
-        f"{e.split} on {short(e.commit)} (model {e.model}): {_mean(e.summary)}",
+        f"{e.split} on {short(e.commit)} (model {e.model}"
+        + (f", {short(e.grader)}'s evaluator" if e.grader else "")
+        + f"): {_mean(e.summary)}",
         f"  {e.requested} results: {e.cached} from the record, {ran}, {e.wall_time:.1f}s",
     ]
     if e.summary.missing:

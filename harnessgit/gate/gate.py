@@ -18,6 +18,9 @@ store (after `evaluate_sides` has run what is missing), `decide_gate` turns it i
 an outcome and the record it would write without writing anything (`review` stops
 there), and `record_gate` writes that record. Every attempt `harnessgit gate` makes
 is recorded, rejections included: they spend the selection set's error budget too.
+A refusal (`preconditions`: merged already, not descending from the base tip, a
+regrade, failing checks, too few instances) is not an attempt: it is found before
+anything is evaluated and writes nothing.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from harnessgit.bisect.judge import Criterion, judge_one
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.store import Store
+from tests.cli.runner import run
 from tests.conftest import git, write
 from tests.history_fixtures import build_history, expected_score, store_scores
 
@@ -218,7 +220,9 @@ def commit_edits(repo: Path, edits: list[dict[str, str]]) -> list[str]:
     return git(repo, "rev-list", "--reverse", f"HEAD~{len(edits)}..HEAD").split()
 
 
-def test_a_regression_made_by_the_grader_is_named_as_such(review_repo: Path) -> None:
+def test_a_drop_made_by_a_regrade_is_not_blamed_on_the_harness(review_repo: Path) -> None:
+    # A stricter grader lowers every score from chain[1] on; the harness edits change
+    # nothing. Judged with one evaluator (bad's), no harness on the range is worse.
     good = git(review_repo, "rev-parse", "HEAD").strip()
     skill_md = (review_repo / "SKILL.md").read_text()
     stricter = (review_repo / "eval.py").read_text().replace("good = (", "good = number >= 8 and (")
@@ -226,28 +230,59 @@ def test_a_regression_made_by_the_grader_is_named_as_such(review_repo: Path) -> 
         review_repo,
         [{"SKILL.md": skill_md + "one\n"}, {"eval.py": stricter}, {"SKILL.md": skill_md + "three\n"}],
     )
+    assert run(review_repo, "override", chain[1], "--reason", "count only s-8 and up").exit_code == 0
     result = bisect_to_main(review_repo, good)
-    assert result.first_bad is not None and result.first_bad.commit == chain[1]
-    assert "changed files the evaluator depends on" in result.first_bad.why[0]
-    assert result.notes == []
+    assert result.outcome == "bad is good" and result.first_bad is None
+    assert "scored with bad's evaluator too" in result.message
+    (note,) = result.notes
+    assert f"at {chain[1][:12]} 'edit eval.py', override: “count only s-8 and up”" in note
+    assert f"judged with bad's evaluator ({chain[2][:12]})" in note
 
 
-def test_a_grader_change_before_the_regression_is_noted(review_repo: Path) -> None:
+def test_a_regression_behind_a_lenient_regrade_is_found(review_repo: Path) -> None:
+    # A lenient grader (s-30 and up always pass: +10 points) and then a harness edit
+    # that breaks s-0..s-4 (-12.5 points). Scored each with its own evaluator, bad
+    # (mean 0.375) looks better than good (0.25), and the regression hid behind the
+    # regrade; with one evaluator good is 0.5 and the edit is found.
+    good = git(review_repo, "rev-parse", "HEAD").strip()
+    skill_md = (review_repo / "SKILL.md").read_text()
+    lenient = (review_repo / "eval.py").read_text().replace("good = (", "good = number >= 30 or (")
+    breaks = "".join(f"break s-{i}\n" for i in range(5))
+    chain = commit_edits(
+        review_repo,
+        [
+            {"eval.py": lenient},
+            {"README.md": "docs\n"},
+            {"SKILL.md": skill_md + breaks},
+            {"README.md": "more\n"},
+        ],
+    )
+    result = bisect_to_main(review_repo, good)
+    assert result.first_bad is not None and result.first_bad.commit == chain[2]
+    assert result.steps[0].mean == 0.5 and result.first_bad.after.mean == 0.375
+    assert not any("evaluator depends on" in reason for reason in result.first_bad.why)
+    (note,) = result.notes
+    assert f"at {chain[0][:12]} 'edit eval.py', no override recorded" in note
+    # The scores are on record under (good's harness, bad's evaluator) and reproduce.
+    shown = json.loads(run(review_repo, "eval", good, "--grader", "main", "--json").stdout)
+    assert shown["cached"] == 40 and shown["summary"]["mean"] == 0.5 and shown["grader"] == chain[-1]
+    # `git bisect run` needs the grader named: HEAD (bad) looks good against good's own scores.
+    assert run(review_repo, "bisect-judge", "--good", good).exit_code == 0
+    assert run(review_repo, "bisect-judge", "--good", good, "--grader", "main").exit_code == 1
+
+
+def test_an_edit_that_regrades_and_regresses_is_judged_by_its_harness(review_repo: Path) -> None:
     good = git(review_repo, "rev-parse", "HEAD").strip()
     skill_md = (review_repo / "SKILL.md").read_text()
     grader = (review_repo / "eval.py").read_text() + "# graded the same, but a new grader\n"
     chain = commit_edits(
         review_repo,
-        [{"eval.py": grader}, {"SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
+        [{"eval.py": grader, "SKILL.md": skill_md + "break s-0\nbreak s-1\nbreak s-2\n"}],
     )
     result = bisect_to_main(review_repo, good)
-    assert result.first_bad is not None and result.first_bad.commit == chain[1]
-    assert not any("evaluator depends on" in reason for reason in result.first_bad.why)
-    assert (
-        result.first_bad.kind == "direct commit" and "straight to the base branch" in result.first_bad.why[0]
-    )
-    (note,) = result.notes
-    assert "evaluator's files changed between good" in note
+    assert result.first_bad is not None and result.first_bad.commit == chain[0]
+    assert "also changed files the evaluator depends on (a regrade)" in result.first_bad.why[0]
+    assert "different graders" not in " ".join(result.first_bad.why)
 
 
 def test_a_docs_commit_is_no_grader_change(review_repo: Path) -> None:
