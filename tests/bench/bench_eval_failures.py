@@ -1,11 +1,13 @@
-"""Wall time and evaluator starts of a failing evaluation (issue 12, finding 1).
+"""Wall time and evaluator starts of a failing evaluation (issue 12, finding 7).
 
     .venv/bin/python tests/bench/bench_eval_failures.py [--timeout 5] [--jobs 1]
 
 Builds a throwaway repository with 12 selection instances in 4 batches of 3 and
 an evaluator that appends a line to a file outside the repository each time it
 starts, then hangs (or crashes). Prints the wall time of `evaluate` until it
-raises, and how many evaluator processes were started.
+raises, its ratio to the timeout (the baseline: a failure should cost one timeout
+plus a small grace, not one per batch), and how many evaluator processes were
+started (one: a failed batch cancels the batches not started).
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def main() -> None:
             f"case={args.case} timeout={args.timeout:g}s jobs={args.jobs} batches=4: "
             f"failed after {wall:.2f}s, {starts} evaluator start(s): {message}"
         )
+        if args.case == "hang":
+            print(f"wall time / timeout = {wall / args.timeout:.2f}x (1.00x: the failure cost one timeout)")
 
 
 if __name__ == "__main__":
