@@ -2,7 +2,8 @@
 
 A candidate id or revision resolved to a commit (`resolve`), the base branch's tip,
 the live and archived candidate branches, a candidate's retirement, where an edit's
-proposal and evidence are recorded (`provenance`), and the recorded label moves.
+proposal and evidence are recorded (`provenance`), the chain of proposals a candidate
+stands on (`proposal_chain`), and the recorded label moves.
 Below every feature package and above the store: evaluation, the gate and the
 candidates commands all name commits this way.
 """
@@ -169,11 +170,50 @@ class Provenance:
 
 def provenance(store: Store, sha: str) -> Provenance:
     info = store.commit_info(sha)
-    proposed = info.parents[1] if len(info.parents) > 1 else sha
-    records = store.notes_on(layout.NOTES_EVIDENCE, proposed)
+    return recorded(store, info.parents[1] if len(info.parents) > 1 else sha)
+
+
+def recorded(store: Store, sha: str) -> Provenance:
+    """The proposal and evidence recorded on ``sha`` itself (a merge's are on the
+    candidate it merged: `provenance` looks there)."""
+    records = store.notes_on(layout.NOTES_EVIDENCE, sha)
     proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
-    candidate = (proposal.candidate if proposal else None) or candidate_of(store, proposed)
-    return Provenance(proposed, candidate, proposal, [r for r in records if isinstance(r, EvidenceRecord)])
+    candidate = (proposal.candidate if proposal else None) or candidate_of(store, sha)
+    return Provenance(sha, candidate, proposal, [r for r in records if isinstance(r, EvidenceRecord)])
+
+
+def proposed_on(store: Store, origin: Provenance) -> str | None:
+    """The commit an edit was made on: its proposal's parent, else its first parent."""
+    if origin.proposal is not None:
+        return origin.proposal.parent
+    parents = store.commit_info(origin.commit).parents
+    return parents[0] if parents else None
+
+
+def proposal_chain(store: Store, tip: str, base: str) -> list[Provenance]:
+    """The edits ``tip`` brings to ``base``, oldest first: ``tip``, the commit it was
+    proposed on, and so on back through proposal parents (a commit without a proposal
+    record: its first parent) to the first commit ``base`` already holds.
+
+    A candidate proposed on another candidate (``propose --parent``, every evolve
+    iteration whose parent is a frontier member) holds that one's edit too, so merging
+    it lands the whole chain (issue 12: a merge of 7 proposals was credited to the last).
+    """
+    chain: list[Provenance] = []
+    sha: str | None = tip
+    while sha is not None and sha != base:
+        chain.append(recorded(store, sha))
+        sha = chain[-1].proposal.parent if chain[-1].proposal else None
+    if sha == base:  # proposals all the way down to base: each descends from it
+        return chain[::-1]
+    # A commit without a proposal, or a chain begun further back: ask git what base
+    # holds (only now, as that costs a git process).
+    outside = set(store.first_parent_chain(tip, stop=base))
+    chain, sha = [], tip
+    while sha is not None and sha in outside:
+        chain.append(recorded(store, sha))
+        sha = proposed_on(store, chain[-1])
+    return chain[::-1]
 
 
 def retire(store: Store, txn: Transaction, candidate: str, sha: str, reason: str, detail: str = "") -> None:

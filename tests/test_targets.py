@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
 from harnessgit.errors import UnknownRevision
 from harnessgit.store import Store
-from harnessgit.targets import Target, resolve
+from harnessgit.targets import Target, proposal_chain, resolve
 from tests.conftest import git, write
 
 
@@ -93,3 +95,28 @@ def test_a_commit_prefix_wins_over_a_candidate_prefix(
     assert resolved(repo, main[:8]) == Target(main)
     (warning,) = {r.getMessage() for r in caplog.records}  # a record may reach caplog twice
     assert main[:8] in warning and f"candidate {main[:12]}" in warning
+
+
+def test_a_proposal_chain_runs_back_to_what_the_base_holds(repo: Path) -> None:
+    """A candidate proposed on candidates brings all of them (`proposal_chain`, oldest
+    first); a commit without a proposal record counts as an edit too, and what the
+    base already holds does not."""
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        first = propose(store, config, {"SKILL.md": "one\n"}, rationale="One")
+        second = propose(store, config, {"SKILL.md": "two\n"}, parent=first.candidate, rationale="Two")
+        third = propose(store, config, {"SKILL.md": "three\n"}, parent=second.candidate, rationale="Three")
+
+        def chain(tip: str, base: str) -> list[str]:
+            return [origin.commit for origin in proposal_chain(store, tip, base)]
+
+        main = git(repo, "rev-parse", "main").strip()
+        assert chain(third.commit, main) == [first.commit, second.commit, third.commit]
+        assert [o.candidate for o in proposal_chain(store, third.commit, main)][-1] == third.candidate
+        assert chain(third.commit, first.commit) == [second.commit, third.commit]
+        assert chain(third.commit, third.commit) == []
+        by_hand = git(repo, "commit-tree", f"{third.commit}^{{tree}}", "-p", third.commit, "-m", "x").strip()
+        assert chain(by_hand, main) == [first.commit, second.commit, third.commit, by_hand]
+        git(repo, "merge", "-q", "--no-ff", "-m", "first by hand", first.commit)
+        merged = git(repo, "rev-parse", "main").strip()
+        assert chain(third.commit, merged) == [second.commit, third.commit]  # main holds the first

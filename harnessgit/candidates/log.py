@@ -1,9 +1,10 @@
-"""`harnessgit log`: the accepted edits on the base branch, and every look at the test split."""
+"""`harnessgit log`: the accepted edits on the base branch (each merge with the
+proposals it landed), and every look at the test split."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar
 
@@ -13,7 +14,7 @@ from harnessgit.config import Config
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, OverrideRecord, Record, view_of
 from harnessgit.store import Store
-from harnessgit.targets import base_tip, candidate_of
+from harnessgit.targets import base_tip, candidate_of, proposal_chain
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +37,15 @@ class Override:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MergedProposal:
+    """One proposal a merge landed."""
+
+    candidate: str | None
+    commit: str
+    subject: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class LogEntry:
     commit: str
     date: str
@@ -46,6 +56,9 @@ class LogEntry:
     files: list[FileChange]
     gate: GateSummary | None = None
     override: Override | None = None
+    # A merge's proposals, oldest first: the candidate and every candidate it was
+    # proposed on that the base did not hold yet (empty for a direct commit).
+    proposals: list[MergedProposal] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +129,7 @@ def accepted_log(
 def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
     info = store.commit_info(sha)
     merged = info.parents[1] if len(info.parents) > 1 else None
+    chain = proposal_chain(store, merged, info.parents[0]) if merged else []
     return LogEntry(
         commit=sha,
         date=info.author_time.isoformat(),
@@ -126,6 +140,14 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
         files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
         gate=view_of(GateSummary, landed.gates[-1]) if landed.gates else None,
         override=view_of(Override, landed.overrides[0]) if landed.overrides else None,
+        proposals=[
+            MergedProposal(
+                candidate=origin.candidate,
+                commit=origin.commit,
+                subject=store.commit_info(origin.commit).subject,
+            )
+            for origin in chain
+        ],
     )
 
 

@@ -1,11 +1,13 @@
 """How `propose`, `show`, `log`, `status` and `label` look as text (their ``--json`` is
-`harnessgit.render.to_json` of the result)."""
+`harnessgit.render.to_json` of the result), and an edit's own effect as the merge
+message and `review` say it."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from harnessgit.candidates.chain import Effect
 from harnessgit.candidates.label import Labels
 from harnessgit.candidates.log import LogEntry, LogResult, SelectionSpend
 from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
@@ -95,6 +97,16 @@ def _evaluations_table(evaluations: list[EvaluationSummary]) -> str:
     return table(rows, ["split", "model", "evaluator", "n", "mean", "SE"])
 
 
+def effect_text(effect: Effect | None) -> str:
+    """An edit's own effect, as the merge message and the review say it."""
+    if effect is None:
+        return "not evaluated"
+    return (
+        f"{points(effect.difference)} points on {plural(effect.n, 'selection instance')} "
+        f"({points(effect.parent_mean, False)} -> {points(effect.mean, False)})"
+    )
+
+
 def _gate_cell(entry: LogEntry) -> str:
     if entry.override is not None:
         return f"override ({entry.override.action}): {entry.override.reason[:30]}"
@@ -108,11 +120,21 @@ def _gate_cell(entry: LogEntry) -> str:
 def log_text(result: LogResult) -> str:
     if not result.entries:
         return "no commits"
+    # A merge lands its candidate and every candidate that one was proposed on: "edits"
+    # counts them, so a chain's gain is not read as its last edit's.
     rows = [
-        [short(e.commit, 10), e.date[:10], e.kind, e.candidate or EMPTY, e.subject[:50], _gate_cell(e)]
+        [
+            short(e.commit, 10),
+            e.date[:10],
+            e.kind,
+            len(e.proposals) if e.kind == "merge" else EMPTY,
+            e.candidate or EMPTY,
+            e.subject[:50],
+            _gate_cell(e),
+        ]
         for e in result.entries
     ]
-    text = table(rows, ["commit", "date", "kind", "candidate", "subject", "gate"])
+    text = table(rows, ["commit", "date", "kind", "edits", "candidate", "subject", "gate"])
     for spend in result.selection_sets:
         text += "\n" + _spend_line(spend)
     if result.test_peeks:

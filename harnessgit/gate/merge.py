@@ -14,15 +14,26 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from harnessgit import layout
+from harnessgit.candidates.chain import Measure, own_effects
+from harnessgit.candidates.render import effect_text
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.evaluation.eval import Execution
-from harnessgit.gate.gate import GateOutcome, run_gate
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.gate.gate import SELECTION, GateOutcome, run_gate
 from harnessgit.objects import TreeEntry
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import points
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import Target, base_tip, resolve, retire, without_trailer
+from harnessgit.targets import (
+    Provenance,
+    Target,
+    base_tip,
+    proposal_chain,
+    resolve,
+    retire,
+    without_trailer,
+)
 
 
 @dataclass(frozen=True)
@@ -55,11 +66,14 @@ def merge(
     branch = base or config.harness.base
     # A checkout the merge cannot move is refused before the gate spends anything.
     checkout_ready(store, branch, base_tip(store, branch), resolve(store, name).sha)
-    outcome = run_gate(store, config, name, base=branch, allow_small=allow_small, execution=execution)
+    book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
+    outcome = run_gate(
+        store, config, name, base=branch, allow_small=allow_small, execution=execution, book=book
+    )
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record
-    message = _merge_message(store, outcome.target, branch, record)
+    message = _merge_message(store, outcome, book)
     landed, settled = land(
         store,
         branch,
@@ -107,29 +121,64 @@ def land(
     return merge_commit, settled
 
 
-def _merge_message(store: Store, target: Target, branch: str, record: GateRecord) -> str:
+def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook) -> str:
+    """The merge commit's message: what it lands and the gate's verdict on it. A
+    candidate proposed on other candidates lands all of them: the message lists each
+    one, oldest first, with its own effect, and its title credits none with the total."""
+    target, record = outcome.target, outcome.record
     info = store.commit_info(target.sha)
     label = target.candidate or target.sha[:12]
-    lines = [f"Merge candidate {label}: {info.subject}"]
-    body = without_trailer(info.body)
-    if body:
-        lines += ["", body]
+    chain = proposal_chain(store, target.sha, outcome.base.commit)
+    if len(chain) > 1:
+        lines = [f"Merge candidate {label}: {len(chain)} edits (last: {info.subject})", ""]
+        lines += _chain_lines(store, outcome, book, chain)
+    else:
+        lines = [f"Merge candidate {label}: {info.subject}"]
+        body = without_trailer(info.body)
+        if body:
+            lines += ["", body]
     lines += [
         "",
-        f"Gate: passed on {record.n} selection instances, {record.model}: "
+        ("Gate (all edits together)" if len(chain) > 1 else "Gate")
+        + f": passed on {record.n} selection instances, {record.model}: "
         f"{points(record.base_mean, False)} -> {points(record.candidate_mean, False)} "
         f"({points(record.difference)} points, 95% CI [{points(record.ci_low)}, {points(record.ci_high)}]), "
         f"attempt {record.attempt} at alpha {record.alpha_k:.3g}",
         f"Wins/losses/ties: {record.wins}/{record.losses}/{record.ties}",
     ]
-    evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, EvidenceRecord)]
-    if evidence:
-        lines.append(
-            "Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)
-        )
+    if len(chain) <= 1:
+        lines += _evidence_line(store, target.sha)
     if target.candidate:
         lines += ["", f"{layout.CANDIDATE_TRAILER}: {target.candidate}"]
     return "\n".join(lines)
+
+
+def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: list[Provenance]) -> list[str]:
+    """One numbered item per edit of the chain, oldest first: its subject, its own
+    effect on the selection split (under the gate's evaluator and model), its
+    rationale and its evidence."""
+    settings, record = outcome.comparison.sides.settings, outcome.record
+    measure = Measure(
+        store, settings.config, book, record.fingerprint, record.model, settings.manifest.ids(SELECTION)
+    )
+    lines = [
+        f"It lands {len(chain)} proposals, oldest first, each with its own effect: its selection",
+        f"scores against those of the commit it was proposed on ({record.model}).",
+    ]
+    for number, (origin, effect) in enumerate(zip(chain, own_effects(measure, chain), strict=True), 1):
+        info = store.commit_info(origin.commit)
+        name = origin.candidate or origin.commit[:12]
+        lines += ["", f"{number}. {name}: {info.subject}", f"   Effect: {effect_text(effect)}"]
+        lines += [f"   {line}".rstrip() for line in without_trailer(info.body).splitlines()]
+        lines += [f"   {line}" for line in _evidence_line(store, origin.commit)]
+    return lines
+
+
+def _evidence_line(store: Store, commit: str) -> list[str]:
+    evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)]
+    if not evidence:
+        return []
+    return ["Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)]
 
 
 Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)

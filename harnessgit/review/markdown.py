@@ -11,11 +11,12 @@ from __future__ import annotations
 import html
 import re
 
-from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short
+from harnessgit.candidates.render import effect_text
+from harnessgit.render import EMPTY, changes, p_text, plural, points, share, short
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
 from harnessgit.review.diff import FileDiff
-from harnessgit.review.render import difference_text, file_sizes, rationale_body, split_name
+from harnessgit.review.render import difference_text, file_sizes, rationale_body, side_text, split_name
 from harnessgit.review.review import Edit, ReviewResult
 from harnessgit.review.scores import FailureShift, Flip, Flips, ScoreRow
 
@@ -109,7 +110,7 @@ def _md_scores(rows: list[ScoreRow]) -> Section:
     ]
     body = [
         f"| {md_text(split_name(r))} | {md_text(r.model)} | {r.n}/{r.split_size} | "
-        f"{mean_text(r.base_mean, r.base_se)} | {mean_text(r.head_mean, r.head_se)} | {difference_text(r)} | "
+        f"{side_text(r, 'base')} | {side_text(r, 'head')} | {difference_text(r)} | "
         f"{p_text(r.p_value)} | {points(r.mde, False)} | {r.wins}/{r.losses}/{r.ties} |"
         for r in rows
     ]
@@ -207,12 +208,17 @@ def _md_edit(edit: Edit) -> list[str]:
     who = [f"commit {md_code(short(edit.commit))}"]
     if edit.candidate:
         who.append(f"candidate {md_code(edit.candidate)}")
+    if edit.merge:
+        who.append(f"merged in {md_code(short(edit.merge))}")
     if edit.source:
         who.append(
             f"proposed via {md_text(edit.source)}"
             + (f" by {md_text(edit.proposer)}" if edit.proposer else "")
         )
-    lines = [f"- **{md_text(edit.subject)}** ({', '.join(who)})"]
+    lines = [
+        f"- **{md_text(edit.subject)}** ({', '.join(who)})",
+        f"  - own effect on the selection split: {md_text(effect_text(edit.effect))}",
+    ]
     rationale = rationale_body(edit)
     if rationale:
         lines += [f"  > {md_text(line)}" if line.strip() else "  >" for line in rationale.splitlines()[:30]]

@@ -4,6 +4,9 @@ pull-request comment) shares with it. Its JSON is `harnessgit.render.to_json` of
 
 from __future__ import annotations
 
+from typing import Literal
+
+from harnessgit.candidates.render import effect_text
 from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short, table
 from harnessgit.render import size as human_size
 from harnessgit.review.diff import FileDiff
@@ -26,6 +29,16 @@ def split_name(row: ScoreRow) -> str:
     if not row.current:
         name += f" (evaluator {short(row.fingerprint, 8)})"
     return name
+
+
+def side_text(row: ScoreRow, side: Literal["base", "head"]) -> str:
+    """One side's mean over the instances both sides have, and the side's own
+    coverage when it has scores the other lacks (they are not in the mean)."""
+    if side == "base":
+        text, coverage = mean_text(row.base_mean, row.base_se), row.base_n
+    else:
+        text, coverage = mean_text(row.head_mean, row.head_se), row.head_n
+    return text if coverage == row.n else f"{text} ({coverage} scored)"
 
 
 def difference_text(row: ScoreRow) -> str:
@@ -95,8 +108,8 @@ def _score_lines(scores: list[ScoreRow]) -> list[str]:
             split_name(r),
             r.model,
             f"{r.n}/{r.split_size}",
-            mean_text(r.base_mean, r.base_se),
-            mean_text(r.head_mean, r.head_se),
+            side_text(r, "base"),
+            side_text(r, "head"),
             difference_text(r),
             p_text(r.p_value),
             points(r.mde, False),
@@ -167,10 +180,10 @@ def _shift_lines(shift: FailureShift) -> list[str]:
 def _edit_lines(result: ReviewResult) -> list[str]:
     out = ["", f"edits: {result.edits_count}"]
     for edit in result.edits:
-        out.append(
-            f"  {short(edit.commit)} {edit.subject}"
-            + (f" (candidate {edit.candidate})" if edit.candidate else "")
-        )
+        origin = [f"candidate {edit.candidate}"] if edit.candidate else []
+        origin += [f"merged in {short(edit.merge)}"] if edit.merge else []
+        out.append(f"  {short(edit.commit)} {edit.subject}" + (f" ({', '.join(origin)})" if origin else ""))
+        out.append(f"    own effect: {effect_text(edit.effect)}")
         out += [f"    | {line}" for line in rationale_body(edit).splitlines()]
         for item in edit.evidence:
             out.append(

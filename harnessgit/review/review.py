@@ -4,9 +4,10 @@ BASE..HEAD is reviewed like a pull request: the gate's verdict as it would be no
 (computed from stored scores, never recorded, never running the evaluator), the
 files changed with their sizes and the harness checks, a score table per split and
 model, the instances that flipped with their feedback and trajectories, how the
-failure classes shifted, and the rationale and evidence of each edit. The result is
-a frozen `ReviewResult`: `review.markdown` renders it for a PR comment, `review.render`
-as text, and its JSON is `harnessgit.render.to_json` of it.
+failure classes shifted, and the rationale, evidence and own effect of each edit (a
+merge counts as the proposals it landed). The result is a frozen `ReviewResult`:
+`review.markdown` renders it for a PR comment, `review.render` as text, and its JSON
+is `harnessgit.render.to_json` of it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harnessgit import globs
+from harnessgit.candidates.chain import Effect, Measure, own_effects
 from harnessgit.checks import CheckReport
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
@@ -40,7 +42,7 @@ from harnessgit.review.scores import (
     score_row,
 )
 from harnessgit.store import Store
-from harnessgit.targets import base_tip, provenance, resolve, without_trailer
+from harnessgit.targets import Provenance, base_tip, proposal_chain, recorded, resolve, without_trailer
 
 FLIPS_KEPT = 10  # flipped instances shown per direction; the rest are counted
 EDITS_KEPT = 20  # edits between BASE and HEAD whose rationale is shown
@@ -86,7 +88,8 @@ class EvidenceItem:
 
 @dataclass(frozen=True, kw_only=True)
 class Edit:
-    """One commit of BASE..HEAD's first-parent chain and why it was made."""
+    """One edit of BASE..HEAD and why it was made: a commit of HEAD's first-parent
+    chain, or one of the proposals a merge on that chain landed."""
 
     commit: str
     subject: str
@@ -95,6 +98,10 @@ class Edit:
     source: str | None  # how it was proposed (worktree, file, patch, api, evolve)
     proposer: str | None
     evidence: list[EvidenceItem]
+    merge: str | None = None  # the merge on HEAD's first-parent chain that landed it, if any
+    # Its own effect: its selection scores against those of the commit it was made on,
+    # under the gate's evaluator and model (None: not evaluated on both).
+    effect: Effect | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +117,7 @@ class ReviewResult:
     flips: list[Flips]
     failure_shift: list[FailureShift]
     edits: list[Edit]
-    edits_count: int  # commits on the chain; only the newest EDITS_KEPT are in `edits`
+    edits_count: int  # edits in BASE..HEAD; only the newest EDITS_KEPT are in `edits`
     notes: list[str]
 
 
@@ -132,7 +139,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             "scores on the two sides are not comparable"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
-    chain = store.first_parent_chain(head_target.sha, stop=base_sha)
+    edits = _edits(store, head_target.sha, base_sha)
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
@@ -144,8 +151,8 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         scores=scores,
         flips=flips,
         failure_shift=shifts,
-        edits=[_edit(store, sha) for sha in chain[:EDITS_KEPT]],
-        edits_count=len(chain),
+        edits=_described(store, edits[:EDITS_KEPT], _measure(store, manifest, book, outcome)),
+        edits_count=len(edits),
         notes=notes,
     )
 
@@ -309,18 +316,47 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
     return next((r for r in repeats if r.feedback or r.trajectory is not None), repeats[0])
 
 
-def _edit(store: Store, sha: str) -> Edit:
-    info = store.commit_info(sha)
-    origin = provenance(store, sha)
+def _edits(store: Store, head: str, base: str) -> list[tuple[Provenance, str | None]]:
+    """Every edit of BASE..HEAD, newest first, with the merge that landed it: the
+    commits of HEAD's first-parent chain, a merge standing for the proposals it landed
+    (the candidate and each candidate it was proposed on), newest first too."""
+    found: list[tuple[Provenance, str | None]] = []
+    for sha in store.first_parent_chain(head, stop=base):
+        parents = store.commit_info(sha).parents
+        if len(parents) > 1:
+            found += [(origin, sha) for origin in reversed(proposal_chain(store, parents[1], parents[0]))]
+        else:
+            found.append((recorded(store, sha), None))
+    return found
+
+
+def _measure(store: Store, manifest: Manifest, book: ScoreBook, outcome: GateOutcome) -> Measure:
+    """Where the edits' own effects are read: the gate's evaluator and model."""
+    key = outcome.base.key
+    config = outcome.comparison.sides.settings.config
+    return Measure(store, config, book, key.fingerprint, key.model, manifest.ids(SELECTION))
+
+
+def _described(store: Store, edits: list[tuple[Provenance, str | None]], measure: Measure) -> list[Edit]:
+    effects = own_effects(measure, [origin for origin, _merge in edits])
+    return [
+        _edit(store, origin, merge, effect) for (origin, merge), effect in zip(edits, effects, strict=True)
+    ]
+
+
+def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | None) -> Edit:
+    info = store.commit_info(origin.commit)
     proposal = origin.proposal
     return Edit(
-        commit=sha,
+        commit=origin.commit,
         subject=info.subject,
-        candidate=proposal.candidate if proposal else origin.candidate,
+        candidate=origin.candidate,
         rationale=proposal.rationale if proposal else (without_trailer(info.body) or None),
         source=proposal.source if proposal else None,
         proposer=proposal.proposer if proposal else None,
         evidence=[_evidence_item(store, r) for r in origin.evidence],
+        merge=merge,
+        effect=effect,
     )
 
 

@@ -30,9 +30,12 @@ class ScoreRow:
     held_out: bool  # the test split: reported, never decides
     decides: bool  # the gate's row: selection split, current evaluator and model
     split_size: int
-    base_n: int  # instances of the split with a score on the base
+    base_n: int  # instances of the split with a score on the base: its coverage
     head_n: int
     n: int  # instances with a score on both sides: what is compared
+    # Means over the n instances both sides have; None when fewer than two are
+    # shared (a base scored on 60 train instances and a head on a 3-instance
+    # minibatch are not comparable by their means).
     base_mean: float | None
     base_se: float | None
     head_mean: float | None
@@ -105,10 +108,12 @@ def score_row(
     held_out: bool,
     decision: GateDecision | None = None,
 ) -> ScoreRow:
-    """One line of the score table. ``decision`` is the gate's own verdict for the
-    row it decides on (so the table and the verdict agree on attempt k); other rows
-    are described at attempt 1: they decide nothing, so they spend nothing."""
-    paired = pair_scores(base.scored(), head.scored())
+    """One line of the score table: the two sides on the instances both have, and
+    each side's coverage. ``decision`` is the gate's own verdict for the row it
+    decides on (so the table and the verdict agree on attempt k); other rows are
+    described at attempt 1: they decide nothing, so they spend nothing."""
+    before, after = base.scored(), head.scored()
+    paired = pair_scores(before, after)
     row = ScoreRow(
         split=split,
         model=base.model,
@@ -119,11 +124,11 @@ def score_row(
         split_size=split_size,
         base_n=base.n,
         head_n=head.n,
-        n=len(paired.instances) if paired else 0,
-        base_mean=base.mean,
-        base_se=base.stderr,
-        head_mean=head.mean,
-        head_se=head.stderr,
+        n=len(before.keys() & after.keys()),
+        base_mean=None,
+        base_se=None,
+        head_mean=None,
+        head_se=None,
     )
     if paired is None:
         return row

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.render import log_text
 from harnessgit.config import load_config
+from harnessgit.render import to_json
 from harnessgit.store import Store
+from tests.candidates.chain_fixtures import merged_chain
 from tests.history_fixtures import build_history
 
 
@@ -25,6 +28,8 @@ def test_each_entry_says_how_it_landed(review_repo: Path) -> None:
     assert gated.candidate == f"{6:012x}" and gated.override is None
     assert gated.gate is not None and gated.gate.passed and gated.gate.difference == 0.05
     assert [f.path for f in gated.files] == ["SKILL.md"]
+    assert [(p.candidate, p.subject) for p in gated.proposals] == [(f"{6:012x}", "Edit 6")]
+    assert by_hand.proposals == []
     (spend,) = result.selection_sets
     assert (spend.attempts, spend.passed, spend.alpha) == (1, 2, 0.05)  # edits 4 and 6 passed
     assert result.test_peeks == []
@@ -39,3 +44,29 @@ def test_limit_keeps_the_newest(review_repo: Path) -> None:
     with Store.discover(review_repo) as store:
         result = accepted_log(store, load_config(review_repo), limit=2)
     assert [e.commit for e in result.entries] == history.chain[:-3:-1]
+
+
+def test_a_merge_lists_every_proposal_it_landed(gate_repo: Path) -> None:
+    """Issue 12, finding 5: a merge of a candidate proposed on three others landed four
+    proposals; the log counts them and its JSON lists them, oldest first."""
+    chain, landed = merged_chain(gate_repo)
+    with Store.discover(gate_repo) as store:
+        result = accepted_log(store, load_config(gate_repo))
+    merged = result.entries[0]
+    assert merged.commit == landed and merged.candidate == chain[-1].candidate
+    assert [(p.candidate, p.commit) for p in merged.proposals] == [(c.candidate, c.commit) for c in chain]
+    assert [p.subject for p in merged.proposals] == [
+        "Raise the level to 30",
+        "Fix s-35",
+        "Fix s-36",
+        "Break s-3",
+    ]
+    data = json.loads(to_json(result))["entries"][0]["proposals"]
+    assert data[0] == {
+        "candidate": chain[0].candidate,
+        "commit": chain[0].commit,
+        "subject": "Raise the level to 30",
+    }
+    header, _rule, row, *_ = log_text(result).splitlines()
+    assert header.split()[:4] == ["commit", "date", "kind", "edits"]
+    assert row.split()[2:4] == ["merge", "4"]

@@ -16,6 +16,7 @@ from harnessgit.errors import GateRefused, HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.records import GateRecord, RetireRecord
 from harnessgit.store import Store
+from tests.candidates.chain_fixtures import merged_chain
 from tests.conftest import git, write
 from tests.gating_fixtures import skill
 
@@ -148,3 +149,30 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
     assert merges == [landed]  # no half-written merge record for the loser
     if codes[1] == 3:
         assert "moved while the gate ran" in next(err for code, err in results if code == 3)
+
+
+def test_a_merged_chain_lists_every_proposal_with_its_own_effect(gate_repo: Path) -> None:
+    """Issue 12, finding 5: a candidate proposed on three others lands all four. The
+    message lists them oldest first, each with its own measured effect, and its title
+    does not credit the gain to the last edit (here a harmful one)."""
+    chain, landed = merged_chain(gate_repo)
+    message = git(gate_repo, "log", "-1", "--format=%B", landed)
+    first, *_ = message.splitlines()
+    assert first == f"Merge candidate {chain[-1].candidate}: 4 edits (last: Break s-3)"
+    items = [line for line in message.splitlines() if line[:3] in {"1. ", "2. ", "3. ", "4. "}]
+    assert items == [
+        f"1. {chain[0].candidate}: Raise the level to 30",
+        f"2. {chain[1].candidate}: Fix s-35",
+        f"3. {chain[2].candidate}: Fix s-36",
+        f"4. {chain[3].candidate}: Break s-3",
+    ]
+    effects = [line.strip() for line in message.splitlines() if line.strip().startswith("Effect: ")]
+    assert effects == [
+        "Effect: +50.0 points on 40 selection instances (25.0 -> 75.0)",
+        "Effect: not evaluated",  # its own scores are missing
+        "Effect: not evaluated",  # its parent's are
+        "Effect: -2.5 points on 40 selection instances (80.0 -> 77.5)",
+    ]
+    assert "   Most failures are past s-9." in message and "   A harmful rule, last of four." in message
+    assert "Gate (all edits together): passed on 40 selection instances" in message
+    assert message.rstrip().endswith(f"Harnessgit-Candidate: {chain[-1].candidate}")

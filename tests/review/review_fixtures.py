@@ -63,7 +63,8 @@ def odd_change(repo: Path) -> None:
 
 
 def unpaired_row() -> ScoreRow:
-    """A row with scores on both sides but no instance scored on both: nothing to compare."""
+    """A row with scores on both sides but no instance scored on both: nothing to
+    compare, so no means (`score_row` gives none), only each side's coverage."""
     return ScoreRow(
         split="train",
         model="m",
@@ -72,13 +73,13 @@ def unpaired_row() -> ScoreRow:
         held_out=False,
         decides=False,
         split_size=60,
-        base_n=1,
-        head_n=1,
+        base_n=6,
+        head_n=3,
         n=0,
-        base_mean=0.5,
+        base_mean=None,
         base_se=None,
-        head_mean=1.0,
-        head_se=0.0,
+        head_mean=None,
+        head_se=None,
     )
 
 

@@ -99,4 +99,4 @@ def test_evaluator_and_proposer_text_cannot_break_the_comment() -> None:
 def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
     flip = Flip(instance="s-1", base_score=1.0, head_score=0.0)
     md = review_markdown(result_with(flip, "Why", scores=[unpaired_row()]))
-    assert "| train | m | 0/60 | 50.0 | 100.0 ± 0.0 | - | - | - | 0/0/0 |" in md
+    assert "| train | m | 0/60 | - (6 scored) | - (3 scored) | - | - | - | 0/0/0 |" in md

@@ -35,10 +35,11 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
     flip = Flip(instance="s-1", base_score=1.0, head_score=0.0)
     text = review_text(result_with(flip, "Edit\n\nWhy it was made", scores=[unpaired_row()]))
     (row,) = [line for line in text.splitlines() if line.startswith("train ")]
-    assert row.split() == ["train", "m", "0/60", "50.0", "100.0", "±", "0.0", "-", "-", "-", "0/0/0"]
+    # Issue 12, finding 8: no means side by side, each side's coverage instead.
+    assert " ".join(row.split()) == "train m 0/60 - (6 scored) - (3 scored) - - - 0/0/0"
     assert "regressed s-1: 1.00 -> 0.00; feedback: - -> -" in text
     # The rationale's first line repeats the subject, so only the rest is quoted.
-    assert "  cccccccccccc Edit\n    | Why it was made\n" in text
+    assert "  cccccccccccc Edit\n    own effect: not evaluated\n    | Why it was made\n" in text
 
 
 def test_verdict_line_says_what_to_run_or_what_it_rests_on() -> None:

@@ -10,8 +10,11 @@ from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.render import jsonable, to_json
+from harnessgit.review.markdown import review_markdown
+from harnessgit.review.render import review_text
 from harnessgit.review.review import review
 from harnessgit.store import Store
+from tests.candidates.chain_fixtures import merged_chain
 from tests.conftest import git
 from tests.gating_fixtures import skill
 from tests.review.review_fixtures import CRITIQUE, RATIONALE, odd_change, reviewed_candidate
@@ -127,8 +130,36 @@ def test_a_merge_shows_the_rationale_of_the_candidate_it_merged(review_repo: Pat
         assert landed
         result = review(store, config, "main~1", "main")
     (edit,) = result.edits
-    assert edit.commit == landed and edit.candidate == cand.candidate and edit.rationale == RATIONALE
+    assert edit.commit == cand.commit and edit.merge == landed and edit.candidate == cand.candidate
+    assert edit.rationale == RATIONALE
     assert result.verdict.state == "pass"  # both sides were evaluated by the gate that merged it
+    assert edit.effect is not None and edit.effect.difference == result.verdict.difference
+
+
+def test_a_merged_chain_is_every_proposal_it_landed_with_its_own_effect(gate_repo: Path) -> None:
+    """Issue 12, finding 5: the merge of a candidate proposed on three others is four
+    edits, not one, each with its rationale and its own effect where scores exist."""
+    chain, landed = merged_chain(gate_repo)
+    with Store.discover(gate_repo) as store:
+        result = review(store, load_config(gate_repo), "main~1", "main")
+    assert result.edits_count == 4
+    assert [e.candidate for e in result.edits] == [c.candidate for c in reversed(chain)]  # newest first
+    assert all(e.merge == landed and e.source == "file" for e in result.edits)
+    last, third, second, first = result.edits
+    assert last.rationale == "Break s-3\n\nA harmful rule, last of four."
+    assert first.effect is not None and (first.effect.n, first.effect.difference) == (40, 0.5)
+    assert second.effect is None and third.effect is None  # the second was never evaluated
+    assert last.effect is not None and last.effect.difference == pytest.approx(-0.025)
+    assert result.verdict.difference == pytest.approx(0.525)  # the four together
+    text = review_text(result)
+    assert "edits: 4" in text and "own effect: -2.5 points on 40 selection instances (80.0 -> 77.5)" in text
+    assert f"{last.subject} (candidate {last.candidate}, merged in {landed[:12]})" in text
+    assert "own effect: not evaluated" in text
+    md = review_markdown(result)
+    assert "rationale and evidence of 4 commits" in md and "merged in `" in md
+    edits = json.loads(to_json(result))["edits"]
+    assert edits[0]["merge"] == landed and edits[0]["effect"]["difference"] == pytest.approx(-0.025)
+    assert edits[1]["effect"] is None
 
 
 def test_nothing_to_review(review_repo: Path) -> None:

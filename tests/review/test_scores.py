@@ -79,4 +79,20 @@ def test_score_row_compares_the_paired_instances() -> None:
         current=True,
         held_out=False,
     )
-    assert lonely.n == 0 and lonely.difference is None and lonely.base_mean == 1.0
+    assert lonely.n == 0 and lonely.difference is None and lonely.base_mean is None
+    assert (lonely.base_n, lonely.head_n) == (1, 0)
+
+
+def test_score_row_compares_only_the_instances_both_sides_have() -> None:
+    """Issue 12, finding 8: the base scored on the whole train split, the head on a
+    3-instance minibatch. Means over different instances are not comparable: the row
+    compares the shared instances, or nothing, and keeps each side's coverage."""
+    base = summary({f"t-{i}": float(i % 2) for i in range(60)})  # 50.0 over all 60
+    minibatch = summary({"t-1": 1.0, "t-3": 1.0, "t-4": 1.0})
+    row = score_row("train", base, minibatch, GateSection(), split_size=60, current=True, held_out=False)
+    assert (row.n, row.base_n, row.head_n) == (3, 60, 3)
+    assert row.base_mean == pytest.approx(2 / 3) and row.head_mean == 1.0  # both over t-1, t-3, t-4
+    elsewhere = summary({"t-100": 1.0, "t-1": 0.0})  # one instance shared: no comparison
+    row = score_row("train", base, elsewhere, GateSection(), split_size=60, current=True, held_out=False)
+    assert (row.n, row.base_n, row.head_n) == (1, 60, 2)
+    assert row.base_mean is None and row.head_mean is None and row.difference is None
