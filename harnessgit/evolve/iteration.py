@@ -3,7 +3,8 @@
 `draw` picks the parent, the minibatch and the component; `ask` calls the proposer;
 `commit_proposal` and `check_failure` make the answer a candidate and check it;
 `minibatch_test` keeps it only if it beats its parent there; `select` scores it on
-the selection split, updates the frontier and decides whether to gate; `gate` runs
+the selection split, updates the frontier and decides whether to gate (not when an
+earlier edit of its chain passed the gate against this base); `gate` runs
 the gate (or merges). The step that ends the iteration says how in an `Ending`, and
 `write_record` puts that on the record: every iteration writes exactly one record.
 """
@@ -20,17 +21,18 @@ from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import GateRefused
 from harnessgit.evolve.minibatch import minibatch
-from harnessgit.evolve.policy import choose_component, worth_gating
+from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.gate.gate import GateOutcome, attempt_number, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
-from harnessgit.records import EvidenceRecord, IterationRecord
+from harnessgit.records import EvidenceRecord, GateRecord, IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store, Transaction
+from harnessgit.targets import proposal_chain
 
 Answer = ProposedEdit | RejectedProposal
 
@@ -203,16 +205,41 @@ def _mean(value: float | None) -> str:
 
 def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -> Ending:
     """A minibatch winner: scored on the whole selection split, made a frontier member,
-    and gated once its gain is one the gate could see."""
+    and gated once its gain is one the gate could see, unless it builds on a candidate
+    that passed the gate against this base (at most one of a chain is gated)."""
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.view = None  # the pool has a new member
     update_frontier(session.store, session.config, session.frontier())
+    kept = replace(tested, outcome="not-gated", selection_mean=selection)
+    blocked = _passed_before(session, candidate.commit)
+    if blocked:
+        return replace(kept, reason=blocked)
     worth, why = _worth_gating(session, start.tip, candidate.commit)
-    kept = replace(tested, outcome="not-gated", reason=why, selection_mean=selection)
     if not worth:
-        return kept
+        return replace(kept, reason=why)
     outcome, reason, gated = gate(session, start.tip, candidate)
+    if outcome == "gate-passed":  # its descendants are not gated (`passed_before`)
+        session.passed.update({candidate.commit: candidate.candidate, gated.commit: gated.candidate})
     return replace(kept, outcome=outcome, reason=reason, candidate=gated)
+
+
+def _passed_before(session: Session, commit: str) -> str:
+    """Why ``commit`` is not gated: an earlier edit of its chain passed the gate against
+    the current base tip, in this run or on the record (an earlier run, a `harnessgit
+    gate` by hand); "" when none did."""
+    base = session.base_commit()
+    chain = [origin.commit for origin in proposal_chain(session.store, commit, base)]
+    passed = dict(session.passed)
+    for sha in chain[:-1]:
+        for record in session.store.notes_on(layout.NOTES_GATE, sha):
+            if (
+                isinstance(record, GateRecord)
+                and record.passed
+                and record.base == base
+                and record.commit == sha
+            ):
+                passed[sha] = record.candidate or sha[:12]
+    return passed_before(chain, passed)
 
 
 def _worth_gating(session: Session, tip: str, commit: str) -> tuple[bool, str]:

@@ -1,7 +1,9 @@
-"""Evolve's two judgement calls, pure: which component to edit, and whether a
-candidate is worth a gate attempt."""
+"""Evolve's judgement calls, pure: which component to edit, and whether a candidate
+is worth a gate attempt."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.render import points
@@ -62,3 +64,22 @@ def worth_gating(
                 f"attempt {attempt} ({points(rules.min_effect + mde, signed=False)} points)"
             )
     return True, ""
+
+
+def passed_before(chain: Sequence[str], passed: Mapping[str, str]) -> str:
+    """Why a candidate is not gated when an earlier edit of its chain (``chain``: the
+    commits linked by proposal parents from the base tip to it, oldest first) passed
+    the gate against the base tip ("" when none did); ``passed``: commit -> candidate id.
+
+    Without ``--auto-merge`` nothing merges, so each passing descendant of one chain
+    was gated too, every one spending an attempt although at most one of them can
+    merge: in one run attempts 3, 4 and 5 were one chain's, which raised the
+    detectable effect from 9.4 to 20 points (issue 12).
+    """
+    earlier = [passed[commit] for commit in chain[:-1] if commit in passed]
+    if not earlier:
+        return ""
+    return (
+        f"it builds on {earlier[-1]}, which passed the gate against this base: "
+        "only one of the two can merge as it is"
+    )

@@ -58,6 +58,7 @@ class Session:
         self.proposals = proposals_by_commit(store)
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
+        self.passed: dict[str, str] = {}  # commit -> candidate id of candidates that passed the gate
         self.meter = Meter(started=time.monotonic(), rollouts_before=0)
         self.iteration = _next_iteration(store, options.seed)
 

@@ -1,19 +1,24 @@
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.candidates.propose import propose
 from harnessgit.config import Config, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import Draw, check_failure
 from harnessgit.evolve.state import Budget
+from harnessgit.gate.gate import run_gate
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
 from harnessgit.store import Store
-from harnessgit.targets import candidate_tips
-from tests.conftest import git, write
+from harnessgit.targets import candidate_tips, proposal_chain
+from tests.conftest import CONFIG, git, write
 from tests.evolve.evolve_fixtures import records
+from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 
 REJECTING = """
 import json, sys
@@ -80,3 +85,66 @@ def test_the_checks_judge_the_edited_component() -> None:
     assert check_failure(Config(), draw(skill), grown).startswith("growth: grew 3.00x")
     fine = ProposedEdit(component="SKILL.md", new_text=skill + "- one more rule\n")
     assert check_failure(Config(), draw(skill), fine) == ""
+
+
+CLIMBING = """
+import json, re, sys
+request = json.load(sys.stdin)
+text = request["current_text"]
+level = int(re.search(r"LEVEL: (\\d+)", text).group(1))
+failing = [e["instance"] for e in request["examples"] if (e.get("score") or 0) < 1]
+text = text.replace(f"LEVEL: {level}", f"LEVEL: {level + 8}") + "".join(f"fix {i}\\n" for i in failing)
+print(json.dumps({"text": text, "rationale": f"Raise the level to {level + 8}"}))
+"""
+
+
+def climbing_repo(make_repo: Callable[..., Path]) -> Path:
+    """The gate tests' harness at LEVEL 0 with a proposer whose every edit fixes its
+    minibatch and 8 more selection instances: every descendant beats its parent."""
+    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}  # no LEVEL reaches them
+    proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 20\njobs = 2\n" + proposer
+    return make_repo(
+        {
+            "eval.py": EVALUATOR,
+            "splits.json": json.dumps(splits),
+            "SKILL.md": skill(0),
+            "proposer.py": CLIMBING,
+        },
+        config=config,
+    )
+
+
+def test_one_chain_is_gated_once_without_auto_merge(make_repo: Callable[..., Path]) -> None:
+    """Issue 12, finding 6: without --auto-merge nothing merges, so a candidate that
+    builds on one that passed the gate against this base is not gated (only one of the two
+    could merge); it stays on the frontier with the reason on its record."""
+    repo = climbing_repo(make_repo)
+    with Store.discover(repo) as store:
+        report = evolve(store, load_config(repo), budget=Budget(max_proposals=6), seed=0)
+        passed = {r.commit: r.candidate for r in report.iterations if r.outcome == "gate-passed"}
+        gated = [r for r in report.iterations if r.outcome.startswith("gate-")]
+        assert passed and report.merged == []
+        for record in gated:
+            chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]
+            assert not set(chain[:-1]) & set(passed), f"{record.candidate} builds on a passed candidate"
+        blocked = [r for r in report.iterations if "which passed the gate against this base" in r.reason]
+        assert blocked and all(r.outcome == "not-gated" for r in blocked)
+        (first,) = [r for r in gated if r.outcome == "gate-passed"]  # one chain: one attempt
+        assert blocked[0].reason.startswith(f"it builds on {first.candidate}, which passed the gate")
+
+
+def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[..., Path]) -> None:
+    """The passes on the record count too (a resumed run, a `harnessgit gate` by hand),
+    not only the ones this run made."""
+    repo = climbing_repo(make_repo)
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        mine = propose(store, config, {"SKILL.md": skill(12)}, rationale="by hand: raise the level")
+        assert run_gate(store, config, mine.candidate).passed
+        report = evolve(store, config, budget=Budget(max_proposals=3), seed=0)
+        for record in (r for r in report.iterations if r.outcome.startswith("gate-")):
+            chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]
+            assert mine.commit not in chain[:-1], f"{record.candidate} builds on {mine.candidate}"
+        blocked = [r for r in report.iterations if r.reason.startswith(f"it builds on {mine.candidate}")]
+        assert blocked and all(r.outcome == "not-gated" for r in blocked)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harnessgit.config import Config
-from harnessgit.evolve.policy import choose_component, worth_gating
+from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.stats.pairing import Scored
 
@@ -61,3 +61,13 @@ def test_worth_gating_reads_the_gate_rules_and_names_the_base_branch() -> None:
         False,
         "fewer than two selection instances scored on both sides",
     )
+
+
+def test_a_chain_that_passed_the_gate_once_is_not_gated_again() -> None:
+    passed = {"b" * 40: "cand-b"}
+    assert passed_before(["a" * 40, "b" * 40, "c" * 40], passed).startswith(
+        "it builds on cand-b, which passed the gate against this base"
+    )
+    assert passed_before(["a" * 40, "b" * 40], passed) == ""  # the passed candidate itself
+    assert passed_before(["a" * 40, "c" * 40], passed) == ""  # another chain
+    assert passed_before(["c" * 40], {}) == ""
