@@ -26,6 +26,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.splits import load_manifest
+from harnessgit.gate.changes import regrades
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
 from harnessgit.store import CommitInfo, Store
 from harnessgit.targets import provenance, resolve
@@ -298,24 +299,11 @@ def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
 def _regrade_notes(store: Store, config: Config, commits: list[str]) -> list[str]:
     """When the evaluator's files changed on the range (a regrade), which commits
     changed them: every commit was then judged with bad's evaluator (`Judge.grader`)."""
-    fingerprints = [eval_context(store, config, sha).key.fingerprint for sha in (commits[0], commits[-1])]
-    if fingerprints[0] == fingerprints[1]:
+    found = regrades(store, config, commits)
+    if not found:
         return []
-    regrades, previous = [], fingerprints[0]
-    for sha in commits[1:]:
-        fingerprint = eval_context(store, config, sha).key.fingerprint
-        if fingerprint != previous:
-            regrades.append(_regrade_named(store, sha))
-        previous = fingerprint
     return [
-        f"the evaluator's files changed on this range ({'; '.join(regrades)}): every commit was judged "
+        f"the evaluator's files changed on this range ({'; '.join(found)}): every commit was judged "
         f"with bad's evaluator ({commits[-1][:12]}), its harness scored in bad's tree, so the scores "
         "compare (`harnessgit eval REV --grader BAD` reproduces one)"
     ]
-
-
-def _regrade_named(store: Store, sha: str) -> str:
-    records = store.notes_on(layout.NOTES_GATE, sha)
-    override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
-    reason = f", override: “{override.reason}”" if override is not None else ", no override recorded"
-    return f"at {sha[:12]} {store.commit_info(sha).subject!r}{reason}"

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from harnessgit import globs
+from harnessgit import globs, layout
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.fingerprint import evaluator_files
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.settings import committed_settings
+from harnessgit.records import OverrideRecord
 from harnessgit.store import Store
 
 # The sections of harnessgit.toml that decide what reaches the base branch.
@@ -101,3 +103,29 @@ def _config_at(store: Store, commit: str) -> Config | None:
         return parse_config(raw) if raw is not None else None
     except ConfigError:
         return None
+
+
+def regrades(store: Store, config: Config, commits: list[str]) -> list[str]:
+    """The commits of ``commits`` (a first-parent chain, oldest first) whose evaluator
+    fingerprint differs from the commit before them, each named in a phrase with its
+    subject and the reason its override records (`verify` asks for one); [] when the
+    first and last have one fingerprint."""
+    if len(commits) < 2:
+        return []
+    fingerprint = [eval_context(store, config, sha).key.fingerprint for sha in (commits[0], commits[-1])]
+    if fingerprint[0] == fingerprint[1]:
+        return []
+    found, previous = [], fingerprint[0]
+    for sha in commits[1:]:
+        current = eval_context(store, config, sha).key.fingerprint
+        if current != previous:
+            found.append(_regrade_named(store, sha))
+        previous = current
+    return found
+
+
+def _regrade_named(store: Store, sha: str) -> str:
+    records = store.notes_on(layout.NOTES_GATE, sha)
+    override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
+    reason = f", override: “{override.reason}”" if override is not None else ", no override recorded"
+    return f"at {sha[:12]} {store.commit_info(sha).subject!r}{reason}"

@@ -195,7 +195,8 @@ def _settings(store: Store, config: Config, base_sha: str, shown: str, *, commit
         if committed_only:
             raise
         return Settings("", config, load_manifest(store.root, config.splits.manifest))
-    warn_ignored(store, settings, f"the gate against {shown}")
+    if committed_only:  # a decision; `review` of an older BASE would warn of every later edit
+        warn_ignored(store, settings, f"the gate against {shown}")
     return settings
 
 

@@ -26,6 +26,7 @@ from harnessgit.evaluation.context import EvalContext, Key
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
+from harnessgit.gate.changes import regrades
 from harnessgit.gate.gate import SELECTION, GateOutcome, preview_gate
 from harnessgit.records import EvidenceRecord, view_of
 from harnessgit.review.diff import FileDiff, parse_patch
@@ -134,9 +135,12 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     outcome = preview_gate(store, config, head_name, base_commit=base_sha, book=book)
     notes = []
     if outcome.base.key.fingerprint != outcome.candidate.key.fingerprint:
+        chain = [base_sha, *reversed(store.first_parent_chain(head_target.sha, stop=base_sha))]
+        where = "; ".join(regrades(store, config, chain)) or "HEAD"
         notes.append(
-            "HEAD changes files the evaluator depends on (its evaluator fingerprint differs from BASE's): "
-            "scores on the two sides are not comparable"
+            f"the evaluator's files changed between BASE and HEAD (a regrade: {where}): each score row "
+            "compares the two sides under one evaluator, and BASE's harness under HEAD's evaluator "
+            f"is `harnessgit eval {base_sha[:12]} --grader {head_target.sha[:12]} --split selection`"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     edits = _edits(store, head_target.sha, base_sha)

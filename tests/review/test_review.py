@@ -9,6 +9,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
+from harnessgit.gate.override import override
 from harnessgit.render import jsonable, to_json
 from harnessgit.review.markdown import review_markdown
 from harnessgit.review.render import review_text
@@ -165,3 +166,23 @@ def test_a_merged_chain_is_every_proposal_it_landed_with_its_own_effect(gate_rep
 def test_nothing_to_review(review_repo: Path) -> None:
     with Store.discover(review_repo) as store, pytest.raises(HarnessgitError, match="nothing to review"):
         review(store, load_config(review_repo))
+
+
+def test_a_regrade_between_base_and_head_is_named_with_its_reason(review_repo: Path) -> None:
+    """Issue 12: after a change to the evaluator, review knows which scores compare:
+    it names the regrade (and its override) and the command that scores BASE with
+    HEAD's evaluator."""
+    base = git(review_repo, "rev-parse", "HEAD").strip()
+    (review_repo / "README.md").write_text("docs, not a regrade\n")
+    git(review_repo, "add", "-A")
+    git(review_repo, "commit", "-qm", "Docs")
+    (review_repo / "eval.py").write_text((review_repo / "eval.py").read_text() + "# rubric v2\n")
+    git(review_repo, "commit", "-qam", "Rubric v2")
+    head = git(review_repo, "rev-parse", "HEAD").strip()
+    with Store.discover(review_repo) as store:
+        config = load_config(review_repo)
+        override(store, config, head, reason="partial credit")
+        result = review(store, config, base, "HEAD")
+    (note,) = result.notes
+    assert f"(a regrade: at {head[:12]} 'Rubric v2', override: “partial credit”)" in note
+    assert f"`harnessgit eval {base[:12]} --grader {head[:12]} --split selection`" in note
