@@ -199,7 +199,7 @@ def _candidate_row(c: CandidateState, size: int, now: datetime) -> list[str]:
         diff = f" {points(c.gate.difference)} pts" if c.gate.difference is not None else ""
         gate = f"{'pass' if c.gate.passed else 'REJECT'}{diff} (attempt {c.gate.attempt})"
     return [
-        c.id,
+        c.candidate,
         c.parent or EMPTY,
         _age((now - c.created).total_seconds()),
         f"{c.n}/{size}",

@@ -61,7 +61,7 @@ class LastGate:
 
 @dataclass(frozen=True, kw_only=True)
 class CandidateState:
-    id: str
+    candidate: str  # its id, as every other command's JSON names a candidate
     commit: str
     parent: str | None  # a candidate id, the base branch's name (its tip), or a short commit id
     subject: str
@@ -123,7 +123,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         info = store.commit_info(cand.commit)
         parent = cand.proposal.parent if cand.proposal else (info.parents[0] if info.parents else None)
         return CandidateState(
-            id=cand.id,
+            candidate=cand.id,
             commit=cand.commit,
             parent=parent and names.get(parent, short(parent)),
             subject=info.subject,

@@ -67,6 +67,12 @@ def init(
             echo(f"harnessgit: warning: --harness {pattern!r} matches no file in the working tree", err=True)
     for ref in result.display_refs_added:
         echo(f"git log now shows notes from {ref} (notes.displayRef)")
+    files = result.config.evaluator.files
+    if files and not state.quiet:
+        echo(
+            f"[evaluator] files = {', '.join(files)}: add whatever else the evaluator reads (its "
+            "modules, data, rubrics), as an edit to those changes the scores too"
+        )
     if not state.quiet:
         echo("next: commit harnessgit.toml, then `harnessgit propose -m 'why'` after editing a harness file")
     return 0

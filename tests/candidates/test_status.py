@@ -95,8 +95,8 @@ def test_status_shows_each_live_candidate_and_the_base(review_repo: Path) -> Non
     result = status_of(review_repo)
     assert (result.base.branch, result.base.commit, result.base.n) == ("main", s.main, 40)
     assert result.base.mean == pytest.approx(0.25) and result.selection_size == 40
-    by_id = {c.id: c for c in result.candidates}
-    assert [c.id for c in result.candidates] == [
+    by_id = {c.candidate: c for c in result.candidates}
+    assert [c.candidate for c in result.candidates] == [
         p.candidate for p in (s.up, s.tweak, s.down, s.fresh)
     ]  # oldest first
     up, tweak, down, fresh = (by_id[p.candidate] for p in (s.up, s.tweak, s.down, s.fresh))
@@ -119,9 +119,9 @@ def test_frontier_membership_is_the_frontier_commands(review_repo: Path) -> None
     result = status_of(review_repo)
     with Store.discover(review_repo) as store:
         view = frontier_view(store, load_config(review_repo))
-    in_pool = {c.id for c in result.candidates if c.on_frontier is not None}
+    in_pool = {c.candidate for c in result.candidates if c.on_frontier is not None}
     assert in_pool == set(view.members) - {"main"}
-    assert {c.id for c in result.candidates if c.on_frontier} == set(view.frontier.members) - {"main"}
+    assert {c.candidate for c in result.candidates if c.on_frontier} == set(view.frontier.members) - {"main"}
 
 
 def test_status_text_and_json(review_repo: Path) -> None:

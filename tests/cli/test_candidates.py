@@ -158,6 +158,6 @@ def test_status_lists_the_live_candidates(repo: Path) -> None:
     (row,) = [line for line in text.stdout.splitlines() if line.startswith(candidate)]
     assert row.split()[1] == "main" and row.endswith("Add a check step")
     data = json.loads(run(repo, "status", "--json").stdout)
-    assert [c["id"] for c in data["candidates"]] == [candidate] and data["base"]["branch"] == "main"
+    assert [c["candidate"] for c in data["candidates"]] == [candidate] and data["base"]["branch"] == "main"
     assert "does not exist" in run(repo, "status", "--base", "nope").stderr
     assert snapshot(repo) == before

@@ -58,6 +58,7 @@ def test_init_proposes_the_evaluator_files_its_command_names(make_repo: object) 
     text = (repo / "harnessgit.toml").read_text()
     assert 'files = ["eval[[]v2].py", "grader/**"]' in text
     assert parse_config(text.encode()).evaluator.files == ["eval[[]v2].py", "grader/**"]
+    assert "add whatever else the evaluator reads" in result.stdout
     plain = make_repo(config=None)  # type: ignore[operator]
     assert run(plain, "init", "--evaluator", "make eval").exit_code == 0
     assert '# files = ["eval.py"]' in (plain / "harnessgit.toml").read_text()
