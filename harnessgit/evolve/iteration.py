@@ -24,9 +24,11 @@ from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
+from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.frontier import update_frontier
-from harnessgit.gate.gate import GateOutcome, attempt_number, run_gate
+from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
+from harnessgit.gate.outcome import GateOutcome
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
 from harnessgit.records import EvidenceRecord, GateRecord, IterationRecord
 from harnessgit.render import EMPTY

@@ -16,7 +16,8 @@ Passes only if all hold (docs/gate.md):
 Three steps, each its own function: `compare` reads what the gate needs from the
 store (after `evaluate_sides` has run what is missing), `decide_gate` turns it into
 an outcome and the record it would write without writing anything (`review` stops
-there), and `record_gate` writes that record. Every attempt `harnessgit gate` makes
+there), and `record_gate` (`harnessgit.gate.attempts`) writes that record, taking
+attempt k only if no other gate took it meanwhile. Every attempt `harnessgit gate` makes
 is recorded, rejections included: they spend the selection set's error budget too.
 A refusal (`preconditions`: merged already, not descending from the base tip, a
 regrade, failing checks, too few instances) is not an attempt: it is found before
@@ -25,94 +26,30 @@ anything is evaluated and writes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from harnessgit import layout
-from harnessgit.checks import CheckReport, Finding, check_change
+from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
-from harnessgit.evaluation.context import EvalContext, eval_context
+from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
-from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
+from harnessgit.gate.attempts import attempt_on_record, record_gate
+from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.objects import object_id
 from harnessgit.records import GateRecord
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores
-from harnessgit.store import Store, Transaction
-from harnessgit.targets import Target, base_tip, resolve
+from harnessgit.store import Store
+from harnessgit.targets import base_tip, resolve
 
 SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted
 RACES = 20  # decisions a gate re-makes when other gates record first
-
-
-@dataclass(frozen=True)
-class Sides:
-    """Who the gate compares: the candidate and the base commit, with their cache keys."""
-
-    target: Target
-    branch: str
-    base: EvalContext
-    candidate: EvalContext
-    label: str  # the candidate as messages name it
-    shown: str  # the base as messages name it: the branch, or a commit for `review`
-    settings: Settings  # what decides: the base commit's harnessgit.toml and manifest
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Everything the gate reads before it decides, from the store and the record."""
-
-    sides: Sides
-    split_hash: str
-    base_scores: ScoreSummary
-    candidate_scores: ScoreSummary
-    checks: CheckReport
-    attempt: int
-    gate_notes: str | None  # the gate notes' tip the attempt was counted at
-    conditions: list[str]  # failures found before any statistics: the refusals, missing scores
-    not_evaluated: list[str]  # commands that would supply the missing scores
-    failing_checks: list[str]  # one line per failing check finding
-
-
-@dataclass(frozen=True)
-class GateOutcome:
-    """One gate decision. Its ``--json`` form is the gate record's fields, then the
-    verdict, the detectable-effect sentence, the missing-score commands and the
-    failing and warning check findings."""
-
-    record: GateRecord = field(metadata={"json": "flatten"})
-    verdict: str  # "pass" or "reject"
-    detectable: str | None
-    not_evaluated: list[str]
-    check_findings: list[Finding]
-    comparison: Comparison = field(metadata={"json": False})
-    decision: GateDecision | None = field(metadata={"json": False})  # None: fewer than two paired
-    instances: bytes | None = field(default=None, metadata={"json": False})  # the listing blob's content
-
-    @property
-    def passed(self) -> bool:
-        return self.record.passed
-
-    @property
-    def target(self) -> Target:
-        return self.comparison.sides.target
-
-    @property
-    def base(self) -> EvalContext:
-        return self.comparison.sides.base
-
-    @property
-    def candidate(self) -> EvalContext:
-        return self.comparison.sides.candidate
-
-    @property
-    def checks(self) -> CheckReport:
-        return self.comparison.checks
 
 
 def run_gate(
@@ -298,34 +235,6 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
     )
 
 
-def attempt_number(store: Store, split_hash: str, pair: tuple[str, str]) -> int:
-    """k for a (base harness, candidate harness) comparison on one selection set.
-
-    Re-gating the same comparison (``gate`` then ``merge``) is the same look at
-    the same data and keeps its k; a new comparison is the next attempt.
-    """
-    return attempt_on_record(store, split_hash, pair)[0]
-
-
-def attempt_on_record(store: Store, split_hash: str, pair: tuple[str, str]) -> tuple[int, str | None]:
-    """`attempt_number`, and the tip of the gate notes it was counted at: the gate's
-    record is written only if that tip is still current (`record_gate`), so two gates
-    racing on one selection set never both take the same k."""
-    while True:
-        tip = store.ref_value(layout.NOTES_GATE)
-        notes = store.notes(layout.NOTES_GATE)
-        if store.ref_value(layout.NOTES_GATE) == tip:  # else a gate wrote meanwhile: count again
-            break
-    seen: dict[tuple[str, str], None] = {}
-    records = [
-        r for rs in notes.values() for r in rs if isinstance(r, GateRecord) and r.split_hash == split_hash
-    ]
-    for record in sorted(records, key=lambda r: r.ts):
-        seen.setdefault((record.base_harness, record.harness), None)
-    order = list(seen)
-    return (order.index(pair) + 1 if pair in seen else len(order) + 1), tip
-
-
 def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> GateOutcome:
     """The verdict on a comparison and the record that states it. Pure: nothing is
     evaluated or written (`record_gate` writes the record)."""
@@ -428,17 +337,3 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
         "regressed": comparison.regressed[:REGRESSED_KEPT],
         "regressed_count": len(comparison.regressed),
     }
-
-
-def record_gate(store: Store, outcome: GateOutcome) -> None:
-    """Write the gate record on the candidate commit, with the listing of the instances
-    it compared kept reachable, in one transaction."""
-    record = outcome.record
-    txn = Transaction(f"gate {outcome.comparison.sides.label}")
-    txn.expect(layout.NOTES_GATE, outcome.comparison.gate_notes)  # k is taken only if still free
-    txn.append(layout.NOTES_GATE, record.commit, [record])
-    if outcome.instances is not None:
-        blob = store.write_blob(outcome.instances)
-        assert blob == record.instances, "the listing's blob id is computed as git computes it"
-        txn.keep(blob)
-    store.commit(txn)

@@ -20,7 +20,8 @@ from harnessgit.config import Config, require
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.gate import SELECTION, GateOutcome, run_gate
+from harnessgit.gate.gate import SELECTION, run_gate
+from harnessgit.gate.outcome import GateOutcome
 from harnessgit.objects import TreeEntry
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import points

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from harnessgit.gate.frontier import FrontierView
-from harnessgit.gate.gate import GateOutcome
 from harnessgit.gate.merge import MergeResult
+from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.verify import VerifyReport
 from harnessgit.render import plural, points, short, table
 

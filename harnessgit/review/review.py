@@ -27,7 +27,8 @@ from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
 from harnessgit.gate.changes import regrades
-from harnessgit.gate.gate import SELECTION, GateOutcome, preview_gate
+from harnessgit.gate.gate import SELECTION, preview_gate
+from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, view_of
 from harnessgit.review.diff import FileDiff, parse_patch
 from harnessgit.review.scores import (

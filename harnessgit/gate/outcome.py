@@ -1,0 +1,80 @@
+"""What one gate decision is: who it compares (`Sides`), what it read before deciding
+(`Comparison`), and what it decided (`GateOutcome`). Built by `harnessgit.gate.gate`;
+read by merge, review, evolve and the renderers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harnessgit.checks import CheckReport, Finding
+from harnessgit.evaluation.context import EvalContext
+from harnessgit.evaluation.scores import ScoreSummary
+from harnessgit.gate.settings import Settings
+from harnessgit.records import GateRecord
+from harnessgit.stats.decision import GateDecision
+from harnessgit.targets import Target
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Who the gate compares: the candidate and the base commit, with their cache keys."""
+
+    target: Target
+    branch: str
+    base: EvalContext
+    candidate: EvalContext
+    label: str  # the candidate as messages name it
+    shown: str  # the base as messages name it: the branch, or a commit for `review`
+    settings: Settings  # what decides: the base commit's harnessgit.toml and manifest
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the gate reads before it decides, from the store and the record."""
+
+    sides: Sides
+    split_hash: str
+    base_scores: ScoreSummary
+    candidate_scores: ScoreSummary
+    checks: CheckReport
+    attempt: int
+    gate_notes: str | None  # the gate notes' tip the attempt was counted at
+    conditions: list[str]  # failures found before any statistics: the refusals, missing scores
+    not_evaluated: list[str]  # commands that would supply the missing scores
+    failing_checks: list[str]  # one line per failing check finding
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """One gate decision. Its ``--json`` form is the gate record's fields, then the
+    verdict, the detectable-effect sentence, the missing-score commands and the
+    failing and warning check findings."""
+
+    record: GateRecord = field(metadata={"json": "flatten"})
+    verdict: str  # "pass" or "reject"
+    detectable: str | None
+    not_evaluated: list[str]
+    check_findings: list[Finding]
+    comparison: Comparison = field(metadata={"json": False})
+    decision: GateDecision | None = field(metadata={"json": False})  # None: fewer than two paired
+    instances: bytes | None = field(default=None, metadata={"json": False})  # the listing blob's content
+
+    @property
+    def passed(self) -> bool:
+        return self.record.passed
+
+    @property
+    def target(self) -> Target:
+        return self.comparison.sides.target
+
+    @property
+    def base(self) -> EvalContext:
+        return self.comparison.sides.base
+
+    @property
+    def candidate(self) -> EvalContext:
+        return self.comparison.sides.candidate
+
+    @property
+    def checks(self) -> CheckReport:
+        return self.comparison.checks
