@@ -168,6 +168,12 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+def listing(items: list[str], kept: int = 3) -> str:
+    """The first ``kept`` items, then how many more: "a, b, c and 4 more"."""
+    more = f" and {len(items) - kept} more" if len(items) > kept else ""
+    return ", ".join(items[:kept]) + more
+
+
 QUOTED_CHARS = 80  # of a line that breaks a protocol, quoted in the one-line error
 
 

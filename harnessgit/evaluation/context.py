@@ -17,6 +17,7 @@ from harnessgit.evaluation.fingerprint import (
     harness_tree_id,
 )
 from harnessgit.objects import TreeEntry
+from harnessgit.render import listing
 from harnessgit.store import Blob, Store
 
 
@@ -84,6 +85,6 @@ def uncommitted_evaluator(store: Store, config: Config, commit: str) -> list[str
 
 def ignored_edits_warning(paths: list[str], commit: str, why: str) -> str:
     """One line naming working-tree edits a command ignores (at most three paths)."""
-    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    shown = listing(paths)
     differ, are = ("differs", "is") if len(paths) == 1 else ("differ", "are")
     return f"the working tree's {shown} {differ} from {commit[:12]}'s and {are} ignored: {why}"

@@ -12,7 +12,8 @@ merge or a recorded override for the first three and only lists the fourth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 
 from harnessgit import globs, layout
 from harnessgit.config import CONFIG_FILE, Config, parse_config
@@ -35,6 +36,10 @@ class Change:
     evaluator: list[str]  # evaluator files changed, or "[evaluator] command"/"model"
     settings: list[str]  # deciding sections of harnessgit.toml changed, or the manifest
     other: list[str]  # everything else: infrastructure
+    # Of ``other``, the files in a folder that holds a harness file (a skill's
+    # references/ or scripts/ beside its SKILL.md): infrastructure by the globs, yet
+    # likely read by the agent. Listed so that a reviewer can widen [harness] paths.
+    beside: list[str] = field(default_factory=list)
 
     @property
     def kinds(self) -> list[str]:
@@ -60,15 +65,20 @@ def classify(store: Store, commit: str) -> Change:
         return Change(commit, [], [], [], sorted(store.changed_paths(parent, commit)))
     paths = sorted(store.changed_paths(parent, commit))
     harness = [p for p in paths if globs.matches(p, before.harness.paths)]
-    graders = set(evaluator_files(store.files_at(parent), before)) | set(
-        evaluator_files(store.files_at(commit), before)
-    )
+    files = store.files_at(commit)
+    graders = set(evaluator_files(store.files_at(parent), before)) | set(evaluator_files(files, before))
     evaluator = [p for p in paths if p in graders and p not in harness]
     settings = _settings_changes(store, parent, commit, before, paths)
     evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store, commit, before)]
     taken = {*harness, *evaluator, CONFIG_FILE, before.splits.manifest}
     other = [p for p in paths if p not in taken]
-    return Change(commit, harness, evaluator, settings, other)
+    return Change(commit, harness, evaluator, settings, other, beside_harness(other, files, before))
+
+
+def beside_harness(paths: list[str], files: Mapping[str, object], config: Config) -> list[str]:
+    """The ``paths`` under a folder (not the root) that holds a harness file of ``files``."""
+    folders = {p.rpartition("/")[0] for p in files if globs.matches(p, config.harness.paths)} - {""}
+    return [p for p in paths if any(p.startswith(folder + "/") for folder in folders)]
 
 
 def _settings_changes(store: Store, parent: str, commit: str, before: Config, paths: list[str]) -> list[str]:

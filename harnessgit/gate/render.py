@@ -7,7 +7,7 @@ from harnessgit.gate.frontier import FrontierView
 from harnessgit.gate.merge import MergeResult
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.verify import VerifyReport
-from harnessgit.render import plural, points, short, table
+from harnessgit.render import listing, plural, points, short, table
 
 
 def gate_text(outcome: GateOutcome) -> str:
@@ -93,8 +93,14 @@ def verify_text(report: VerifyReport) -> str:
         f"{plural(len(report.overrides), 'recorded override')}, "
         f"{plural(len(report.infrastructure), 'infrastructure commit')}"
     ]
-    for sha in report.infrastructure:
-        lines.append(f"  infrastructure {short(sha)}: changes nothing the gate reads")
+    for entry in report.infrastructure:
+        lines.append(f"  infrastructure {short(entry.commit)}: {listing(entry.files) or 'no files'}")
+    beside = [path for entry in report.infrastructure for path in entry.beside]
+    if beside:
+        lines.append(
+            f"  note: {listing(beside)} changed beside a harness file, outside [harness] paths: "
+            "if the agent reads them, add them there, so that their edits go through the gate"
+        )
     for override in report.overrides:
         lines.append(
             f"  override {short(override.commit)} ({override.action}) by {override.author}: {override.reason}"

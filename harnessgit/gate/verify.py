@@ -38,6 +38,15 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Infrastructure:
+    """A commit that changes nothing the gate reads: listed, not a problem."""
+
+    commit: str
+    files: list[str]
+    beside: list[str]  # of those, files in a folder that holds a harness file (`changes.Change.beside`)
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     branch: str
     start: str | None  # the commit that added harnessgit.toml
@@ -46,7 +55,7 @@ class VerifyReport:
     ok: bool  # no findings
     findings: list[Finding]
     overrides: list[OverrideRecord]
-    infrastructure: list[str]  # commits that change nothing the gate reads (docs, CI): listed, fine
+    infrastructure: list[Infrastructure]  # commits that change nothing the gate reads (docs, CI)
     test_peeks: list[TestPeekRecord]
 
 
@@ -67,7 +76,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
     )
     findings: list[Finding] = []
     overrides: list[OverrideRecord] = []
-    infrastructure: list[str] = []
+    infrastructure: list[Infrastructure] = []
     gated = 0
     for sha in checked:
         landed = landing(gates.get(sha, []), sha)
@@ -80,7 +89,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
         else:
             change = classify(store, sha)
             if change.infrastructure:
-                infrastructure.append(sha)
+                infrastructure.append(Infrastructure(sha, change.other, change.beside))
             else:
                 findings.append(Finding(sha, _ungated(change)))
     ok = not findings

@@ -13,6 +13,7 @@ from harnessgit.config import load_config
 from harnessgit.errors import ConfigError
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
+from harnessgit.gate.render import verify_text
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
 from harnessgit.store import Store, Transaction
@@ -93,7 +94,9 @@ def test_verify_lists_infrastructure_and_asks_an_override_for_settings(gate_repo
         git(gate_repo, "commit", "-qm", "Docs")
         docs = git(gate_repo, "rev-parse", "HEAD").strip()
         report = verify(store, config)
-        assert report.ok and report.infrastructure == [docs]
+        assert report.ok and [(i.commit, i.files, i.beside) for i in report.infrastructure] == [
+            (docs, ["README.md"], [])
+        ]
         write(
             gate_repo,
             "harnessgit.toml",
@@ -125,3 +128,27 @@ def test_verify_before_harnessgit_is_set_up_is_an_error(make_repo: Callable[...,
     repo = make_repo(config=None)
     with Store.discover(repo) as store, pytest.raises(ConfigError, match="not set up"):
         verify(store, load_config(repo))
+
+
+def test_verify_notes_infrastructure_beside_a_harness_file(gate_repo: Path) -> None:
+    # In anthropics/skills, 5 of 17 commits outside `**/SKILL.md` changed a skill's
+    # reference files, which its agent reads: infrastructure by the globs, but worth a look.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        write(gate_repo, "skills/pdf/SKILL.md", skill(10))
+        git(gate_repo, "add", "-A")
+        git(gate_repo, "commit", "-qm", "A pdf skill")
+        override(store, config, "HEAD", reason="written by hand, before any evaluation")
+        write(gate_repo, "skills/pdf/reference.md", "How to fill forms.\n")
+        write(gate_repo, "docs/setup.md", "How to set up.\n")
+        git(gate_repo, "add", "-A")
+        git(gate_repo, "commit", "-qm", "Reference for the pdf skill")
+        report = verify(store, config)
+    assert report.ok
+    (entry,) = report.infrastructure
+    assert entry.files == ["docs/setup.md", "skills/pdf/reference.md"] and entry.beside == [
+        "skills/pdf/reference.md"
+    ]
+    text = verify_text(report)
+    assert f"infrastructure {entry.commit[:12]}: docs/setup.md, skills/pdf/reference.md" in text
+    assert "note: skills/pdf/reference.md changed beside a harness file, outside [harness] paths" in text
