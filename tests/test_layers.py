@@ -18,7 +18,7 @@ LAYERS = [
     # shared pieces that import only one another: records, names, formats, errors, the
     # package's face (__version__)
     {"__init__", "errors", "names", "layout", "records", "objects", "render", "globs", "scrub"}
-    | {"fences", "processes", "evidence"},
+    | {"fences", "processes", "evidence", "confine"},
     {"stats"},  # pure: numbers in, decisions out
     {"store"},  # the only package that runs git
     {"config", "targets"},

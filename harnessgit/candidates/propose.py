@@ -8,15 +8,18 @@ and the pin that keeps it through `git gc` land in one ref transaction.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from harnessgit import globs, layout
 from harnessgit.config import Config
+from harnessgit.confine import leads_out
 from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
 from harnessgit.evidence import encode_evidence
 from harnessgit.names import new_candidate_id
+from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.render import plural
 from harnessgit.scrub import Scrubber
@@ -184,7 +187,9 @@ def _check_harness_text(store: Store, config: Config, path: str, blob: Blob | No
     _require_harness(config, path)
     if blob is None:
         return
-    if blob.mode not in ("100644", "100755"):
+    if blob.mode == MODE_LINK:
+        raise _not_regular(path, os.fsdecode(store.read_blob(blob.sha)))
+    if blob.mode not in (MODE_FILE, MODE_EXEC):
         raise ProposalError(f"{path}: only regular files can be harness files")
     data = store.read_blob(blob.sha)
     if b"\0" in data:
@@ -243,7 +248,7 @@ def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
             else ""
         )
         raise ProposalError(f"no uncommitted changes to harness files{hint}")
-    blobs = store.hash_worktree_files([path for path, exists in harness.items() if exists])
+    blobs = _hash_worktree(store, [path for path, exists in harness.items() if exists])
     head_tree = store.commit_info(head).tree
     parent_tree = store.commit_info(parent_sha).tree
     changes: dict[str, Blob | None] = {}
@@ -252,11 +257,41 @@ def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
         base_entry = store.entry_at(head_tree, path)
         ours_entry = store.entry_at(parent_tree, path)
         if base_entry == ours_entry or parent_sha == head:
-            mode = base_entry.mode if base_entry and not base_entry.is_tree else "100644"
+            # A committed link now a regular file is a regular file (git commits what is there).
+            mode = base_entry.mode if base_entry and base_entry.mode in (MODE_FILE, MODE_EXEC) else MODE_FILE
             changes[path] = Blob(theirs, mode) if theirs else None
             continue
         changes[path] = _merge_onto_parent(store, path, base_entry, ours_entry, theirs)
     return Edit(changes, "worktree", ignored)
+
+
+def _hash_worktree(store: Store, paths: list[str]) -> dict[str, str]:
+    """Blob ids of working-tree harness files, never read through a symbolic link.
+
+    `git hash-object` follows links: a harness file linked to ~/.aws/credentials was
+    committed as a regular file holding the secret (issue 15, defect 9). So every path
+    is looked at before any is hashed. git would commit a link as a link (mode 120000,
+    its target as the blob), and harness files must be regular files (the checks never
+    follow links), so a link is refused: the one leading out of the repository says so.
+    """
+    for path in paths:
+        full = store.root / path
+        out = leads_out(store.root, full)
+        if full.is_symlink():
+            target = os.readlink(full)
+            if out is not None:
+                raise ProposalError(
+                    f"{path} is a symbolic link out of the repository (to {target}): "
+                    "harness files must be regular files inside it"
+                )
+            raise _not_regular(path, target)
+        if out is not None:  # a directory on the way is a link (git does not list such paths)
+            raise ProposalError(f"{path} leads out of the repository through a symbolic link (to {out})")
+    return store.hash_worktree_files(paths)
+
+
+def _not_regular(path: str, target: str) -> ProposalError:
+    return ProposalError(f"{path} is a symbolic link (to {target}): only regular files can be harness files")
 
 
 def _merge_onto_parent(store: Store, path: str, base: Any, ours: Any, theirs: str | None) -> Blob | None:
