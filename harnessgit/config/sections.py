@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harnessgit.config.reader import SettingError, read_argv, read_table
+from harnessgit.confine import check_relative
 from harnessgit.scrub import DEFAULT_PATTERNS
 
 # Where harness text usually lives; `harnessgit init` writes these unless told otherwise.
@@ -170,7 +171,8 @@ class EvaluatorSection:
 
 @dataclass(frozen=True)
 class SplitsSection:
-    manifest: str = "splits.json"
+    # A file of the repository: "/etc/passwd" or "../x.json" would read outside it.
+    manifest: str = field(default="splits.json", metadata={"check": check_relative})
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessgit.confine import check_relative, leads_out
 from harnessgit.errors import HarnessgitError
 
 SPLITS = ("train", "selection", "test")
@@ -80,7 +81,21 @@ def parse_manifest(data: bytes, name: str = "manifest") -> Manifest:
 
 
 def load_manifest(root: Path, relative: str) -> Manifest:
+    """The working tree's manifest, which must be a file of the repository: a path
+    outside it (``/etc/passwd``, ``../x.json``) or a link leading out of it
+    (``splits.json -> ~/other/splits.json``) would let a cloned repository's
+    configuration read any file (issue 15, defect 14)."""
+    try:
+        check_relative(relative)
+    except ValueError as exc:
+        raise ManifestError(f"split manifest: {exc} ([splits] manifest in harnessgit.toml)") from None
     path = root / relative
+    target = leads_out(root, path)
+    if target is not None:
+        raise ManifestError(
+            f"split manifest {relative} leads out of the repository through a symbolic link "
+            f"(to {target}): keep the manifest inside the repository"
+        )
     try:
         data = path.read_bytes()
     except FileNotFoundError:
