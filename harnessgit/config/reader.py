@@ -7,6 +7,9 @@ error one wording, whichever command reads the file. It imports neither pydantic
 anything heavy: `harnessgit check`, a pre-commit hook run on every commit, reads its
 sections through it in a few milliseconds (docs/benchmarks.md).
 
+Values are taken as typed, never coerced: a string is never a number, a float never
+an integer, a boolean neither, and a number is finite.
+
 A field's metadata holds its rules: "ge", "gt", "le", "lt" (bounds), "nonempty",
 "check" (a function that raises ValueError), "key" (the TOML spelling, when it is not
 the field's name), "read" (a reader of its own, for argv lists and tables of tables)
@@ -16,6 +19,7 @@ and "toml": False (not a TOML key at all, such as `Config.present`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 import sys
 import types
@@ -140,14 +144,26 @@ def _scalar(value: Any, hint: Any, key: str) -> Any:
             raise SettingError(key, f"must be an integer, not {value!r}")
         return value
     if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise SettingError(key, f"must be a number, not {value!r}")
-        return float(value)
+        return _finite(value, key)
     if hint is str:
         if not isinstance(value, str):
             raise SettingError(key, f"must be a string, not {value!r}")
         return value
     raise TypeError(f"{key}: no reader for {hint!r}")  # a programming error, not a user's
+
+
+def _finite(value: Any, key: str) -> float:
+    # TOML reads 1e400 as infinity, and `timeout = inf` meant no timeout at all; NaN
+    # fails every bound silently. A number is finite, or it is refused (issue 15).
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SettingError(key, f"must be a number, not {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise SettingError(key, "must be a finite number, not an integer beyond 1.8e308") from None
+    if not math.isfinite(number):
+        raise SettingError(key, f"must be a finite number, not {number!r}")
+    return number
 
 
 def read_argv(value: Any, key: str) -> list[str]:
