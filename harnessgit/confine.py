@@ -36,32 +36,35 @@ def check_relative(path: str) -> None:
         raise ValueError(f"{path!r} is not a path inside the repository")
 
 
-def read_named(path: Path, root: Path, what: str) -> bytes:
-    """A file the user named (``--evidence``, ``--file``, ``--patch``), read as named.
+def read_named(name: str, base: Path, root: Path, what: str) -> bytes:
+    """A file the user named (``--evidence``, ``--file``, ``--patch``), relative to
+    ``base`` (the directory the command runs in), read as named.
 
-    A path outside the repository is the user's to name and is read as it is. A path
-    inside it must not lead out of it through a symbolic link: `--evidence
+    A path outside the repository is the user's to name and is read as it is
+    (``../runs/last.jsonl``, ``/tmp/critique.jsonl``). A name that runs through the
+    repository must not lead out of it through a symbolic link: `--evidence
     runs/last.jsonl` in a cloned repository must not attach `~/.ssh/id_rsa`. Naming
     the file where it really is reads it.
     """
-    if _runs_through(path, os.path.realpath(root)):
+    path = base / name
+    if _runs_through(Path(name), base, os.path.realpath(root)):
         target = leads_out(root, path)
         if target is not None:
             raise HarnessgitError(
-                f"{what} {path} leads out of the repository through a symbolic link (to {target}): "
+                f"{what} {name} leads out of the repository through a symbolic link (to {target}): "
                 "name the file where it is if you mean it"
             )
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise HarnessgitError(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise HarnessgitError(f"cannot read {what} {name}: {exc.strerror}") from None
 
 
-def _runs_through(path: Path, real_root: str) -> bool:
-    """Whether the name, or any directory on the way to it, is inside the repository
-    as written (`runs/../../etc/x` runs through `runs`, a link perhaps)."""
-    current = Path(os.getcwd()) if not path.is_absolute() else Path(path.anchor)
-    for part in path.parts[1:] if path.is_absolute() else path.parts:
+def _runs_through(name: Path, base: Path, real_root: str) -> bool:
+    """Whether the name passes through the repository as written: a directory on the
+    way, or the file, is inside it (``runs/../../etc/x`` runs through ``runs``)."""
+    current = Path(name.anchor) if name.is_absolute() else base
+    for part in name.parts[1:] if name.is_absolute() else name.parts:
         current = current / part
         if _inside(os.path.abspath(current), real_root):
             return True

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from harnessgit.cli._base import State, cli, echo
-from harnessgit.errors import EXIT_OK, HarnessgitError
+from harnessgit.errors import EXIT_OK
 
 
-def _read_input(state: State, path: str, what: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return state.path(path).read_bytes()
-    except OSError as exc:
-        raise HarnessgitError(f"cannot read {what} {path}: {exc.strerror}") from None
+def _read_input(state: State, root: Path, path: str, what: str) -> bytes:
+    """A file named on the command line (or - for standard input); a name inside the
+    repository must not lead out of it through a symbolic link (`confine.read_named`)."""
+    from harnessgit.confine import read_named
+
+    return sys.stdin.buffer.read() if path == "-" else read_named(path, state.path("."), root, what)
 
 
-def _edit_input(state: State, files: tuple[str, ...], patch: str | None) -> dict[str, bytes] | bytes | None:
+def _edit_input(
+    state: State, root: Path, files: tuple[str, ...], patch: str | None
+) -> dict[str, bytes] | bytes | None:
     """The edit `propose` records: --file texts by component, a --patch, or None for the
     working tree's changes."""
     if files and patch:
@@ -29,8 +31,8 @@ def _edit_input(state: State, files: tuple[str, ...], patch: str | None) -> dict
         component, sep, path = item.partition("=")
         if not sep or not component or not path:
             raise click.BadParameter(f"{item!r}: expected COMPONENT=PATH", param_hint="--file")
-        sources[component] = _read_input(state, path, "file")
-    return sources or (_read_input(state, patch, "patch") if patch else None)
+        sources[component] = _read_input(state, root, path, "file")
+    return sources or (_read_input(state, root, patch, "patch") if patch else None)
 
 
 @cli.command()
@@ -84,10 +86,11 @@ def propose(
     from harnessgit.evidence import parse_jsonl
     from harnessgit.render import to_json
 
-    edit = _edit_input(state, files, patch)
-    items = parse_jsonl(_read_input(state, evidence, "evidence file"), evidence) if evidence else None
     store, config = state.open()
     with store:
+        edit = _edit_input(state, store.root, files, patch)
+        raw = _read_input(state, store.root, evidence, "evidence file") if evidence else None
+        items = parse_jsonl(raw, evidence) if raw is not None and evidence else None
         result = run(store, require(config), edit, parent=parent, rationale=message, evidence=items)
     if as_json:
         echo(to_json(result))
