@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from harnessgit.confine import leads_out
 from harnessgit.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -48,8 +49,15 @@ class SettingError(ValueError):
 
 
 def read_toml(root: Path) -> dict[str, Any] | None:
-    """harnessgit.toml at ``root`` as TOML tables; None when there is no such file."""
+    """harnessgit.toml at ``root`` as TOML tables; None when there is no such file.
+
+    A link leading out of the repository is refused: a cloned repository's
+    ``harnessgit.toml -> /dev/zero`` ran every command, the pre-commit hook included,
+    out of memory (issue 15)."""
     path = root / CONFIG_FILE
+    target = leads_out(root, path)
+    if target is not None:
+        raise ConfigError(f"{CONFIG_FILE} leads out of the repository through a symbolic link (to {target})")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

@@ -8,9 +8,11 @@ was read).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from harnessgit.config import parse_config
+from harnessgit.config import load_check_config, load_config, parse_config
 from harnessgit.errors import ConfigError
 
 HUGE = "1" + "0" * 400  # a TOML integer no float can hold
@@ -66,3 +68,27 @@ def test_what_is_typed_right_is_read() -> None:
     assert config.evaluator.timeout == 30.0 and isinstance(config.evaluator.timeout, float)
     assert config.evaluator.batch_size == 5 and config.gate.alpha == 0.1
     assert config.splits.manifest == "data/splits.json"
+
+
+def test_a_config_file_linked_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    # A cloned repository's harnessgit.toml -> /dev/zero ran `harnessgit status` (and the
+    # pre-commit hook) out of memory (not tried here: without the fix it would take the
+    # machine's memory); -> ../private.toml read a file outside the repository.
+    root = tmp_path / "repo"
+    root.mkdir()
+    private = tmp_path / "private.toml"
+    private.write_text('[harness]\npaths = ["SKILL.md"]\n')
+    (root / "harnessgit.toml").symlink_to(Path("..", "private.toml"))
+    for load in (load_config, load_check_config):
+        with pytest.raises(ConfigError) as info:
+            load(root)
+        assert str(info.value) == (
+            f"harnessgit.toml leads out of the repository through a symbolic link (to {private})"
+        )
+
+
+def test_a_config_file_linked_inside_the_repository_is_read(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "harnessgit.toml").write_text('[harness]\npaths = ["SKILL.md"]\n')
+    (tmp_path / "harnessgit.toml").symlink_to(Path("config", "harnessgit.toml"))
+    assert load_config(tmp_path).harness.paths == ["SKILL.md"]
