@@ -24,7 +24,8 @@ SECRET = b"TOP-SECRET-4242 aws_secret_access_key=wJalrXUtnFEMI/K7MDENG\n"
 
 
 def every_object(repo: Path) -> bytes:
-    """The content of every object in the repository, reachable or not, loose or packed."""
+    """The content of every object in the repository, reachable or not, loose or packed
+    (tests/cli/test_named_files.py uses it too)."""
     return subprocess.run(
         ["git", "cat-file", "--batch-all-objects", "--batch", "--unordered"],
         cwd=repo,

@@ -8,24 +8,15 @@ below were read through the link and committed.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.candidates.test_propose_links import every_object
 from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot, write
 
 PRIVATE = "HOST-PRIVATE-7777"
-
-
-def every_object(repo: Path) -> bytes:
-    return subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch", "--unordered"],
-        cwd=repo,
-        capture_output=True,
-        check=True,
-    ).stdout
 
 
 @pytest.fixture
