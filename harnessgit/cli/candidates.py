@@ -89,8 +89,11 @@ def propose(
     store, config = state.open()
     with store:
         edit = _edit_input(state, store.root, files, patch)
-        raw = _read_input(state, store.root, evidence, "evidence file") if evidence else None
-        items = parse_jsonl(raw, evidence) if raw is not None and evidence else None
+        items = (
+            parse_jsonl(_read_input(state, store.root, evidence, "evidence file"), evidence)
+            if evidence
+            else None
+        )
         result = run(store, require(config), edit, parent=parent, rationale=message, evidence=items)
     if as_json:
         echo(to_json(result))
