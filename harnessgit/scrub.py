@@ -1,14 +1,30 @@
-"""Scrubbing secrets out of evidence before it is written.
+"""Scrubbing secrets out of everything harnessgit records or prints.
 
-Notes are pushed to shared remotes, and trajectories routinely contain the
-environment an agent saw: API keys, bearer tokens, cloud credentials. Every
-string in evidence passes through `scrub` before it reaches git.
+Notes are pushed to shared remotes, and what evaluators and proposers write
+routinely contains the environment they saw: API keys, bearer tokens, cloud
+credentials. Every string that comes from an evaluator or a proposer passes
+through one `Scrubber` before it reaches git or the terminal (docs/design.md,
+"Secrets").
+
+Two kinds of rule:
+
+- patterns: secrets with a recognisable shape (`DEFAULT_PATTERNS`, plus
+  ``[scrub] patterns``);
+- literal secrets: the values of the environment variables that hold secrets
+  (``[proposer] api_key_env``, ``[scrub] env`` and `DEFAULT_SECRET_ENV`), whatever
+  their shape. A value is redacted as it is, in the forms quoting gives it (JSON
+  escapes, a Python literal) and where a message cut it short ("...") leaving
+  only its start or its end: error messages quote evaluator and proposer output
+  cut to a width, and a cut key is still most of a key.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from fnmatch import fnmatchcase
 from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -29,6 +45,18 @@ DEFAULT_PATTERNS = [
     r"\bAIza[0-9A-Za-z_\-]{35}\b",
 ]
 
+# Environment variables whose values are secrets by their name (globs, matched
+# without regard to case): OPENAI_API_KEY, GITHUB_TOKEN, HF_TOKEN, DB_PASSWORD...
+DEFAULT_SECRET_ENV = ["*_API_KEY", "*_TOKEN", "*_SECRET", "*_SECRET_KEY", "*_PASSWORD"]
+
+# A shorter value is not redacted: it would match ordinary words and numbers all
+# over the records (and inside JSON keys), and it is no secret worth the name.
+MIN_SECRET_CHARS = 8
+
+# Where a message cut a quoted text short: "start...", 'start'..., "...end".
+_CUT_AFTER = r"(?=[\"']?\.\.\.|\Z)"
+_CUT_BEFORE = r"(?:(?<=\.\.\.)|\A)"
+
 
 def _scoped(pattern: str) -> str:
     """Move a leading global flag group such as ``(?i)`` into a scoped one, ``(?i:...)``,
@@ -37,12 +65,69 @@ def _scoped(pattern: str) -> str:
     return f"(?{found.group(1)}:{pattern[found.end() :]})" if found else pattern
 
 
+def secret_values(names: Iterable[str], environ: Mapping[str, str]) -> list[str]:
+    """The values of the variables in ``environ`` that ``names`` (globs) match, long
+    enough to redact."""
+    globs = [name.upper() for name in names]
+    return sorted(
+        {
+            value
+            for variable, value in environ.items()
+            if len(value) >= MIN_SECRET_CHARS and any(fnmatchcase(variable.upper(), g) for g in globs)
+        }
+    )
+
+
+def _forms(secret: str) -> set[str]:
+    """The secret, and how it reads once quoted: in JSON (escaped, with or without
+    ASCII escapes) and as a Python literal (`repr`, as error messages quote output)."""
+    return {
+        secret,
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        repr(secret)[1:-1],
+    }
+
+
+def _literals(secrets: Iterable[str]) -> list[str]:
+    """Expressions for the secrets' forms: whole, the start of one before a cut, the
+    end of one after a cut (each at least MIN_SECRET_CHARS long), longest first, so
+    that a secret is redacted whole rather than a shorter one inside it."""
+    forms = sorted(
+        {form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in _forms(secret)},
+        key=lambda form: (-len(form), form),
+    )
+    if not forms:
+        return []
+    starts, ends = [], []
+    for form in forms:
+        chars = [re.escape(char) for char in form]
+        more = chars[MIN_SECRET_CHARS:]  # nested optional groups, one per character
+        starts.append("".join(chars[:MIN_SECRET_CHARS]) + "".join(f"(?:{c}" for c in more) + ")?" * len(more))
+        before = ""
+        for char in chars[:-MIN_SECRET_CHARS]:
+            before = f"(?:{before}{char})?"
+        ends.append(before + "".join(chars[-MIN_SECRET_CHARS:]))
+    # One look-behind for all the ends: it is tried at every position of every string.
+    return [
+        *(re.escape(form) for form in forms),
+        f"(?:{'|'.join(starts)}){_CUT_AFTER}",
+        f"{_CUT_BEFORE}(?:{'|'.join(ends)})",
+    ]
+
+
 class Scrubber:
-    def __init__(self, patterns: Iterable[str] = DEFAULT_PATTERNS) -> None:
+    def __init__(self, patterns: Iterable[str] = DEFAULT_PATTERNS, secrets: Iterable[str] = ()) -> None:
         # One alternation, one pass per string: trajectories hold tens of thousands
         # of strings, and each pattern keeps its own inline flags inside its group.
-        sources = list(patterns)
-        self.pattern = re.compile("|".join(f"(?:{_scoped(p)})" for p in sources)) if sources else None
+        self.secrets = sorted(set(secrets))
+        sources = _literals(self.secrets) + [_scoped(pattern) for pattern in patterns]
+        self.pattern = re.compile("|".join(f"(?:{source})" for source in sources)) if sources else None
+
+    def literal_only(self) -> Scrubber:
+        """A scrubber of the secret values alone, for text where a pattern could match
+        something legitimate (a harness file's example of a key format)."""
+        return Scrubber([], self.secrets)
 
     def text(self, value: str) -> str:
         if self.pattern is None:
@@ -58,3 +143,15 @@ class Scrubber:
         if isinstance(value, dict):
             return {self.text(str(key)): self.value(item) for key, item in value.items()}
         return value
+
+    @contextmanager
+    def errors(self) -> Iterator[None]:
+        """Scrub the message of an exception raising through: error messages quote the
+        output of evaluators and proposers (stderr, a reply's body), and they are printed.
+        The exception keeps its type, so its exit code and handling do not change."""
+        try:
+            yield
+        except Exception as exc:
+            if exc.args and all(isinstance(arg, str) for arg in exc.args):
+                exc.args = tuple(self.text(arg) for arg in exc.args)
+            raise

@@ -8,13 +8,16 @@ and docs/gate.md.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
 from harnessgit.config.reader import SettingError, read_argv, read_table
 from harnessgit.confine import check_relative
-from harnessgit.scrub import DEFAULT_PATTERNS
+from harnessgit.scrub import DEFAULT_PATTERNS, DEFAULT_SECRET_ENV, Scrubber, secret_values
 
 # Where harness text usually lives; `harnessgit init` writes these unless told otherwise.
 DEFAULT_HARNESS_PATHS = [
@@ -204,12 +207,33 @@ def _regular_expressions(patterns: list[str]) -> None:
             raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
 
 
+def _variable_names(names: list[str]) -> None:
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z0-9_*?\[\]!]+", name):
+            raise ValueError(f"{name!r} is not an environment variable name (or a glob of names)")
+
+
 @dataclass(frozen=True)
 class ScrubSection:
     # Regular expressions redacted from evidence before it is written, in addition
     # to the built-in ones (API keys, bearer tokens, AWS keys, private key blocks).
     patterns: list[str] = field(default_factory=list, metadata={"check": _regular_expressions})
+    # Environment variables (names or globs) whose values are redacted literally,
+    # whatever their shape, in addition to DEFAULT_SECRET_ENV and [proposer] api_key_env.
+    env: list[str] = field(default_factory=list, metadata={"check": _variable_names})
     defaults: bool = True
 
     def all_patterns(self) -> list[str]:
         return (list(DEFAULT_PATTERNS) if self.defaults else []) + self.patterns
+
+    def scrubber(
+        self, proposer: ProposerSection | None = None, environ: Mapping[str, str] | None = None
+    ) -> Scrubber:
+        """The one scrubber for what comes from evaluators and proposers: the patterns,
+        and the values of the secret variables in ``environ`` (default: this process's
+        environment), ``proposer``'s api_key_env among them."""
+        names = (list(DEFAULT_SECRET_ENV) if self.defaults else []) + self.env
+        if isinstance(proposer, OpenAIProposerSection):
+            names.append(proposer.api_key_env)
+        secrets = secret_values(names, os.environ if environ is None else environ)
+        return Scrubber(self.all_patterns(), secrets)
