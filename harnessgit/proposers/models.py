@@ -14,11 +14,20 @@ field names are part of a public protocol: add optional fields, never rename.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from harnessgit.render import size
+from harnessgit.scrub import Scrubber
+
 REQUEST_VERSION = 1
+MAX_RATIONALE_CHARS = 4000
+# What evidence keeps of a proposer's raw output. A reply that edits one component
+# is a few KiB; issue 15 measured a rejected 100 MiB reply stored whole (57 MB blob,
+# pinned and pushed with the evidence).
+MAX_KEPT_OUTPUT_BYTES = 64 * 1024
 
 # Why a proposal was not adopted. Stable strings: they end up in evidence records.
 RejectionCode = Literal[
@@ -150,3 +159,32 @@ class RejectedProposal(_Model):
         if "\n" in self.reason:
             raise ValueError("reason must be one line")
         return self
+
+
+def capped(text: str, limit: int = MAX_RATIONALE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters: a rationale is a paragraph, not a transcript."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def kept_output(raw: str, scrubber: Scrubber, limit: int = MAX_KEPT_OUTPUT_BYTES) -> dict[str, JsonValue]:
+    """What evidence keeps of a proposer's raw output: all of it, scrubbed, when it fits
+    in ``limit`` bytes, else its first three quarters and its last quarter (where a
+    cut-off reply shows it); always its size and the sha256 of the scrubbed text.
+
+    Scrubbed before it is cut, so that no cut leaves part of a secret unrecognised;
+    the hash is of the scrubbed text, so that it cannot confirm a guess at a secret.
+    """
+    clean = scrubber.text(raw)
+    data = clean.encode("utf-8")
+    excerpt = clean
+    if len(data) > limit:
+        head = data[: limit * 3 // 4].decode("utf-8", "ignore")
+        tail = data[len(data) - limit // 4 :].decode("utf-8", "ignore")
+        left_out = len(data) - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
+        excerpt = f"{head}\n[{size(left_out)} of {size(len(data))} left out]\n{tail}"
+    return {
+        "raw_output": excerpt,
+        "raw_output_bytes": len(raw.encode("utf-8")),
+        "raw_output_sha256": hashlib.sha256(data).hexdigest(),
+        "raw_output_truncated": len(data) > limit,
+    }

@@ -8,7 +8,8 @@ One call: render the prompt (`prompt`), send it with retries (`retry`), take the
 edit from the reply's fenced block (`reply`), apply and check it (`edits.settle`).
 A reply that hit the token limit (finish_reason "length") or whose block is
 missing or unclosed is a `RejectedProposal`; an endpoint that keeps failing, a
-refused key or an unknown model raises `ProposerFailed`.
+refused key or an unknown model raises `ProposerFailed`, quoting the body the
+server sent, scrubbed first: a 401's body often echoes the key it refused.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedP
 from harnessgit.proposers.prompt import render_messages
 from harnessgit.proposers.reply import parse_reply
 from harnessgit.render import quoted_start
+from harnessgit.scrub import DEFAULT_PATTERNS, Scrubber
 
 if TYPE_CHECKING:
     import openai
@@ -69,7 +71,11 @@ class OpenAIProposer:
         self._clock = clock
         self._wall_clock = wall_clock
         self._rng = rng or random.Random()
-        self._client = _client(section, _api_key(section, os.environ if environ is None else environ))
+        key = _api_key(section, os.environ if environ is None else environ)
+        # Before anything the server says is quoted: the key, whatever its shape, and
+        # the built-in patterns (the evolve loop adds the [scrub] settings).
+        self._scrubber = Scrubber(DEFAULT_PATTERNS, [] if key == _LOCAL_KEY else [key])
+        self._client = _client(section, key)
 
     def propose(self, request: ProposalRequest) -> ProposedEdit | RejectedProposal:
         messages: list[ChatCompletionMessageParam] = [
@@ -114,22 +120,22 @@ class OpenAIProposer:
                 )
                 if not hasattr(completion, "choices"):  # e.g. a proxy's HTML page with status 200
                     raise ProposerFailed(
-                        f"{self._where}: the answer is not a chat completion{_start(completion)}"
+                        f"{self._where}: the answer is not a chat completion{self._start(completion)}"
                     )
                 return completion, retries
             except openai.APIStatusError as exc:
                 if not retry.is_retryable(exc.status_code):
                     raise ProposerFailed(self._refused(exc)) from None
-                failure = f"HTTP {exc.status_code}: {_first_line(exc.message)}"
+                failure = f"HTTP {exc.status_code}: {self._first_line(exc.message)}"
                 wait = retry.retry_after(exc.response.headers, self._wall_clock())
             except openai.APITimeoutError:
                 failure = f"no answer within the {self.section.timeout:g} s timeout"
                 wait = None
             except openai.APIConnectionError as exc:
-                failure = f"cannot connect ({_first_line(str(exc.__cause__ or exc))})"
+                failure = f"cannot connect ({self._first_line(str(exc.__cause__ or exc))})"
                 wait = None
             except openai.APIError as exc:  # e.g. a 200 whose body is not a completion
-                raise ProposerFailed(f"{self._where}: {_first_line(str(exc))}") from None
+                raise ProposerFailed(f"{self._where}: {self._first_line(str(exc))}") from None
             if retries >= self.section.max_retries:
                 attempts = f"{retries + 1} attempt" + ("s" if retries else "")
                 raise ProposerFailed(f"{self._where}: {failure} (gave up after {attempts})")
@@ -142,12 +148,23 @@ class OpenAIProposer:
             self._sleep(retry.backoff(retries, self._rng) if wait is None else wait)
 
     def _refused(self, exc: openai.APIStatusError) -> str:
-        status, detail = exc.status_code, _first_line(exc.message)
+        status, detail = exc.status_code, self._first_line(exc.message)
         if status in (401, 403):
             return f"{self._where} refused the key in ${self.section.api_key_env} (HTTP {status}): {detail}"
         if status == 404:
             return f"{self._where}: HTTP 404 (check base_url and model): {detail}"
         return f"{self._where}: HTTP {status}: {detail}"
+
+    def _first_line(self, text: str) -> str:
+        """What the server said, scrubbed, on one line. Scrubbed before it is cut: a cut
+        could leave a start of the key that no longer matches."""
+        line = " ".join(self._scrubber.text(text).split())
+        return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 3] + "..."
+
+    def _start(self, answer: object) -> str:
+        """The start of an answer that is not JSON: the openai package hands such a body
+        over as text (a proxy's sign-in page, a load balancer's error page)."""
+        return f": {quoted_start(self._scrubber.text(answer))}" if isinstance(answer, str) else ""
 
     def _usage(self, completion: ChatCompletion, latency: float, retries: int) -> Usage:
         tokens = completion.usage
@@ -193,14 +210,3 @@ def _client(section: OpenAIProposerSection, api_key: str) -> openai.OpenAI:
         raise ConfigError(f'proposer kind = "openai" needs the openai package: {INSTALL_HINT}') from None
     # max_retries=0: the retry loop is ours, see `retry`.
     return openai.OpenAI(api_key=api_key, base_url=section.base_url, timeout=section.timeout, max_retries=0)
-
-
-def _start(answer: object) -> str:
-    """The start of an answer that is not JSON: the openai package hands such a body
-    over as text (a proxy's sign-in page, a load balancer's error page)."""
-    return f": {quoted_start(answer)}" if isinstance(answer, str) else ""
-
-
-def _first_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 3] + "..."

@@ -28,9 +28,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harnessgit.fences import fenced_blocks
 from harnessgit.proposers.edits import EditRejected
-from harnessgit.proposers.models import Operation
-
-MAX_RATIONALE_CHARS = 4000
+from harnessgit.proposers.models import Operation, capped
 
 _OPERATIONS: TypeAdapter[list[Operation]] = TypeAdapter(list[Operation])
 
@@ -56,9 +54,9 @@ def parse_reply(reply: str, form: Literal["replace", "delta"]) -> ParsedReply:
     block = (tagged or blocks)[-1]
     rationale = "\n".join(reply.splitlines()[: block.line - 1]).strip()
     if form == "replace":
-        return ParsedReply(block.body, None, _cap(rationale))
+        return ParsedReply(block.body, None, capped(rationale))
     operations, note = parse_operations(block.body)
-    return ParsedReply(None, operations, _cap(note or rationale))
+    return ParsedReply(None, operations, capped(note or rationale))
 
 
 def parse_operations(text: str) -> tuple[list[Operation], str]:
@@ -90,7 +88,3 @@ def validate_operations(data: Any) -> list[Operation]:
         raise EditRejected(
             "invalid_operations", f"{where}: {first['msg']} (ops: append, insert_after, replace, delete)"
         ) from None
-
-
-def _cap(text: str) -> str:
-    return text if len(text) <= MAX_RATIONALE_CHARS else text[: MAX_RATIONALE_CHARS - 3] + "..."

@@ -12,10 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -31,6 +28,7 @@ from harnessgit.proposers.models import (
     RejectedProposal,
 )
 from harnessgit.proposers.openai_chat import OpenAIProposer, is_loopback
+from tests.proposers.chat_server import ChatServer, Reply, completion, error
 
 SKILL = "# Demo\n\n1. Read the task.\n2. Answer it.\n"
 REQUEST = ProposalRequest(
@@ -57,91 +55,6 @@ DELTA_REPLY = (
     "```\n"
 )
 NEW_SKILL = "# Demo\n\n1. Read the task.\n2. Name the operation the question asks for.\n3. Answer it.\n"
-
-
-@dataclass
-class Reply:
-    body: dict[str, Any] | str | None = None  # a str is sent as an HTML page
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-
-
-def completion(
-    content: str | None, finish_reason: str = "stop", prompt_tokens: int = 1200, completion_tokens: int = 80
-) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 1767225600,
-        "model": "served-model-2026",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": finish_reason,
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
-
-
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
-    return Reply({"error": {"message": message, "type": "test"}}, status, headers or {})
-
-
-class ChatServer:
-    """Answers POST /v1/chat/completions with scripted replies, in order."""
-
-    def __init__(self) -> None:
-        self.replies: list[Reply] = []
-        self.requests: list[dict[str, Any]] = []
-        self.released = threading.Event()  # ends a delayed reply early at teardown
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length))
-                server.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": {k.lower(): v for k, v in self.headers.items()},
-                        "body": body,
-                    }
-                )
-                reply = server.replies.pop(0) if server.replies else error(500, "no scripted reply")
-                if reply.delay:
-                    server.released.wait(reply.delay)
-                html = isinstance(reply.body, str)
-                data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "text/html" if html else "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:  # the client gave up (timeout): nothing to answer
-                    pass
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        return Handler
 
 
 @pytest.fixture(autouse=True)
@@ -282,6 +195,37 @@ def test_auth_error_is_not_retried_and_does_not_show_the_key(server: ChatServer)
     message = str(info.value)
     assert "refused the key in $TEST_KEY (HTTP 401)" in message and "sk-test" not in message
     assert len(server.requests) == 1
+
+
+# A key no pattern knows (spaces, quotes, a backslash, regular-expression syntax).
+ODD_KEY = "k3y with spaces \"q'\\ $(x)*+?[a]{2}|^ end"
+
+
+def make_odd(server: ChatServer, **keys: Any) -> OpenAIProposer:
+    section = OpenAIProposerSection(model="m", base_url=server.base_url, api_key_env="ODD_KEY", **keys)
+    return OpenAIProposer(section, environ={"ODD_KEY": ODD_KEY}, sleep=Sleeps())
+
+
+def test_a_refused_key_echoed_in_the_body_is_redacted(server: ChatServer) -> None:
+    server.replies.append(
+        error(401, f"Incorrect API key provided: {ODD_KEY}. Also sk-Ab3dEf6hIj9kLm2nOp5qRs8t")
+    )
+    with pytest.raises(ProposerFailed) as info:
+        make_odd(server).propose(REQUEST)
+    message = str(info.value)
+    assert server.requests[0]["headers"]["authorization"] == f"Bearer {ODD_KEY}"
+    assert message.endswith("Incorrect API key provided: [REDACTED]. Also [REDACTED]")
+    assert "k3y with" not in message
+
+
+def test_a_5xx_body_is_redacted_before_it_is_cut(server: ChatServer) -> None:
+    # The key straddles the 300-character cut: cut first, its start would show.
+    server.replies += [error(500, "x" * 250 + ODD_KEY + " trailing detail")] * 2
+    with pytest.raises(ProposerFailed) as info:
+        make_odd(server, max_retries=1).propose(REQUEST)
+    message = str(info.value)
+    assert "HTTP 500" in message and "gave up after 2 attempts" in message
+    assert "[REDACTED]" in message and "k3y with" not in message
 
 
 def test_unknown_model_is_not_retried(server: ChatServer) -> None:
