@@ -20,6 +20,7 @@ from harnessgit.candidates.propose import Proposal, propose, rebase
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import GateRefused
+from harnessgit.evidence import encode_evidence
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
 from harnessgit.evolve.reflect import reflective_dataset
@@ -30,8 +31,10 @@ from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
+from harnessgit.proposers.models import capped, kept_output
 from harnessgit.records import EvidenceRecord, GateRecord, IterationRecord
 from harnessgit.render import EMPTY
+from harnessgit.scrub import Scrubber
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import proposal_chain
@@ -131,7 +134,8 @@ def ask(session: Session, start: Draw) -> Answer:
     )
     session.spend = session.spend.add(proposals=1)
     asked = time.monotonic()
-    answer = session.options.proposer.propose(request)
+    with _scrubber(session).errors():  # a failure quotes the proposer's stderr or an HTTP body
+        answer = session.options.proposer.propose(request)
     session.meter.proposer_seconds = time.monotonic() - asked
     session.spend = session.spend.add(cost_usd=answer.usage.cost_usd or 0.0)
     return answer
@@ -145,10 +149,17 @@ def _limits(config: Config, component: str) -> Limits:
     return Limits(max_chars=kind.max_chars, max_lines=kind.max_lines, max_tokens=kind.max_tokens)
 
 
+def _scrubber(session: Session) -> Scrubber:
+    return session.config.scrub.scrubber(session.config.proposer)
+
+
 def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Proposal:
     """The edit as a candidate on the parent, with the reflective dataset and the
-    proposer's output as its evidence."""
+    proposer's output (bounded, `kept_output`) as its evidence. The new text is cleared
+    of the configured secrets' values (only those: a pattern could match an example in
+    the harness text); the rationale, evidence and message are scrubbed by `propose`."""
     name = session.options.proposer.name
+    scrubber = _scrubber(session)
     evidence = [
         {
             "kind": "reflective-dataset",
@@ -158,7 +169,7 @@ def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Prop
         {
             "kind": "proposer-output",
             "proposer": name,
-            "raw_output": answer.raw_output,
+            **kept_output(answer.raw_output, scrubber),
             "usage": answer.usage.model_dump(mode="json"),
             "operations": [op.model_dump(mode="json") for op in answer.operations or []],
         },
@@ -166,9 +177,9 @@ def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Prop
     candidate = propose(
         session.store,
         session.config,
-        {start.component: answer.new_text},
+        {start.component: scrubber.literal_only().text(answer.new_text)},
         parent=start.parent,
-        rationale=answer.rationale or f"Edit {start.component}",
+        rationale=capped(answer.rationale) or f"Edit {start.component}",
         evidence=evidence,
         proposer=name,
         source="evolve",
@@ -311,8 +322,10 @@ def _merge(session: Session, gated: Proposal) -> tuple[bool, GateOutcome]:
 
 def write_record(session: Session, end: Ending) -> IterationRecord:
     """The iteration's record, on its candidate (else on its parent); a rejected
-    proposal's raw output goes on the parent as evidence."""
+    proposal's output goes on the parent as evidence. The reason may quote the
+    proposer's output (an anchor that was not found): scrubbed."""
     store, start, meter = session.store, end.draw, session.meter
+    scrubber = _scrubber(session)
     record = IterationRecord(
         ts=store.clock(),
         run=session.run,
@@ -327,7 +340,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         commit=end.candidate.commit if end.candidate else None,
         candidate_score=end.candidate_score,
         outcome=end.outcome,
-        reason=end.reason,
+        reason=scrubber.text(end.reason),
         selection_mean=end.selection_mean,
         proposer=session.options.proposer.name,
         cost_usd=end.answer.usage.cost_usd if end.answer else None,
@@ -339,17 +352,30 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
     txn = Transaction(f"evolve iteration {record.iteration}")
     txn.append(layout.NOTES_EVIDENCE, record.commit or start.parent, [record])
     if isinstance(end.answer, RejectedProposal):
-        _keep_output(store, txn, start.parent, end.answer.raw_output)
+        _keep_rejected(store, txn, start.parent, end.answer, scrubber)
     store.commit(txn)
     return record
 
 
-def _keep_output(store: Store, txn: Transaction, parent: str, output: str) -> None:
-    """A rejected proposal's raw output, as evidence on the parent (GEPA forgets it)."""
-    blob = store.write_blob(output.encode("utf-8"))
-    # bytes counts characters here, as it always has (they differ for non-ASCII output).
+def _keep_rejected(
+    store: Store, txn: Transaction, parent: str, answer: RejectedProposal, scrubber: Scrubber
+) -> None:
+    """A rejected proposal, as evidence on the parent (GEPA forgets it): why it was
+    rejected and its output, scrubbed and bounded (`kept_output`), as one JSON line."""
+    item = {
+        "kind": "rejected-proposal",
+        "proposer": answer.proposer,
+        "component": answer.component,
+        "code": answer.code,
+        "reason": answer.reason,
+        "rationale": capped(answer.rationale),
+        **kept_output(answer.raw_output, scrubber),
+        "usage": answer.usage.model_dump(mode="json"),
+    }
+    data, kinds = encode_evidence([item], scrubber)
+    blob = store.write_blob(data)
     record = EvidenceRecord(
-        ts=store.clock(), blob=blob, items=1, bytes=len(output), label="rejected-proposal"
+        ts=store.clock(), blob=blob, items=1, bytes=len(data), label="rejected-proposal", item_kinds=kinds
     )
     txn.append(layout.NOTES_EVIDENCE, parent, [record])
     txn.keep(blob)
