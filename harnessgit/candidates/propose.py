@@ -83,7 +83,12 @@ def propose(
     for path in components:
         _check_harness_text(store, config, path, edit.changes[path])
 
-    records = [_evidence_record(store, config, evidence)] if evidence else []
+    # The rationale comes from a proposer or a user (the commit message and the
+    # proposal record both carry it): scrubbed like the evidence.
+    scrubber = config.scrub.scrubber(config.proposer)
+    rationale = scrubber.text(rationale)
+    proposer = scrubber.text(proposer) if proposer else proposer
+    records = [_evidence_record(store, scrubber, evidence)] if evidence else []
     for _attempt in range(_ID_ATTEMPTS):
         candidate = new_candidate_id()
         commit = store.write_commit(tree, [parent_sha], _message(rationale, components, candidate))
@@ -133,9 +138,9 @@ def _edit_of(
     return edit_from_worktree(store, config, parent_sha)
 
 
-def _evidence_record(store: Store, config: Config, evidence: list[Any]) -> EvidenceRecord:
+def _evidence_record(store: Store, scrubber: Scrubber, evidence: list[Any]) -> EvidenceRecord:
     """Write the evidence, scrubbed of secrets, as one blob; the record that points at it."""
-    data, kinds = encode_evidence(evidence, Scrubber(config.scrub.all_patterns()))
+    data, kinds = encode_evidence(evidence, scrubber)
     return EvidenceRecord(
         ts=store.clock(), blob=store.write_blob(data), items=len(evidence), bytes=len(data), item_kinds=kinds
     )

@@ -39,7 +39,6 @@ from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
 from harnessgit.records import EvalRecord
-from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
 
@@ -144,7 +143,8 @@ def evaluate(
     jobs = execution.jobs or config.evaluator.jobs
     batches = _plan(pending, config.evaluator.batch_size, jobs)
     runner = _Batches(store, config, context, manifest, split, execution.on_stderr, fresh=no_cache)
-    evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
+    with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
+        evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
     return Evaluation(
         commit=context.commit,
         harness=context.key.harness,
@@ -192,7 +192,10 @@ class _Batches:
         fresh: bool,
     ) -> None:
         self.store, self.config, self.context = store, config, context
-        self.manifest, self.split, self.on_stderr, self.fresh = manifest, split, on_stderr, fresh
+        # Everything the evaluator says is scrubbed before it is recorded or shown.
+        self.scrubber = config.scrub.scrubber(config.proposer)
+        self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
+        self.manifest, self.split, self.fresh = manifest, split, fresh
         self.running = Running()
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self._pristine: Path | None = None
@@ -317,12 +320,15 @@ class _Batches:
             return self._pristine
 
     def _record(self, batch: list[tuple[str, int]], output: BatchOutput) -> EvalRecord:
+        """The batch's record. Failure classes, clusters and cost names are the
+        evaluator's strings like its feedback: scrubbed too."""
         results = output.results
         evidence_blob = self._evidence(batch, results)
+        scrub = self.scrubber.text
         cost: dict[str, float] = {}
         for result in results:
             for name, value in (result.cost or {}).items():
-                cost[name] = cost.get(name, 0.0) + value
+                cost[scrub(name)] = cost.get(scrub(name), 0.0) + value
         record = EvalRecord(
             ts=self.store.clock(),
             commit=self.context.commit,
@@ -336,9 +342,13 @@ class _Batches:
             instances=[r.instance for r in results],
             repeats=[repeat for _instance, repeat in batch],
             scores=[r.score for r in results],
-            clusters=[r.cluster for r in results] if any(r.cluster for r in results) else None,
+            clusters=[r.cluster and scrub(r.cluster) for r in results]
+            if any(r.cluster for r in results)
+            else None,
             failure_classes=(
-                [r.failure_class for r in results] if any(r.failure_class for r in results) else None
+                [r.failure_class and scrub(r.failure_class) for r in results]
+                if any(r.failure_class for r in results)
+                else None
             ),
             evidence=evidence_blob,
             cost=cost or None,
@@ -357,7 +367,7 @@ class _Batches:
         """Feedback and trajectories as scrubbed JSON lines, one per instance."""
         if not any(r.feedback is not None or r.trajectory is not None for r in results):
             return None
-        scrubber = Scrubber(self.config.scrub.all_patterns())
+        scrubber = self.scrubber
         lines = []
         for (_instance, repeat), result in zip(batch, results, strict=True):
             lines.append(
