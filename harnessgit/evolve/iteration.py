@@ -342,7 +342,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         outcome=end.outcome,
         reason=scrubber.text(end.reason),
         selection_mean=end.selection_mean,
-        proposer=session.options.proposer.name,
+        proposer=scrubber.text(session.options.proposer.name),  # as on its proposal record
         cost_usd=end.answer.usage.cost_usd if end.answer else None,
         rollouts=session.spend.rollouts - meter.rollouts_before,
         seconds=round(time.monotonic() - meter.started, 4),
