@@ -6,7 +6,10 @@ machines merge with git's ``cat_sort_uniq`` strategy. Records are never edited; 
 correction is a new record that names the old one in ``supersedes``.
 
 Readers skip what they cannot understand (a newer schema version, an unknown
-kind, a damaged line) with a warning, so that one bad line never hides the rest.
+kind, a damaged line) and what cannot be true (a score that is NaN or outside
+[0, 1], a negative count, columns of an evaluation record that disagree in length),
+so that no decision ever reads it and one bad line never hides the rest; `Skipped`
+collects them so that a read warns once per kind of problem, naming the notes.
 Adding an optional field is a compatible change (same ``v``): older readers drop
 fields they do not know. Anything else bumps ``SCHEMA_VERSION``.
 """
@@ -20,10 +23,29 @@ import uuid
 from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_serializer,
+    model_validator,
+)
+
+from harnessgit.render import listing, plural
 
 SCHEMA_VERSION = 1
 log = logging.getLogger("harnessgit")
+
+# What the numbers in a record can be; every float must be finite as well (the models'
+# allow_inf_nan=False): a NaN score read from a note once crashed the gate (issue 15).
+Score = Annotated[float, Field(ge=0, le=1)]  # a score, or a mean of scores
+Difference = Annotated[float, Field(ge=-1, le=1)]  # between two scores or means
+Probability = Annotated[float, Field(ge=0, le=1)]
+Level = Annotated[float, Field(gt=0, lt=1)]  # alpha, alpha_k and the alpha spent
+Count = Annotated[int, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0)]
 
 
 def new_record_id() -> str:
@@ -31,9 +53,9 @@ def new_record_id() -> str:
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    v: int = SCHEMA_VERSION
+    v: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     id: str = Field(default_factory=new_record_id)
     kind: str
     ts: datetime
@@ -61,10 +83,10 @@ class EvidenceRecord(Record):
 
     kind: Literal["evidence"] = "evidence"
     blob: str
-    items: int
-    bytes: int
+    items: Count
+    bytes: Count
     label: str = "evidence"  # what the blob holds: evidence, trajectories, reflective-dataset...
-    item_kinds: dict[str, int] = Field(default_factory=dict)
+    item_kinds: dict[str, Count] = Field(default_factory=dict)
 
 
 class EvalRecord(Record):
@@ -86,15 +108,31 @@ class EvalRecord(Record):
     split_hash: str  # the split's instance set: what makes scores comparable
     manifest: str  # hash of the whole manifest at the time
     instances: list[str]
-    repeats: list[int]
-    scores: list[float]
+    repeats: list[Count]
+    scores: list[Score]
     clusters: list[str | None] | None = None
     failure_classes: list[str | None] | None = None
     evidence: str | None = None  # blob of JSON lines: feedback and trajectories, scrubbed
     cost: dict[str, float] | None = None  # summed over the batch
-    wall_time: float
+    wall_time: Seconds
     worker: str
     fresh: bool = False  # run with --no-cache although results were on record
+
+    @model_validator(mode="after")
+    def _rows_agree(self) -> EvalRecord:
+        """Row i is column i of every list: a column of another length would pair a
+        score with the wrong instance, or fail the reader mid-way (IndexError)."""
+        rows = len(self.instances)
+        columns: dict[str, list[Any] | None] = {
+            "repeats": self.repeats,
+            "scores": self.scores,
+            "clusters": self.clusters,
+            "failure_classes": self.failure_classes,
+        }
+        uneven = [name for name, column in columns.items() if column is not None and len(column) != rows]
+        if uneven:
+            raise ValueError(f"{' and '.join(uneven)} must have one entry per instance")
+        return self
 
 
 class TestPeekRecord(Record):
@@ -106,8 +144,8 @@ class TestPeekRecord(Record):
     harness: str
     fingerprint: str
     model: str
-    n: int
-    mean: float
+    n: Count
+    mean: Score
     forced: bool = False
 
 
@@ -147,29 +185,30 @@ class GateRecord(Record):
     passed: bool
     reasons: list[str]
     method: str
-    attempt: int  # k: distinct comparisons gated on this selection set, this one included
-    alpha: float
-    alpha_k: float
-    alpha_spent: float
-    min_effect: float
-    min_instances: int
+    # k: distinct comparisons gated on this selection set, this one included
+    attempt: Annotated[int, Field(ge=1)]
+    alpha: Level
+    alpha_k: Level
+    alpha_spent: Level
+    min_effect: Difference
+    min_instances: Count
     allow_small: bool
     seed: int
-    resamples: int
-    n: int
-    base_mean: float | None = None
-    candidate_mean: float | None = None
-    difference: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    lower_bound: float | None = None
-    p_value: float | None = None
-    mde: float | None = None
-    wins: int = 0
-    losses: int = 0
-    ties: int = 0
+    resamples: Count
+    n: Count
+    base_mean: Score | None = None
+    candidate_mean: Score | None = None
+    difference: Difference | None = None
+    ci_low: Difference | None = None
+    ci_high: Difference | None = None
+    lower_bound: Difference | None = None
+    p_value: Probability | None = None
+    mde: Annotated[float, Field(ge=0)] | None = None
+    wins: Count = 0
+    losses: Count = 0
+    ties: Count = 0
     regressed: list[str] = Field(default_factory=list)  # the first few, by name
-    regressed_count: int = 0
+    regressed_count: Count = 0
     instances: str | None = None  # blob: the compared instance ids, one per line, sorted
     checks: list[str] = Field(default_factory=list)  # failing check findings, one line each
     merge: str | None = None  # the merge commit, on the copy written there
@@ -209,26 +248,26 @@ class IterationRecord(Record):
     kind: Literal["evolve-iteration"] = "evolve-iteration"
     run: str  # id of the evolve invocation
     seed: int
-    iteration: int  # counts across resumed runs with the same seed
+    iteration: Count  # counts across resumed runs with the same seed
     parent: str  # commit
     parent_name: str  # candidate id or base branch
     component: str
     minibatch: list[str]
-    parent_score: float | None = None  # minibatch mean
+    parent_score: Score | None = None  # minibatch mean
     candidate: str | None = None
     commit: str | None = None
-    candidate_score: float | None = None
+    candidate_score: Score | None = None
     # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | gate-refused |
     # gate-rejected | gate-passed | merged
     outcome: str
     reason: str = ""
-    selection_mean: float | None = None
+    selection_mean: Score | None = None
     proposer: str = ""
     cost_usd: float | None = None
-    rollouts: int = 0  # evaluator rollouts this iteration ran (cached ones excluded)
-    seconds: float | None = None  # wall time of the iteration
-    evaluator_seconds: float | None = None  # of which evaluator processes ran
-    proposer_seconds: float | None = None  # of which the proposer took
+    rollouts: Count = 0  # evaluator rollouts this iteration ran (cached ones excluded)
+    seconds: Seconds | None = None  # wall time of the iteration
+    evaluator_seconds: Seconds | None = None  # of which evaluator processes ran
+    proposer_seconds: Seconds | None = None  # of which the proposer took
 
 
 AnyRecord = Annotated[
@@ -284,53 +323,94 @@ def dump_record(record: Record) -> bytes:
     ).encode("utf-8")
 
 
-def parse_note(text: bytes, where: str = "") -> list[Record]:
-    """Every record of one note, skipping blank lines and what cannot be read."""
+@dataclasses.dataclass
+class Skipped:
+    """What a read of notes left out, by kind of problem: the reader warns once per
+    kind, naming the notes, not once per line (a read of thousands of notes would
+    bury the one warning that matters)."""
+
+    source: str = ""  # the notes ref read
+    # (what was skipped, why) -> the note of each line skipped
+    found: dict[tuple[str, str], list[str]] = dataclasses.field(default_factory=dict)
+
+    def add(self, problem: tuple[str, str], where: str) -> None:
+        self.found.setdefault(problem, []).append(where)
+
+    def warnings(self) -> list[str]:
+        said = []
+        for (what, why), places in self.found.items():
+            named = listing(sorted({place for place in places if place}))
+            at = f" in {self.source}" if self.source else ""
+            on = f" on {named}" if named else ""
+            said.append(
+                f"skipped {plural(len(places), 'record')} {what}{at}{on}" + (f" ({why})" if why else "")
+            )
+        return said
+
+
+def parse_note(text: bytes, where: str = "", skipped: Skipped | None = None) -> list[Record]:
+    """Every record of one note, skipping blank lines and what cannot be read: into
+    ``skipped``, or, without one, with a warning per kind of problem."""
+    collected = Skipped() if skipped is None else skipped
     records = []
     for line in text.splitlines():
         if line.strip():
-            record = parse_record(line, where)
+            record = parse_record(line, where, collected)
             if record is not None:
                 records.append(record)
+    if skipped is None:
+        _warn(collected)
     return records
 
 
-def parse_record(line: bytes, where: str = "") -> Record | None:
+def parse_record(line: bytes, where: str = "", skipped: Skipped | None = None) -> Record | None:
+    """One record, validated strictly (no string for a number, no NaN, every range
+    checked); None when it cannot be read, noted in ``skipped`` (else warned)."""
     try:
-        return _ADAPTER.validate_json(line)
+        return _ADAPTER.validate_json(line, strict=True)
     except ValidationError:
         pass
-    return _parse_tolerant(line, where)
+    record, problem = _parse_tolerant(line)
+    if problem is not None:
+        collected = Skipped() if skipped is None else skipped
+        collected.add(problem, where)
+        if skipped is None:
+            _warn(collected)
+    return record
 
 
-def _parse_tolerant(line: bytes, where: str) -> Record | None:
-    at = f" in {where}" if where else ""
+def _warn(skipped: Skipped) -> None:
+    for warning in skipped.warnings():
+        log.warning("%s", warning)
+
+
+def _parse_tolerant(line: bytes) -> tuple[Record | None, tuple[str, str] | None]:
+    """The record, dropping fields this version does not know; or what is wrong with it."""
     try:
         data: Any = json.loads(line)
     except ValueError:
-        log.warning("skipping a note line that is not JSON%s", at)
-        return None
+        return None, ("that are not JSON", "")
     if not isinstance(data, dict):
-        log.warning("skipping a note line that is not a JSON object%s", at)
-        return None
+        return None, ("that are not JSON objects", "")
     version, kind = data.get("v"), data.get("kind")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        log.warning(
-            "skipping a record of schema version %r%s (this harnessgit reads up to %d)",
-            version,
-            at,
-            SCHEMA_VERSION,
-        )
-        return None
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        why = f"a newer harnessgit wrote them; this one reads versions up to {SCHEMA_VERSION}"
+        return None, (f"of schema version {version}", why)
     cls = _KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        log.warning("skipping a record of unknown kind %r%s", kind, at)
-        return None
+        return None, (f"of unknown kind {str(kind)[:40]!r}", "")
     known = {key: value for key, value in data.items() if key in cls.model_fields}
     try:
-        return cls.model_validate(known)
+        # Through JSON again, so that strict mode reads the timestamp from its string
+        # and refuses NaN and Infinity as the first attempt did.
+        return cls.model_validate_json(json.dumps(known), strict=True), None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        log.warning("skipping an invalid %s record%s: %s: %s", kind, at, field, first["msg"])
-        return None
+        return None, ("with an impossible value", f"{kind} {_first_error(exc)}")
+
+
+def _first_error(exc: ValidationError) -> str:
+    """The first error, without list positions (scores.3 and scores.7 are one kind of problem)."""
+    first = exc.errors(include_url=False)[0]
+    field = ".".join(str(part) for part in first["loc"] if not isinstance(part, int))
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"{field}: {message}" if field else message

@@ -2,12 +2,21 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from datetime import datetime, timezone
 
 import pytest
 from pydantic import ValidationError
 
-from harnessgit.records import ProposalRecord, dump_record, parse_note, parse_record
+from harnessgit.records import (
+    EvalRecord,
+    ProposalRecord,
+    Skipped,
+    TestPeekRecord,
+    dump_record,
+    parse_note,
+    parse_record,
+)
 
 TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -94,3 +103,105 @@ def test_a_record_with_none_fields_reads_back() -> None:
         author="me",
     )
     assert record.candidate is None and parse_record(dump_record(record)) == record
+
+
+# -- issue 15, defect 11: the reader trusted malformed records ----------------------
+
+
+def eval_line(**changes: object) -> bytes:
+    """An evaluation record as stored, with fields changed as a hand-edited note would
+    have them (json.dumps writes NaN and Infinity bare, as Python's json does)."""
+    record = EvalRecord(
+        ts=TS,
+        commit="c" * 40,
+        harness="h" * 40,
+        fingerprint="f" * 64,
+        model="sim-1",
+        split="selection",
+        split_hash="s" * 64,
+        manifest="m" * 64,
+        instances=["s-1", "s-2"],
+        repeats=[0, 0],
+        scores=[1.0, 0.0],
+        failure_classes=[None, "missing-rule"],
+        wall_time=0.5,
+        worker="host:1",
+    )
+    data = json.loads(dump_record(record))
+    data.update(changes)
+    return json.dumps(data, sort_keys=True).encode()
+
+
+def test_a_newer_version_is_skipped_even_when_its_fields_fit(caplog: pytest.LogCaptureFixture) -> None:
+    # Measured: a `v: 99` copy of an evaluation record with every score 1.0 was read,
+    # and moved a mean from 0.250 to 0.500 (the audit: 0.342 -> 0.400).
+    assert parse_record(eval_line()) is not None
+    with caplog.at_level(logging.WARNING, logger="harnessgit"):
+        assert parse_note(eval_line(v=99, scores=[1.0, 1.0]), "refs/notes/harnessgit/evals on c1") == []
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert "skipped 1 record of schema version 99 on refs/notes/harnessgit/evals on c1" in message
+    assert "reads versions up to 1" in message
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"scores": [math.nan, 0.0]}, "eval scores: Input should be a finite number"),
+        ({"scores": [math.inf, 0.0]}, "eval scores: Input should be a finite number"),
+        ({"scores": [1.5, 0.0]}, "eval scores: Input should be less than or equal to 1"),
+        ({"scores": [-0.1, 0.0]}, "eval scores: Input should be greater than or equal to 0"),
+        ({"scores": ["0.5", 0.0]}, "eval scores: Input should be a valid number"),
+        ({"repeats": [-1, 0]}, "eval repeats: Input should be greater than or equal to 0"),
+        ({"scores": [1.0]}, "eval scores must have one entry per instance"),
+        ({"failure_classes": [None]}, "eval failure_classes must have one entry per instance"),
+        ({"wall_time": -1.0}, "eval wall_time: Input should be greater than or equal to 0"),
+        ({"cost": {"usd": math.inf}}, "eval cost.usd: Input should be a finite number"),
+        ({"v": 0}, "eval v: Input should be greater than or equal to 1"),
+    ],
+)
+def test_impossible_values_are_rejected_when_read(
+    changes: dict[str, object], why: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Before: every one of these was read, and a NaN score reached the gate and crashed it.
+    with caplog.at_level(logging.WARNING, logger="harnessgit"):
+        assert parse_note(eval_line(**changes), "refs/notes/harnessgit/evals on c1") == []
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert "record with an impossible value on refs/notes/harnessgit/evals on c1" in message
+    assert why in message
+
+
+def test_impossible_values_in_peeks_and_gate_records(caplog: pytest.LogCaptureFixture) -> None:
+    peek = TestPeekRecord(
+        ts=TS, commit="c" * 40, harness="h" * 40, fingerprint="f", model="m", n=10, mean=0.5
+    )
+    data = json.loads(dump_record(peek))
+    with caplog.at_level(logging.WARNING, logger="harnessgit"):
+        assert parse_record(json.dumps({**data, "mean": math.nan}).encode()) is None
+        assert parse_record(json.dumps({**data, "n": -3}).encode()) is None
+        assert parse_record(json.dumps(data).encode()) == peek
+    assert len(caplog.records) == 2
+
+
+def test_records_with_impossible_values_cannot_be_written() -> None:
+    with pytest.raises(ValidationError, match="finite number"):
+        EvalRecord.model_validate({**json.loads(eval_line()), "scores": [math.nan, 0.0]})
+    with pytest.raises(ValidationError, match="one entry per instance"):
+        EvalRecord.model_validate({**json.loads(eval_line()), "repeats": [0]})
+
+
+def test_one_warning_per_kind_of_problem(caplog: pytest.LogCaptureFixture) -> None:
+    # 50 bad lines on two notes: two warnings (one per kind), each naming both notes.
+    skipped = Skipped("refs/notes/harnessgit/evals")
+    bad = [eval_line(scores=[math.nan, 0.0], id=f"{i:032x}") for i in range(30)]
+    newer = [eval_line(v=2, id=f"{i:032x}") for i in range(20)]
+    good = eval_line()
+    first = parse_note(b"\n".join([*bad[:15], *newer[:10], good]), "c1", skipped)
+    second = parse_note(b"\n".join([*bad[15:], *newer[10:]]), "c2", skipped)
+    assert len(first) == 1 and second == []
+    assert skipped.warnings() == [
+        "skipped 30 records with an impossible value in refs/notes/harnessgit/evals on c1, c2 "
+        "(eval scores: Input should be a finite number)",
+        "skipped 20 records of schema version 2 in refs/notes/harnessgit/evals on c1, c2 "
+        "(a newer harnessgit wrote them; this one reads versions up to 1)",
+    ]
+    assert caplog.records == []  # collected, not logged: the store says it once per read

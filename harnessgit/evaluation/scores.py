@@ -85,6 +85,9 @@ class ScoreBook:
 
     @classmethod
     def load(cls, store: Store) -> ScoreBook:
+        """Every evaluation record and test peek on record. The store's reader has
+        dropped records that cannot be true (a NaN or out-of-range score, columns of
+        different lengths), with a warning naming their notes: none reaches a decision."""
         notes = store.notes(layout.NOTES_EVALS)
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []

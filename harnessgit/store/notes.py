@@ -9,6 +9,7 @@ concurrent writers never lose records.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Iterable, Iterator
@@ -21,11 +22,12 @@ from harnessgit.store.trees import Blob, find_note, note_path
 
 if TYPE_CHECKING:
     from harnessgit.objects import CommitInfo, TreeEntry
-    from harnessgit.records import Record
+    from harnessgit.records import Record, Skipped
     from harnessgit.store.git import Git
     from harnessgit.store.objects import CatFile
 
 MAX_ATTEMPTS = 200
+log = logging.getLogger("harnessgit")
 
 
 class NotesMixin:
@@ -155,15 +157,19 @@ class NotesMixin:
         return dict(self.iter_notes(notes_ref))
 
     def notes(self, notes_ref: str) -> dict[str, list[Record]]:
-        from harnessgit.records import parse_note  # not at import: `check` never reads notes
+        """The records on every object annotated on ``notes_ref``, by that object.
+        Records that cannot be read are skipped with one warning per kind of problem."""
+        from harnessgit.records import Skipped, parse_note  # not at import: `check` never reads notes
 
-        return {
-            target: parse_note(text, f"{notes_ref} on {target[:12]}")
-            for target, text in self.iter_notes(notes_ref)
+        skipped = Skipped(notes_ref)
+        found = {
+            target: parse_note(text, target[:12], skipped) for target, text in self.iter_notes(notes_ref)
         }
+        self._warn_skipped(skipped)
+        return found
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:
-        from harnessgit.records import parse_note
+        from harnessgit.records import Skipped, parse_note
 
         tip = self.ref_value(notes_ref)
         if tip is None:
@@ -171,4 +177,17 @@ class NotesMixin:
         found = find_note(self.read_tree, self.commit_info(tip).tree, target)
         if found is None:
             return []
-        return parse_note(self.read_blob(found[1]), f"{notes_ref} on {target[:12]}")
+        skipped = Skipped(notes_ref)
+        records = parse_note(self.read_blob(found[1]), target[:12], skipped)
+        self._warn_skipped(skipped)
+        return records
+
+    # Warnings this store gave already: a command reads a notes ref several times, and
+    # says what it skipped once. A class default, replaced (never mutated) per store.
+    _warned: frozenset[str] = frozenset()
+
+    def _warn_skipped(self, skipped: Skipped) -> None:
+        for warning in skipped.warnings():
+            if warning not in self._warned:
+                self._warned = self._warned | {warning}
+                log.warning("%s", warning)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
-from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.records import EvidenceRecord, ProposalRecord, dump_record
 from harnessgit.store import EVIDENCE_STORE, PINS_PREFIX, Store, Transaction
 from tests.conftest import git
 from tests.store.store_fixtures import TS, record
@@ -105,3 +106,50 @@ def test_concurrent_writers_lose_nothing(repo: Path) -> None:
         records = store.notes_on(layout.NOTES_EVALS, head)
     names = {r.candidate for r in records if isinstance(r, ProposalRecord)}
     assert len(records) == 400 and len(names) == 400
+
+
+BAD_LINES = [
+    '{"v":99,"kind":"proposal","id":"a","ts":"2026-01-01T00:00:00Z","candidate":"x","parent":"p",'
+    '"components":[],"rationale":"","source":"api"}',
+    '{"v":1,"kind":"evidence","id":"b","ts":"2026-01-01T00:00:00Z","blob":"0","items":-1,"bytes":0}',
+]
+
+
+def test_malformed_records_written_with_git_are_skipped_once_per_kind(
+    repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 15, defect 11: hand-written notes (git's own writer) with a newer version and
+    # an impossible count, on two commits: read past, one warning per kind, naming both.
+    with Store.discover(repo) as store:
+        head = store.resolve_commit("HEAD")
+        other = git(repo, "commit-tree", "HEAD^{tree}", "-p", head, "-m", "other").strip()
+        good = dump_record(record(1)).decode()
+        for n, target in enumerate([head, other]):
+            lines = [line.replace('"id":"a"', f'"id":"a{n}"') for line in BAD_LINES]
+            git(
+                repo,
+                "notes",
+                f"--ref={layout.NOTES_EVIDENCE}",
+                "add",
+                "-f",
+                "-m",
+                "\n".join([*lines, good]),
+                target,
+            )
+        with caplog.at_level(logging.WARNING, logger="harnessgit"):
+            notes = store.notes(layout.NOTES_EVIDENCE)
+            again = store.notes_on(layout.NOTES_EVIDENCE, head)
+            store.notes(layout.NOTES_EVIDENCE)  # a command reads a ref more than once
+        assert [len(notes[head]), len(notes[other]), len(again)] == [1, 1, 1]
+        messages = [r.getMessage() for r in caplog.records]
+        both = ", ".join(sorted(sha[:12] for sha in (head, other)))
+        assert messages == [
+            f"skipped 2 records of schema version 99 in {layout.NOTES_EVIDENCE} on {both} "
+            "(a newer harnessgit wrote them; this one reads versions up to 1)",
+            f"skipped 2 records with an impossible value in {layout.NOTES_EVIDENCE} on {both} "
+            "(evidence items: Input should be greater than or equal to 0)",
+            f"skipped 1 record of schema version 99 in {layout.NOTES_EVIDENCE} on {head[:12]} "
+            "(a newer harnessgit wrote them; this one reads versions up to 1)",
+            f"skipped 1 record with an impossible value in {layout.NOTES_EVIDENCE} on {head[:12]} "
+            "(evidence items: Input should be greater than or equal to 0)",
+        ]
