@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from harnessgit.errors import ConcurrentUpdate, GitFailed
 from harnessgit.objects import ZERO
+from harnessgit.render import listing
 from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
 from harnessgit.store.trees import Blob, find_note, note_path
 
@@ -147,9 +148,22 @@ class NotesMixin:
         """(annotated object, note text) for every note: one ``git notes list``, one
         pipelined cat-file. A generator, so the caller parses one note while git
         inflates the next."""
-        listing = self.git.out(["notes", f"--ref={notes_ref}", "list"])
-        pairs = [line.split() for line in listing.splitlines() if line]
-        targets = {blob: target for blob, target in pairs}
+        for targets, data in self._note_blobs(notes_ref):
+            for target in targets:
+                yield target, data
+
+    def _note_blobs(self, notes_ref: str) -> Iterator[tuple[list[str], bytes]]:
+        """(every object annotated with it, note text) per distinct note blob. Two
+        objects can carry byte-identical notes (`git notes copy`, a rebase that
+        copies notes, a merge of notes from two clones): each blob is read once and
+        given to all of them, none hidden (issue 15: a merge whose gate note equalled
+        another commit's was called ungated)."""
+        listed = self.git.out(["notes", f"--ref={notes_ref}", "list"])
+        targets: dict[str, list[str]] = {}
+        for line in listed.splitlines():
+            if line:
+                blob, target = line.split()
+                targets.setdefault(blob, []).append(target)
         for blob, _kind, data in self.catfile.read_many(list(targets)):
             yield targets[blob], data
 
@@ -162,9 +176,11 @@ class NotesMixin:
         from harnessgit.records import Skipped, parse_note  # not at import: `check` never reads notes
 
         skipped = Skipped(notes_ref)
-        found = {
-            target: parse_note(text, target[:12], skipped) for target, text in self.iter_notes(notes_ref)
-        }
+        found: dict[str, list[Record]] = {}
+        for targets, text in self._note_blobs(notes_ref):
+            records = parse_note(text, listing([target[:12] for target in targets]), skipped)
+            for target in targets:
+                found[target] = list(records)
         self._warn_skipped(skipped)
         return found
 

@@ -152,3 +152,24 @@ def test_verify_notes_infrastructure_beside_a_harness_file(gate_repo: Path) -> N
     text = verify_text(report)
     assert f"infrastructure {entry.commit[:12]}: docs/setup.md, skills/pdf/reference.md" in text
     assert "note: skills/pdf/reference.md changed beside a harness file, outside [harness] paths" in text
+
+
+def test_verify_reads_a_merge_whose_gate_note_another_commit_shares(gate_repo: Path) -> None:
+    # Issue 15, defect 12: notes were keyed by blob id, so a commit carrying a copy of the
+    # merge's gate note (`git notes copy`) hid the merge's note: "moved the base branch
+    # changing the harness (SKILL.md) without the gate".
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, cand.candidate).merge
+        assert landed and verify(store, config).ok
+        # A commit whose id sorts after the merge's: the one that kept the blob before.
+        later = next(
+            sha
+            for i in range(64)
+            if (sha := git(gate_repo, "commit-tree", "HEAD^{tree}", "-p", landed, "-m", f"c{i}").strip())
+            > landed
+        )
+        git(gate_repo, "notes", f"--ref={layout.NOTES_GATE}", "copy", landed, later)
+        report = verify(store, config)
+    assert report.ok and report.gated == 1, [f.problem for f in report.findings]

@@ -108,6 +108,33 @@ def test_concurrent_writers_lose_nothing(repo: Path) -> None:
     assert len(records) == 400 and len(names) == 400
 
 
+def test_identical_notes_on_two_commits_are_both_read(repo: Path) -> None:
+    # Issue 15, defect 12: notes were read keyed by blob id, so of two commits with
+    # byte-identical notes (`git notes copy`, a rebase that copies notes, a notes merge)
+    # one was dropped, and `verify` called a gated merge ungated.
+    with Store.discover(repo) as store:
+        head = store.resolve_commit("HEAD")
+        others = [
+            git(repo, "commit-tree", "HEAD^{tree}", "-p", head, "-m", f"c{i}").strip() for i in range(2)
+        ]
+        written = record(1)
+        txn = Transaction("test")
+        txn.append(layout.NOTES_GATE, head, [written])
+        store.commit(txn)
+        for other in others:
+            git(repo, "notes", f"--ref={layout.NOTES_GATE}", "copy", head, other)
+        blobs = {
+            line.split()[0] for line in git(repo, "notes", f"--ref={layout.NOTES_GATE}", "list").splitlines()
+        }
+        assert len(blobs) == 1  # one blob, three commits
+        notes = store.notes(layout.NOTES_GATE)
+        assert set(notes) == {head, *others}
+        assert all(records == [written] for records in notes.values())
+        assert sorted(target for target, _text in store.iter_notes(layout.NOTES_GATE)) == sorted(
+            [head, *others]
+        )
+
+
 BAD_LINES = [
     '{"v":99,"kind":"proposal","id":"a","ts":"2026-01-01T00:00:00Z","candidate":"x","parent":"p",'
     '"components":[],"rationale":"","source":"api"}',
