@@ -43,18 +43,39 @@ def jsonable(value: Any) -> Any:
             out[name] = jsonable(getattr(value, name))
         return out
     if hasattr(value, "model_dump"):  # a record (pydantic), without importing pydantic here
-        return value.model_dump(mode="json")
+        return jsonable(value.model_dump(mode="json"))  # its strings came from others too
     if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in value.items()}
+        return {utf8(str(key)): jsonable(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(item) for item in value]
     if isinstance(value, datetime):
         return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, str):
+        return utf8(value)
     return value
 
 
 def to_json(value: Any) -> str:
-    return json.dumps(jsonable(value), indent=2, ensure_ascii=False)
+    """Strict JSON: a NaN or an infinity is refused (ValueError; Python would print a
+    bare ``NaN`` that JSON parsers reject), and the text is valid UTF-8 (`utf8`)."""
+    return json.dumps(jsonable(value), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def utf8(text: str) -> str:
+    """``text`` that encodes as UTF-8: bytes that were not UTF-8 (a file name or file
+    content decoded with surrogateescape, as the store decodes what git prints) become
+    U+FFFD, the replacement character. Replaced, not escaped: the escape of such a
+    byte (``\\udcff``, a lone surrogate) is no character, and JSON parsers refuse it or
+    replace it themselves. git keeps the exact bytes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that is no escaped byte
+            raw = text.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", "replace")
+    return text
 
 
 def json_fields(cls: Any, depth: int = 2) -> str:

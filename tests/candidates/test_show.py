@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.candidates.render import show_text
@@ -10,7 +14,7 @@ from harnessgit.candidates.show import show
 from harnessgit.config import load_config
 from harnessgit.render import to_json
 from harnessgit.store import Store
-from tests.conftest import git
+from tests.conftest import git, write
 from tests.history_fixtures import build_history
 
 
@@ -29,3 +33,28 @@ def test_a_merged_candidate_shows_its_proposal(review_repo: Path) -> None:
     assert f"proposed via api on parent {history.chain[-2][:12]}" in text
     assert "rationale:" in text and "evidence: none" in text and "@@" not in text
     assert "@@" in show_text(result)
+
+
+def test_show_json_is_utf8_when_the_harness_is_not(make_repo: Callable[..., Path]) -> None:
+    # Issue 15 (defect 14): a file whose content and name are not UTF-8 made `show --json`
+    # print the raw bytes (invalid UTF-8 at byte 509 of 985), or, on a strict stdout, die
+    # with UnicodeEncodeError. Such bytes are now U+FFFD in every JSON output.
+    repo = make_repo()
+    write(repo, "SKILL.md", (repo / "SKILL.md").read_bytes() + b"bad \xff\xfe bytes\n")
+    write(repo, os.fsdecode(b"prompts/n\xe9.md"), "x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Bytes that are not UTF-8")
+    with Store.discover(repo) as store:
+        result = show(store, load_config(repo), "HEAD")
+    data = json.loads(to_json(result).encode("utf-8"))
+    assert [f["path"] for f in data["files"]] == ["SKILL.md", "prompts/n\ufffd.md"]
+    assert "+bad \ufffd\ufffd bytes" in data["diff"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PYTHONIOENCODING": "utf-8"}
+    printed = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "-C", str(repo), "show", "--json", "HEAD"],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout.decode("utf-8"))["files"] == data["files"]

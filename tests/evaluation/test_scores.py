@@ -15,6 +15,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.gate.gate import run_gate
+from harnessgit.render import to_json
 from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.conftest import git
@@ -82,6 +83,12 @@ def test_a_nan_score_on_record_never_reaches_the_gate(gate_repo: Path) -> None:
         forge(gate_repo, cand.commit, scores=[math.nan] * 20)
         outcome = run_gate(store, config, cand.candidate)
     assert outcome.passed and outcome.record.candidate_mean == pytest.approx(0.75)
+
+
+def test_json_output_refuses_nan() -> None:
+    # A value that cannot be JSON is a bug, not output: Python's json would print NaN.
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        to_json({"mean": math.nan})
 
 
 def refuse(name: str) -> None:
