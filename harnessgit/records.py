@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
+import socket
 import uuid
 from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
@@ -50,6 +52,13 @@ Seconds = Annotated[float, Field(ge=0)]
 
 def new_record_id() -> str:
     return uuid.uuid4().hex
+
+
+def this_worker() -> str:
+    """``machine:pid`` of this process, for the records that say where they were made.
+    The machine is ``HARNESSGIT_MACHINE`` when set (the name the sync script gives this
+    machine's evidence store), else the host name."""
+    return f"{os.environ.get('HARNESSGIT_MACHINE') or socket.gethostname()}:{os.getpid()}"
 
 
 class Record(BaseModel):
@@ -215,6 +224,9 @@ class GateRecord(Record):
     # The commit whose harnessgit.toml and split manifest the decision read (the base;
     # None: the working tree's, for a review of a base from before harnessgit).
     settings: str | None = None
+    # machine:pid that decided (`this_worker`): two clones that gate on one selection set
+    # without syncing take the same k, and verify names both (None before issue 15).
+    worker: str | None = None
 
 
 class OverrideRecord(Record):

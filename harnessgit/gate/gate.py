@@ -41,7 +41,7 @@ from harnessgit.gate.attempts import attempt_on_record, record_gate
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.objects import object_id
-from harnessgit.records import GateRecord
+from harnessgit.records import GateRecord, this_worker
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores
 from harnessgit.store import Store
@@ -304,6 +304,7 @@ def gate_record(
         checks=c.failing_checks,
         settings=sides.settings.commit or None,
         instances=object_id("blob", listing) if listing is not None else None,
+        worker=this_worker(),
         **_measured(c, decision, failures),
     )
 

@@ -108,7 +108,13 @@ def verify_text(report: VerifyReport) -> str:
     for peek in report.test_peeks:
         forced = " (forced)" if peek.forced else ""
         lines.append(f"  test-split peek at {short(peek.commit)}: mean {peek.mean:.3f} on {peek.n}{forced}")
+    for shared in report.shared_attempts:
+        lines.append(f"  shared attempt {shared.attempt}: {shared.explanation}")
     for finding in report.findings:
         lines.append(f"  problem at {short(finding.commit)}: {finding.problem}")
-    lines.append("verify: OK" if report.ok else f"verify: {plural(len(report.findings), 'problem')}")
+    verdict = "verify: OK" if report.ok else f"verify: {plural(len(report.findings), 'problem')}"
+    if report.shared_attempts:
+        shared_count = plural(len(report.shared_attempts), "shared attempt")
+        verdict += f" ({shared_count}: the gate's guarantee is weaker)"
+    lines.append(verdict)
     return "\n".join(lines)

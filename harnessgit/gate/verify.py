@@ -6,13 +6,19 @@ compared what was merged (its base is the merge's first parent, its tree the
 merged tree); the scores were made with the recorded evaluator fingerprint; each
 recorded decision recomputes from the stored scores; and every test-split peek is
 listed. CI runs it on pull requests: any finding exits 1.
+
+A shared attempt (two comparisons on one selection set that took the same k, gated
+on two clones that had not synced their gate notes) is not a finding: each merge was
+gated correctly with what its clone knew, and no commit can be fixed. It is listed,
+naming both records, their machines and times, and the alpha the selection set has
+really spent, because the family-wise guarantee was weakened.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
 from harnessgit import layout
 from harnessgit.candidates.log import landing
@@ -25,6 +31,7 @@ from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
+from harnessgit.render import listing, short
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import Scored, instance_means, pair_scores
 from harnessgit.store import Store
@@ -47,6 +54,21 @@ class Infrastructure:
 
 
 @dataclass(frozen=True)
+class SharedAttempt:
+    """Comparisons on one selection set that took the same attempt number k, each gated
+    without the other's record (two clones that synced their gate notes afterwards):
+    all were tested at alpha_k, so the set spent more of its alpha than the gate allows."""
+
+    split_hash: str  # the selection set
+    attempt: int  # the k they share
+    records: list[GateRecord]  # the first record of each comparison that took k, oldest first
+    merges: list[str]  # gated merges of the branch that were decided on this selection set
+    spent: float  # alpha spent on the selection set: each distinct comparison's alpha_k, summed
+    alpha: float  # its budget
+    explanation: str
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     branch: str
     start: str | None  # the commit that added harnessgit.toml
@@ -57,6 +79,7 @@ class VerifyReport:
     overrides: list[OverrideRecord]
     infrastructure: list[Infrastructure]  # commits that change nothing the gate reads (docs, CI)
     test_peeks: list[TestPeekRecord]
+    shared_attempts: list[SharedAttempt]  # listed, not findings: the guarantee they weakened
 
 
 def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
@@ -77,14 +100,15 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
     findings: list[Finding] = []
     overrides: list[OverrideRecord] = []
     infrastructure: list[Infrastructure] = []
-    gated = 0
+    merged: dict[str, list[str]] = {}  # selection set -> the gated merges decided on it
     for sha in checked:
         landed = landing(gates.get(sha, []), sha)
         if landed.overrides:
             overrides.extend(landed.overrides)
         elif landed.gates:
-            gated += 1
-            problems = _check_gate(store, book, sha, landed.gates[-1], all_gates)
+            gate = landed.gates[-1]
+            merged.setdefault(gate.split_hash, []).append(sha)
+            problems = _check_gate(store, book, sha, gate, all_gates)
             findings += [Finding(sha, problem) for problem in problems]
         else:
             change = classify(store, sha)
@@ -92,8 +116,12 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
                 infrastructure.append(Infrastructure(sha, change.other, change.beside))
             else:
                 findings.append(Finding(sha, _ungated(change)))
+    gated = sum(len(shas) for shas in merged.values())
+    shared = [found for split, shas in merged.items() for found in _shared_attempts(split, shas, all_gates)]
     ok = not findings
-    return VerifyReport(branch, start, checked, gated, ok, findings, overrides, infrastructure, book.peeks)
+    return VerifyReport(
+        branch, start, checked, gated, ok, findings, overrides, infrastructure, book.peeks, shared
+    )
 
 
 def _ungated(change: Change) -> str:
@@ -138,16 +166,7 @@ def _check_gate(
         problems.append("the candidate's evaluator files do not match the recorded evaluator fingerprint")
     if not math.isclose(gate.alpha_k, alpha_for_attempt(gate.alpha, gate.attempt), rel_tol=1e-9):
         problems.append(f"alpha_k {gate.alpha_k:.3g} is not the level of attempt {gate.attempt}")
-    earlier = {
-        (r.base_harness, r.harness) for r in all_gates if r.split_hash == gate.split_hash and r.ts < gate.ts
-    }
-    pair = (gate.base_harness, gate.harness)
-    expected = len(earlier) + (0 if pair in earlier else 1)
-    if pair not in earlier and gate.attempt < expected:
-        problems.append(
-            f"recorded as attempt {gate.attempt}, but {len(earlier)} other comparisons were "
-            "gated on this selection set before it: it spent too little of alpha"
-        )
+    problems += _attempt_counted(gate, all_gates)
     if gate.instances is None:
         problems.append("the gate record does not name the instances it compared")
         return problems
@@ -174,6 +193,84 @@ def _check_gate(
             f"{again.bound.lower_bound:+.4f} ({'pass' if again.passed else 'reject'})"
         )
     return problems
+
+
+def _attempt_counted(gate: GateRecord, all_gates: list[GateRecord]) -> list[str]:
+    """Did attempt k count every comparison gated on the selection set before it?
+
+    Within one repository k is taken atomically (`gate.attempts`), so two comparisons
+    never share a k there. Two clones that gate before syncing their gate notes both
+    take the next k; once the notes are merged, the later record counts too few. When
+    two comparisons hold one k, that is what happened: a shared attempt, listed by
+    `_shared_attempts`, not a problem of this merge. A count too low without one is.
+    """
+    same_set = [r for r in all_gates if r.split_hash == gate.split_hash]
+    pair = (gate.base_harness, gate.harness)
+    # Counted when the comparison was first gated (`merge` after `gate` keeps its k).
+    since = min((r.ts for r in same_set if (r.base_harness, r.harness) == pair), default=gate.ts)
+    earlier = {(r.base_harness, r.harness) for r in same_set if r.ts < since}
+    if gate.attempt > len(earlier):
+        return []
+    if _collisions([r for r in same_set if r.ts <= gate.ts]):
+        return []
+    return [
+        f"recorded as attempt {gate.attempt}, but {len(earlier)} other comparisons were "
+        "gated on this selection set before it: it spent too little of alpha"
+    ]
+
+
+def _shared_attempts(split_hash: str, merges: list[str], all_gates: list[GateRecord]) -> list[SharedAttempt]:
+    """Every k that two comparisons took on a selection set the branch's merges were gated on."""
+    same_set = [r for r in all_gates if r.split_hash == split_hash]
+    collisions = _collisions(same_set)
+    if not collisions:
+        return []
+    spent = sum(record.alpha_k for record in _first_of_each_comparison(same_set))
+    alpha = same_set[-1].alpha
+    return [
+        SharedAttempt(split_hash, k, found, merges, spent, alpha, _shared_text(k, found, spent, alpha))
+        for k, found in collisions.items()
+    ]
+
+
+def _collisions(records: list[GateRecord]) -> dict[int, list[GateRecord]]:
+    """k -> the comparisons (the first record of each) that took it, where more than one did."""
+    by_k: dict[int, list[GateRecord]] = {}
+    for record in _first_of_each_comparison(records):
+        by_k.setdefault(record.attempt, []).append(record)
+    return {k: found for k, found in sorted(by_k.items()) if len(found) > 1}
+
+
+def _first_of_each_comparison(records: list[GateRecord]) -> list[GateRecord]:
+    """The first record of each (base harness, candidate harness) pair, oldest first."""
+    first: dict[tuple[str, str], GateRecord] = {}
+    for record in sorted(records, key=lambda r: r.ts):
+        first.setdefault((record.base_harness, record.harness), record)
+    return list(first.values())
+
+
+def _shared_text(k: int, records: list[GateRecord], spent: float, alpha: float) -> str:
+    named = [
+        f"{r.id[:8]} (candidate {r.candidate or short(r.commit)}, on {r.worker or 'a machine not recorded'}, "
+        f"{r.ts.astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC)"
+        for r in records
+    ]
+    together = " and ".join(named) if len(named) == 2 else listing(named, len(named))
+    # alpha_k sums to alpha over k = 1, 2, ...: with one k taken twice, the levels of
+    # all attempts on this set, later ones included, add up to more than alpha.
+    bound = (
+        "the chance that a null candidate passed on it is no longer bounded by alpha"
+        if spent > alpha
+        else "its attempts so far stay within alpha, but its later ones will spend past it"
+    )
+    return (
+        f"gate records {together} took the same attempt {k} on selection set {short(records[0].split_hash)}: "
+        f"they were gated on clones that had not synced their gate notes, so {len(records)} comparisons "
+        f"were tested at alpha_{k} = {records[0].alpha_k:.3g}. The selection set has spent {spent:.3g} of "
+        f"its alpha {alpha:.3g}: {bound}. Each was gated correctly with the records its clone had. "
+        "Gate on one machine, or sync the gate notes before gating (docs/ci.md); a new selection set "
+        "starts a new budget"
+    )
 
 
 GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed")

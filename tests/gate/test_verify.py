@@ -11,11 +11,13 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import ConfigError
+from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
 from harnessgit.gate.render import verify_text
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
+from harnessgit.stats.decision import alpha_for_attempt
 from harnessgit.store import Store, Transaction
 from tests.conftest import git, write
 from tests.gating_fixtures import skill
@@ -173,3 +175,83 @@ def test_verify_reads_a_merge_whose_gate_note_another_commit_shares(gate_repo: P
         git(gate_repo, "notes", f"--ref={layout.NOTES_GATE}", "copy", landed, later)
         report = verify(store, config)
     assert report.ok and report.gated == 1, [f.problem for f in report.findings]
+
+
+def test_verify_finds_an_attempt_number_counted_too_low(gate_repo: Path) -> None:
+    # One repository, no second clone: a record that claims attempt 1 after another
+    # comparison took it, with no two comparisons sharing a k, is a forged count.
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        first = propose(store, config, {"SKILL.md": skill(20)})
+        assert run_gate(store, config, first.candidate).record.attempt == 1
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, cand.candidate).merge
+        assert landed
+        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        assert real.attempt == 2
+        txn = Transaction("tamper")
+        update = {"attempt": 1, "alpha_k": alpha_for_attempt(0.05, 1), "id": "c" * 32, "supersedes": real.id}
+        txn.append(layout.NOTES_GATE, landed, [real.model_copy(update=update)])
+        store.commit(txn)
+        report = verify(store, config)
+    assert report.shared_attempts == []
+    assert any("recorded as attempt 1, but 1 other comparisons" in f.problem for f in report.findings)
+
+
+def clone_and_propose(
+    origin: Path, where: Path, machine: str, level: int, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A clone of ``origin`` with a candidate of its own; HARNESSGIT_MACHINE names the
+    machine on the gate records it writes from now on. Returns the candidate id."""
+    git(origin.parent, "clone", "-q", str(origin), str(where))
+    monkeypatch.setenv("HARNESSGIT_MACHINE", machine)
+    with Store.discover(where) as store:
+        return propose(store, load_config(where), {"SKILL.md": skill(level)}).candidate
+
+
+def share_gate_notes(repo: Path, remote: Path) -> None:
+    """docs/ci.md's sharing commands, for the gate notes: fetch, cat_sort_uniq, push."""
+    theirs = "refs/notes/remotes/origin/harnessgit/gate"
+    if git(repo, "ls-remote", str(remote), layout.NOTES_GATE):
+        git(repo, "fetch", "-q", str(remote), f"+{layout.NOTES_GATE}:{theirs}")
+        git(repo, "notes", f"--ref={layout.NOTES_GATE}", "merge", "-q", "-s", "cat_sort_uniq", theirs)
+    git(repo, "push", "-q", str(remote), f"{layout.NOTES_GATE}:{layout.NOTES_GATE}")
+
+
+@pytest.mark.slow
+def test_verify_names_an_attempt_two_clones_shared(
+    gate_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 15, defect 4 across clones: two clones gated different candidates on one
+    # selection set before syncing, so both took k = 1. After the notes merge, verify
+    # said the properly gated merge "spent too little of alpha" (exit 1). It was gated
+    # right with what its clone knew; what happened is that the selection set's alpha was
+    # spent twice at alpha_1: verify now says that, naming both records and machines.
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(gate_repo), str(origin))
+    ci = tmp_path / "ci"
+    gated = clone_and_propose(origin, ci, "ci-runner", 20, monkeypatch)
+    with Store.discover(ci) as store:
+        assert run_gate(store, load_config(ci), gated).record.attempt == 1
+    laptop = tmp_path / "laptop"
+    merged = clone_and_propose(origin, laptop, "laptop", 30, monkeypatch)
+    with Store.discover(laptop) as store:
+        config = load_config(laptop)
+        landed = merge(store, config, merged).merge
+        assert landed
+        share_gate_notes(ci, origin)
+        share_gate_notes(laptop, origin)
+        report = verify(store, config)
+        assert report.ok and report.findings == [] and report.gated == 1
+        (shared,) = report.shared_attempts
+        assert shared.attempt == 1 and shared.merges == [landed]
+        assert [r.worker.split(":")[0] for r in shared.records if r.worker] == ["ci-runner", "laptop"]
+        assert shared.spent == pytest.approx(2 * alpha_for_attempt(0.05, 1)) and shared.spent > shared.alpha
+        text = verify_text(report)
+        assert "took the same attempt 1" in text and "no longer bounded by alpha" in text
+        assert all(r.id[:8] in text for r in shared.records)
+        assert text.endswith("verify: OK (1 shared attempt: the gate's guarantee is weaker)")
+        # The next comparison on that selection set counts both: attempt 3.
+        monkeypatch.setenv("HARNESSGIT_MACHINE", "laptop")
+        cand = propose(store, config, {"SKILL.md": skill(35)})
+        assert run_gate(store, config, cand.candidate).record.attempt == 3
