@@ -63,10 +63,23 @@ class _Formatter(logging.Formatter):
         return f"harnessgit: {record.levelname.lower()}: {record.getMessage()}"
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is when a record comes, not when the handler was made.
+
+    A process that runs several commands (a test's CliRunner, a library user calling
+    main() twice) swaps sys.stderr between them; a handler bound to the first stream
+    would send every later warning into a closed buffer.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def _configure_logging(quiet: bool, debug: bool) -> None:
     logger = logging.getLogger("harnessgit")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler(sys.stderr)
         handler.setFormatter(_Formatter())
         logger.addHandler(handler)
     logger.propagate = False

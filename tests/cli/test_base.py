@@ -117,3 +117,16 @@ def test_every_command_is_documented() -> None:
     text = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
     missing = [name for name in commands() if f"\n## {name}\n" not in text]
     assert not missing, f"docs/cli.md lacks a section for: {missing}"
+
+
+def test_warnings_reach_the_stderr_of_each_command_in_one_process(repo: Path) -> None:
+    # CI found it: the first command's handler kept the first CliRunner's stderr, so a
+    # later command's warnings went into a closed buffer and its stderr was empty.
+    import logging
+
+    out = CliRunner().invoke(cli, ["-C", str(repo), "status"], catch_exceptions=False)
+    assert out.exit_code == 0, out.output  # the first command sets up the handler
+    runner = CliRunner()
+    with runner.isolation() as (_, _, err):
+        logging.getLogger("harnessgit").warning("seen %s", "here")
+        assert err.getvalue() == b"harnessgit: warning: seen here\n"
