@@ -401,9 +401,9 @@ def _parse_tolerant(line: bytes) -> tuple[Record | None, tuple[str, str] | None]
     try:
         data: Any = json.loads(line)
     except ValueError:
-        return None, ("that are not JSON", "")
+        return None, ("of invalid JSON", "")
     if not isinstance(data, dict):
-        return None, ("that are not JSON objects", "")
+        return None, ("other than JSON objects", "")
     version, kind = data.get("v"), data.get("kind")
     if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
         why = f"a newer harnessgit wrote them; this one reads versions up to {SCHEMA_VERSION}"

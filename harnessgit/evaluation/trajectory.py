@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,9 +11,11 @@ from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import view_of
+from harnessgit.records import Skipped, view_of
 from harnessgit.store import Store
 from harnessgit.targets import resolve
+
+log = logging.getLogger("harnessgit")
 
 
 @dataclass(frozen=True)
@@ -54,15 +57,44 @@ def trajectories(
         said: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence))
+                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence), row.evidence[:12])
             said = blobs[row.evidence].get((instance, row.repeat), {})
         told = {name: said.get(name) for name in ("feedback", "trajectory", "failure_class", "cost")}
         repeats.append(view_of(Repeat, row, **told))
     return Trajectories(instance, repeats)
 
 
-def evidence_items(blob: bytes) -> dict[tuple[str, int], dict[str, Any]]:
+def evidence_items(blob: bytes, where: str = "") -> dict[tuple[str, int], dict[str, Any]]:
     """An evaluation's evidence blob (JSON lines, one per instance and repeat), by
-    (instance, repeat)."""
-    items = [json.loads(line) for line in blob.decode("utf-8").splitlines() if line.strip()]
-    return {(item.get("instance"), item.get("repeat", 0)): item for item in items}
+    (instance, repeat).
+
+    harnessgit writes these blobs from validated evaluator output, but a blob is only
+    an object id on a record: anyone who can write notes can point a record at any
+    blob. Lines that are not strict JSON objects naming their instance (a NaN, an
+    infinity, a list, a truncated line) are left out with one warning, so that a
+    bad blob costs its own lines, not the command (a NaN once crashed `--json`).
+    """
+    skipped = Skipped("evidence")
+    items: dict[tuple[str, int], dict[str, Any]] = {}
+    for line in blob.splitlines():
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line, parse_constant=_refuse_constant)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            skipped.add(("of invalid JSON", "NaN, Infinity or malformed"), where)
+            continue
+        instance, repeat = (
+            (item.get("instance"), item.get("repeat", 0)) if isinstance(item, dict) else (None, None)
+        )
+        if not isinstance(instance, str) or not isinstance(repeat, int) or isinstance(repeat, bool):
+            skipped.add(("without an instance id and repeat", ""), where)
+            continue
+        items[(instance, repeat)] = item
+    for warning in skipped.warnings():
+        log.warning("%s", warning)
+    return items
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

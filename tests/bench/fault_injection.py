@@ -186,10 +186,14 @@ def problems(repo: Path) -> list[str]:
     return found
 
 
-def settle(repo: Path, step: Step) -> bool:
-    """Rerun the step (and doctor --fix when there is one); True when the rerun succeeded."""
+def settle(repo: Path, argv: list[str]) -> bool:
+    """Rerun the step (and doctor --fix when there is one); True when the rerun succeeded.
+
+    ``argv`` is the step as resolved before the kill: resolved again, ``@cand`` would
+    name no candidate (the killed merge may have archived it) and ``revert main`` the
+    tip the killed revert made, so the rerun would be a different step."""
     hg(repo, "doctor", "--fix", check=False)  # an older harnessgit has none: the rerun must repair
-    rerun = hg(repo, *resolved(repo, step.argv), check=False)
+    rerun = hg(repo, *argv, check=False)
     return rerun.returncode in (0, 1)  # 1: the gate's honest "no" is a finished step
 
 
@@ -243,7 +247,7 @@ def trial(base: Path, where: Path, step: Step, delay: float, extra: dict[str, st
     before = records(repo)
     if not problems(repo):
         return "clean"
-    settled = settle(repo, step)
+    settled = settle(repo, argv)
     if not before <= records(repo):
         return "lost"
     if settled and not problems(repo):
