@@ -16,6 +16,7 @@ Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-si
 RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 Level = Literal["failure", "warning"]
 Status = Literal["added", "modified", "deleted", "renamed", "unchanged"]
+FindingState = Literal["new", "existing", "suppressed"]
 
 
 # Everything here is built by trusted code (the rules, the collector, or a caller's
@@ -100,6 +101,18 @@ class Finding:
     message: str  # one line: what is wrong
     hint: str  # one line: what to do about it
     details: list[str] = field(default_factory=list)  # e.g. the sections that disappeared
+    # Where in the file (1-based, in the new text; in the old text for a deleted file):
+    # None when the finding is about the file or the change as a whole.
+    line: int | None = None
+    end_line: int | None = None
+    # "new": the change brings it (or makes its measure worse); "existing": the file had
+    # it before the change (shown, never blocks); "suppressed": allowed by the file or
+    # the configuration (shown by --all, never blocks).
+    state: FindingState = "new"
+
+    @property
+    def blocks(self) -> bool:
+        return self.level == "failure" and self.state == "new"
 
 
 def failure(
@@ -138,7 +151,7 @@ class CheckReport:
 
     @property
     def failed(self) -> bool:
-        return any(finding.level == "failure" for finding in self.findings)
+        return any(finding.blocks for finding in self.findings)
 
     def count(self, level: Level) -> int:
         return sum(1 for finding in self.findings if finding.level == level)
