@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
+from harnessgit.objects import MODE_EXEC, MODE_LINK
 
 if TYPE_CHECKING:
     from harnessgit.objects import TreeEntry
@@ -84,24 +87,25 @@ class WorktreeMixin:
             return self.git.run(["write-tree"], env=env).stdout.decode().strip()
 
     def checkout_tree(self, tree: str, directory: Path) -> None:
-        """Write a tree's files into ``directory``.
+        """Write a tree's files into ``directory``, an empty directory, and nowhere else.
 
-        Straight from the object database when the tree has no .gitattributes (no
-        git process); otherwise through ``git checkout-index`` and a throw-away
-        index, so that filters (Git LFS, eol conversion) apply as in a checkout.
+        A tree that cannot be written without leaving ``directory`` (a file below a
+        symlink of the same tree, a ``..`` or ``.git`` component: git mktree takes them,
+        git fsck does not) is refused before anything is written. The files go straight
+        from the object database, walked down by directory descriptors with O_NOFOLLOW,
+        so no symlink is ever followed, even one put there meanwhile (issue 15, defect
+        10: a crafted tree made `eval` write outside the repository). A tree with
+        .gitattributes goes through ``git checkout-index`` and a throw-away index
+        instead (after the same refusal), so that filters (Git LFS, eol conversion)
+        apply as in a checkout.
         """
         files = self.files_at(tree)
-        if not any(path.rsplit("/", 1)[-1] == ".gitattributes" for path in files):
-            for path, entry in files.items():
-                target = directory / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                data = self.read_blob(entry.sha)
-                if entry.mode == "120000":
-                    target.symlink_to(os.fsdecode(data))
-                    continue
-                target.write_bytes(data)
-                if entry.mode == "100755":
-                    target.chmod(0o755)
+        problem = unsafe_path(files)
+        if problem:
+            raise HarnessgitError(f"refused to check out the tree {tree[:12]}: {problem}")
+        filtered = any(path.rsplit("/", 1)[-1] == ".gitattributes" for path in files)
+        if not filtered and os.open in os.supports_dir_fd:
+            _write_files(directory, files, self.read_blob)
             return
         with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -134,3 +138,72 @@ class WorktreeMixin:
 
     def config_add(self, key: str, value: str) -> None:
         self.git.run(["config", "--add", key, value])
+
+
+def unsafe_path(files: dict[str, TreeEntry]) -> str | None:
+    """Why a tree's files cannot all be written below one directory without leaving it
+    (None: they can). Git's own checkout refuses the same paths (``verify_path``)."""
+    for path in files:
+        parts = path.split("/")
+        for part in parts:
+            if part in ("", ".", ".."):
+                return f"{path} has a {part!r} component: it would be written outside the checkout"
+            if part.lower() == ".git":
+                return f"{path} lies in a .git directory, which git itself never checks out"
+        for depth in range(1, len(parts)):
+            above = files.get(prefix := "/".join(parts[:depth]))
+            if above is not None and above.mode == MODE_LINK:
+                return f"{path} lies below the symlink {prefix}, and writing it would follow the link"
+            if above is not None:
+                return f"{path} lies below the file {prefix}"
+    return None
+
+
+# getattr: the flags are POSIX; elsewhere (no dir_fd support) checkout_tree uses git.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+
+
+def _write_files(directory: Path, files: dict[str, TreeEntry], read: Callable[[str], bytes]) -> None:
+    """Write ``files`` below ``directory`` openat-style: every parent opened with
+    O_NOFOLLOW from the one above it, every file created new (O_EXCL) and never
+    through a link, every symlink created as a symlink."""
+    # The descriptors of the directories on the current path, root first. Files come
+    # in tree order (a directory's files together), so one per level is open at a time.
+    stack = [("", os.open(directory, _DIRECTORY))]
+    try:
+        for path, entry in files.items():
+            *parents, name = path.split("/")
+            try:
+                parent = _descend(stack, parents)
+                data = read(entry.sha)
+                if entry.mode == MODE_LINK:
+                    os.symlink(os.fsdecode(data), name, dir_fd=parent)
+                    continue
+                fd = os.open(name, _NEW_FILE, 0o777 if entry.mode == MODE_EXEC else 0o666, dir_fd=parent)
+            except OSError as exc:
+                why = f"{exc.strerror} (a symlink or a file is in the way)"
+                raise HarnessgitError(f"cannot write {path} into the checkout: {why}") from None
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+    finally:
+        for _name, fd in stack:
+            os.close(fd)
+
+
+def _descend(stack: list[tuple[str, int]], parents: list[str]) -> int:
+    """The descriptor of the directory ``parents`` (components below the root), made
+    where missing; the stack keeps the path in common with the previous file open."""
+    keep = 0
+    while keep < len(parents) and keep + 1 < len(stack) and stack[keep + 1][0] == parents[keep]:
+        keep += 1
+    while len(stack) > keep + 1:
+        os.close(stack.pop()[1])
+    for part in parents[keep:]:
+        above = stack[-1][1]
+        # One that exists is opened with O_NOFOLLOW all the same: a symlink fails.
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(part, dir_fd=above)
+        stack.append((part, os.open(part, _DIRECTORY, dir_fd=above)))
+    return stack[-1][1]
