@@ -91,6 +91,7 @@ def merge(
 @click.pass_obj
 def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None) -> int:
     """Propose the inverse of the accepted edit REV as a candidate (then gate and merge it)."""
+    from harnessgit.gate.checkout import finished_line
     from harnessgit.gate.revert import revert as run
     from harnessgit.render import short
 
@@ -98,7 +99,9 @@ def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None)
     with store:
         proposal, landed = run(store, config, rev, base=base, reason=reason, no_gate=no_gate)
     echo(proposal.candidate)
-    if landed is not None and landed.merge:
+    if landed is not None and landed.finished is not None:  # a rerun after a kill
+        echo(finished_line(landed.finished), err=True)
+    elif landed is not None and landed.merge:
         echo(f"merged without the gate (override recorded) as {short(landed.merge)}", err=True)
     elif not state.quiet:
         echo(f"next: harnessgit merge {proposal.candidate}", err=True)

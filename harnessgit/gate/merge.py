@@ -17,12 +17,19 @@ from harnessgit import layout
 from harnessgit.candidates.chain import Measure, own_effects
 from harnessgit.candidates.render import effect_text
 from harnessgit.config import Config, require
-from harnessgit.errors import ConcurrentUpdate, HarnessgitError
+from harnessgit.errors import ConcurrentUpdate
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.gate.checkout import (
+    UnfinishedCheckout,
+    checkout_ready,
+    deferred_signals,
+    finish_checkout,
+    unfinished_checkout,
+    update_worktree,
+)
 from harnessgit.gate.gate import SELECTION, run_gate
 from harnessgit.gate.outcome import GateOutcome
-from harnessgit.objects import TreeEntry
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import points
 from harnessgit.store import Store, Transaction
@@ -40,7 +47,9 @@ from harnessgit.targets import (
 @dataclass(frozen=True)
 class MergeResult:
     """A merge (or an override). Its ``--json`` form: the branch, the merge commit (None
-    when the gate rejected), whether the working tree followed, and the gate record."""
+    when the gate rejected), whether the working tree followed, the landing whose working
+    tree this run only finished (a rerun after a kill: nothing gated or recorded), and the
+    gate record."""
 
     JSON_EXTRA: ClassVar[tuple[str, ...]] = ("gate",)
 
@@ -48,6 +57,7 @@ class MergeResult:
     merge: str | None  # the merge commit, when it landed
     worktree_updated: bool
     outcome: GateOutcome | None = field(metadata={"json": False})  # None for an override (revert --no-gate)
+    finished: UnfinishedCheckout | None = None
 
     @property
     def gate(self) -> GateRecord | None:
@@ -65,8 +75,14 @@ def merge(
 ) -> MergeResult:
     config = require(config)
     branch = base or config.harness.base
+    target = resolve(store, name).sha
+    # Merged already, by a run killed before the working tree followed: finish that.
+    pending = unfinished_checkout(store)
+    if pending is not None and pending.branch == branch and pending.target == target:
+        finish_checkout(store, pending)
+        return MergeResult(branch, pending.merge, True, None, pending)
     # A checkout the merge cannot move is refused before the gate spends anything.
-    checkout_ready(store, branch, base_tip(store, branch), resolve(store, name).sha)
+    checkout_ready(store, branch, base_tip(store, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
     outcome = run_gate(
         store, config, name, base=branch, allow_small=allow_small, execution=execution, book=book
@@ -75,7 +91,7 @@ def merge(
         return MergeResult(branch, None, False, outcome)
     record = outcome.record
     message = _merge_message(store, outcome, book)
-    landed, settled = land(
+    landed, moved = land(
         store,
         branch,
         outcome.base.commit,
@@ -84,7 +100,6 @@ def merge(
         lambda commit: [record.model_copy(update={"merge": commit})],
         reason="merged",
     )
-    moved = update_worktree(store, branch, outcome.base.commit, landed, settled)
     return MergeResult(branch, landed, moved, outcome)
 
 
@@ -97,9 +112,11 @@ def land(
     records_for: Callable[[str], list[GateRecord] | list[OverrideRecord]],
     *,
     reason: str,
-) -> tuple[str, Settled]:
-    """Write the merge commit and move the branch, with its records, in one transaction;
-    the merge commit and the local edits it settles (see `checkout_ready`)."""
+) -> tuple[str, bool]:
+    """Write the merge commit and move the branch, with its records, in one transaction,
+    then bring a checked-out branch's index and files along: the merge commit, and
+    whether the working tree followed. No catchable signal comes between the two steps
+    (see harnessgit/gate/checkout.py); a kill that does is finished by rerunning."""
     settled = checkout_ready(store, branch, base_sha, target.sha)
     tree = store.commit_info(target.sha).tree
     merge_commit = store.write_commit(tree, [base_sha, target.sha], message)
@@ -112,14 +129,16 @@ def land(
             txn.keep(record.instances)
     if target.candidate and target.state == "live":
         retire(store, txn, target.candidate, target.sha, reason, f"into {branch} as {merge_commit[:12]}")
-    try:
-        store.commit(txn)
-    except ConcurrentUpdate:
-        raise ConcurrentUpdate(
-            f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
-            f"propose the edit again on the new tip and gate it"
-        ) from None
-    return merge_commit, settled
+    with deferred_signals():
+        try:
+            store.commit(txn)
+        except ConcurrentUpdate:
+            raise ConcurrentUpdate(
+                f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
+                f"propose the edit again on the new tip and gate it"
+            ) from None
+        moved = update_worktree(store, branch, base_sha, merge_commit, settled)
+    return merge_commit, moved
 
 
 def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook) -> str:
@@ -180,35 +199,3 @@ def _evidence_line(store: Store, commit: str) -> list[str]:
     if not evidence:
         return []
     return ["Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)]
-
-
-Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)
-
-
-def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
-    """Whether a checked-out base branch can move from ``old`` to ``new`` under the
-    working tree. A local edit to a file the merge changes is fine when it already holds
-    what the merge writes (the README's flow: edit, propose, merge); the merge then
-    stages it, as a fast-forward would. Any other local edit to such a file would be
-    lost: refused, before anything is evaluated or written."""
-    if store.head_branch() != branch:
-        return {}
-    dirty = sorted(set(store.worktree_changes()) & set(store.changed_paths(old, new)))
-    merged = store.entries_at(new, dirty)
-    on_disk = store.hash_worktree_files([p for p in dirty if (store.root / p).is_file()], write=False)
-    differing = [p for p in dirty if on_disk.get(p) != (merged[p].sha if p in merged else None)]
-    if differing:
-        raise HarnessgitError(
-            f"{branch} is checked out with uncommitted changes to {', '.join(differing[:3])}, "
-            "which the merge changes differently: commit or stash them first"
-        )
-    return {path: merged.get(path) for path in dirty}
-
-
-def update_worktree(store: Store, branch: str, old: str, new: str, settled: Settled) -> bool:
-    """Bring a checked-out base branch's index and files along, like a fast-forward."""
-    if store.head_branch() != branch:
-        return False
-    store.stage(settled)
-    store.fast_forward_checkout(old, new)
-    return True

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from harnessgit.gate.checkout import finished_line
 from harnessgit.gate.frontier import FrontierView
 from harnessgit.gate.merge import MergeResult
 from harnessgit.gate.outcome import GateOutcome
@@ -46,6 +47,8 @@ def gate_text(outcome: GateOutcome) -> str:
 
 
 def merge_text(result: MergeResult) -> str:
+    if result.finished is not None:  # a rerun after a kill: nothing gated, only the checkout
+        return finished_line(result.finished)
     parts = []
     if result.outcome is not None:
         parts.append(gate_text(result.outcome))

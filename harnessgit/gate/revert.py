@@ -12,7 +12,13 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Edit, Proposal, propose
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
-from harnessgit.gate.merge import MergeResult, land, update_worktree
+from harnessgit.gate.checkout import (
+    UnfinishedCheckout,
+    finish_checkout,
+    refuse_unfinished,
+    unfinished_checkout,
+)
+from harnessgit.gate.merge import MergeResult, land
 from harnessgit.records import OverrideRecord
 from harnessgit.store import Blob, Store
 from harnessgit.targets import base_tip, resolve
@@ -37,6 +43,13 @@ def revert(
     info = store.commit_info(accepted)
     if not info.parents:
         raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
+    if no_gate and store.head_branch() == branch:
+        pending = unfinished_checkout(store)
+        if pending is not None and _reverts(store, pending, accepted):
+            # This very revert landed, and a kill stopped its working tree: finish that.
+            finish_checkout(store, pending)
+            return _landed(pending), MergeResult(branch, pending.merge, True, None, pending)
+        refuse_unfinished(store)
     before = info.parents[0]
     changes: dict[str, Blob | None] = {}
     tip_tree = store.commit_info(tip).tree
@@ -71,7 +84,7 @@ def revert(
         f"Merge candidate {proposal.candidate}: {subject} (ungated override)\n\nReason: {reason.strip()}"
     )
     message += f"\n\n{layout.CANDIDATE_TRAILER}: {proposal.candidate}"
-    landed, settled = land(
+    landed, moved = land(
         store,
         branch,
         tip,
@@ -80,4 +93,22 @@ def revert(
         lambda commit: [override.model_copy(update={"commit": commit})],
         reason="merged",
     )
-    return proposal, MergeResult(branch, landed, update_worktree(store, branch, tip, landed, settled), None)
+    return proposal, MergeResult(branch, landed, moved, None)
+
+
+def _reverts(store: Store, pending: UnfinishedCheckout, accepted: str) -> bool:
+    """Whether an unfinished landing is the ungated revert of ``accepted``."""
+    message = store.commit_info(pending.target).message
+    return pending.action == "revert" and f"\n\nThis reverts {accepted}." in message
+
+
+def _landed(pending: UnfinishedCheckout) -> Proposal:
+    """The revert candidate an unfinished landing landed, as `revert` reports it."""
+    assert pending.candidate is not None  # an override on a landing names its candidate
+    return Proposal(
+        candidate=pending.candidate,
+        commit=pending.target,
+        parent=pending.previous,
+        components=pending.changed,
+        ref=layout.archive_ref(pending.candidate),
+    )

@@ -1,19 +1,20 @@
-"""The user's working tree, read but never written, and patches applied off to the side."""
+"""The user's working tree and index (read, and moved only as a fast-forward of a landing),
+trees written out for the evaluator, and patches applied off to the side."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.objects import MODE_EXEC, MODE_LINK
+from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry, object_id
 
 if TYPE_CHECKING:
-    from harnessgit.objects import TreeEntry
     from harnessgit.store.git import Git
 
 
@@ -53,6 +54,38 @@ class WorktreeMixin:
         args = ["hash-object", *(["-w"] if write else []), "--stdin-paths"]
         out = self.git.run(args, input=listing.encode("utf-8", "surrogateescape"))
         return dict(zip(paths, out.stdout.decode().split(), strict=True))
+
+    def unmerged_paths(self) -> list[str]:
+        """Paths in conflict in the index (a merge stage other than 0): while there are
+        any, git moves neither the index nor the working tree."""
+        out = self.git.run(["ls-files", "--unmerged", "-z"]).stdout
+        paths = {
+            item.partition(b"\t")[2].decode("utf-8", "surrogateescape") for item in out.split(b"\0") if item
+        }
+        return sorted(paths)
+
+    def disk_entries(self, paths: list[str]) -> dict[str, TreeEntry]:
+        """What the working tree holds at ``paths`` (those that exist), as tree entries
+        named by path: a regular file by its content through the clean filters, as mode
+        100644 whatever its exec bit; a symlink by its target; anything else (a
+        directory) as mode 40000 without an object id. Read only."""
+        found: dict[str, TreeEntry] = {}
+        regular = []
+        for path in paths:
+            try:
+                info = os.lstat(self.root / path)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                target = os.fsencode(os.readlink(self.root / path))
+                found[path] = TreeEntry(MODE_LINK, path, object_id("blob", target))
+            elif stat.S_ISREG(info.st_mode):
+                regular.append(path)
+            else:
+                found[path] = TreeEntry(MODE_TREE, path, "")
+        hashed = self.hash_worktree_files(regular, write=False)
+        found.update((path, TreeEntry(MODE_FILE, path, sha)) for path, sha in hashed.items())
+        return found
 
     def stage(self, entries: dict[str, TreeEntry | None]) -> None:
         """Set index entries (None removes one): the user's index, moved as a merge of
@@ -124,7 +157,13 @@ class WorktreeMixin:
 
     def fast_forward_checkout(self, old: str, new: str) -> None:
         """Move the index and working tree from ``old`` to ``new`` (HEAD's branch already
-        points at ``new``), as a fast-forward would; local edits to untouched files stay."""
+        points at ``new``), as a fast-forward would; local edits to untouched files stay.
+
+        One git process writes the files, then the index: a kill in between leaves the
+        index at ``old``, which is how an unfinished move is recognised."""
+        # Stale stat data (a file touched, not changed) makes read-tree call it "not
+        # uptodate" and refuse: refresh it first, as `git merge` does.
+        self.git.run(["update-index", "-q", "--refresh"], check=False)
         self.git.run(["read-tree", "-m", "-u", old, new])
 
     def head_branch(self) -> str | None:
