@@ -176,3 +176,24 @@ def test_a_merged_chain_lists_every_proposal_with_its_own_effect(gate_repo: Path
     assert "   Most failures are past s-9." in message and "   A harmful rule, last of four." in message
     assert "Gate (all edits together): passed on 40 selection instances" in message
     assert message.rstrip().endswith(f"Harnessgit-Candidate: {chain[-1].candidate}")
+
+
+def test_merge_refuses_a_conflicted_index_before_the_gate_spends_anything(gate_repo: Path) -> None:
+    """git moves no index with conflicts in it: found out after main moved, that left the
+    working tree behind (issue 15, defect 3); now refused first, for any path."""
+    git(gate_repo, "checkout", "-q", "-b", "side")
+    write(gate_repo, "prompts/system.md", "You are terse.\n")
+    git(gate_repo, "commit", "-q", "-am", "terse")
+    git(gate_repo, "checkout", "-q", "main")
+    write(gate_repo, "prompts/system.md", "You are verbose.\n")
+    git(gate_repo, "commit", "-q", "-am", "verbose")
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        subprocess.run(["git", "merge", "-q", "side"], cwd=gate_repo, capture_output=True, check=False)
+        before = written(gate_repo)
+        with pytest.raises(
+            HarnessgitError, match=r"in the middle of a conflicted merge \(prompts/system\.md\)"
+        ):
+            merge(store, config, cand.candidate)
+    assert written(gate_repo) == before
