@@ -66,7 +66,7 @@ def test_reader_skips_what_it_cannot_read(caplog: pytest.LogCaptureFixture) -> N
         records = parse_note(note)
     assert len(records) == 2
     messages = " ".join(r.getMessage() for r in caplog.records)
-    assert "not JSON" in messages and "version 99" in messages and "martian" in messages
+    assert "invalid JSON" in messages and "version 99" in messages and "martian" in messages
 
 
 def test_reader_tolerates_newer_optional_fields() -> None:
