@@ -12,16 +12,23 @@ from __future__ import annotations
 import logging
 import random
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import ConcurrentUpdate, GitFailed
 from harnessgit.objects import ZERO
 from harnessgit.render import listing
-from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, Transaction
+from harnessgit.store import journal
+from harnessgit.store.git import Result
+from harnessgit.store.locks import locked_by, read_lock, stale_error
+from harnessgit.store.recovery import InterruptedTransaction, roll_forward
+from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, RefMove, Transaction
 from harnessgit.store.trees import Blob, find_note, note_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from harnessgit.objects import CommitInfo, TreeEntry
     from harnessgit.records import Record, Skipped
     from harnessgit.store.git import Git
@@ -31,10 +38,22 @@ MAX_ATTEMPTS = 200
 log = logging.getLogger("harnessgit")
 
 
+def git_says(stderr: str) -> str:
+    """git's own error line (its advice follows it, over several lines)."""
+    for line in stderr.splitlines():
+        if line.startswith(("fatal: ", "error: ")):
+            return line.split(": ", 1)[1]
+    return stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+
+
 class NotesMixin:
     git: Git
     catfile: CatFile
     _tips: dict[str, str | None]  # notes tips this store wrote last
+    root: Path
+    git_dir: Path
+    common_dir: Path
+    journal_dir: Path
 
     if TYPE_CHECKING:
 
@@ -57,6 +76,8 @@ class NotesMixin:
     def commit(self, txn: Transaction) -> None:
         """Apply a transaction atomically, re-basing note appends on lost races."""
         shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
+        txid = uuid.uuid4().hex
+        refused = ""
         for attempt in range(MAX_ATTEMPTS):
             # Optimistic: guess the notes tips this store last wrote (one git call
             # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
@@ -69,38 +90,67 @@ class NotesMixin:
                 tips.pop(ref, None)
                 if tip is not None:
                     tips[ref] = tip
-            lines = []
-            for move in txn.moves:
-                if move.new is None:
-                    lines.append(f"delete {move.ref} {move.old or ''}".rstrip())
-                else:
-                    lines.append(f"update {move.ref} {move.new} {move.old or ''}".rstrip())
+            moves = list(txn.moves)
             written: dict[str, str] = {}
             for notes_ref, appends in txn.notes.items():
                 old = tips.get(notes_ref)
                 written[notes_ref] = self._notes_commit(old, appends, txn.reason)
-                lines.append(f"update {notes_ref} {written[notes_ref]} {old or ZERO}")
+                moves.append(RefMove(notes_ref, written[notes_ref], old or ZERO))
             if txn.blobs:
                 old = tips.get(EVIDENCE_STORE)
                 written[EVIDENCE_STORE] = self._keep_commit(old, txn.blobs)
-                lines.append(f"update {EVIDENCE_STORE} {written[EVIDENCE_STORE]} {old or ZERO}")
-            lines += [f"update {PINS_PREFIX}{target} {target}" for target in txn.pins()]
-            result = self.git.run(
-                ["update-ref", "-m", f"harnessgit: {txn.reason}", "--stdin"],
-                input=("\n".join(lines) + "\n").encode(),
-                check=False,
-            )
+                moves.append(RefMove(EVIDENCE_STORE, written[EVIDENCE_STORE], old or ZERO))
+            moves += [RefMove(f"{PINS_PREFIX}{target}", target, None) for target in txn.pins()]
+            result = self._update_refs(txid, txn.reason, moves)
             if result.returncode == 0:
                 self._tips.update(written)
                 return
             for ref in shared:
                 self._tips.pop(ref, None)
-            if "cannot lock ref" not in result.stderr and "Unable to create" not in result.stderr:
+            busy = "cannot lock ref" in result.stderr or "Unable to create" in result.stderr
+            if not busy and not locked_by(result.stderr):
                 raise GitFailed(["update-ref"], result.returncode, result.stderr)
+            self._refuse_stale_locks(result.stderr)
             self._check_moves_still_apply(txn)
+            refused = git_says(result.stderr)
             if not guessed:
                 time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
-        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts: the refs are too busy")
+        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts, the refs are too busy: {refused}")
+
+    def _update_refs(self, txid: str, reason: str, moves: list[RefMove]) -> Result:
+        """One ``git update-ref --stdin`` transaction, journaled first when it moves more
+        than one ref (git applies those one by one: journal.py). Sent as start ... prepare,
+        commit, so that input cut short by a kill aborts instead of committing a part."""
+        entry = journal.write(self.journal_dir, txid, reason, moves) if len(moves) > 1 else None
+        lines = ["start", *(move.command() for move in moves), "prepare", "commit"]
+        result = self.git.run(
+            ["update-ref", "-m", f"harnessgit: {reason}", "--stdin"],
+            input=("\n".join(lines) + "\n").encode(),
+            check=False,
+        )
+        # Interrupted before this line (an exception, a signal), the journal stays for the
+        # next command. Landed, or refused before committing (input, locks, an old value
+        # that no longer holds: no ref moved): done with it.
+        if entry is None or result.returncode == 0 or "fatal: commit: " not in result.stderr:
+            if entry is not None:
+                entry.remove()
+            return result
+        # git failed while committing, after some refs may have moved: finish it now, as
+        # the next command would.
+        found = roll_forward(self, entry)
+        if found is not None and found.finished and found.verdict == "finish":
+            return Result(0, result.stdout, "")
+        if found is not None and not found.finished:
+            raise InterruptedTransaction(f"{found.summary()}; see `harnessgit doctor`")
+        return result
+
+    def _refuse_stale_locks(self, stderr: str) -> None:
+        """A lock that made the update fail and is older than any live writer's: no
+        retry can succeed, so say so now (instead of 200 attempts and ~40 s later)."""
+        now = time.time()
+        stale = [lock for path in locked_by(stderr) if (lock := read_lock(path, now)) and lock.stale]
+        if stale:
+            raise stale_error(stale, self.root)
 
     def _check_moves_still_apply(self, txn: Transaction) -> None:
         if txn.expected:

@@ -22,8 +22,11 @@ from harnessgit.objects import MODE_TREE, CommitInfo, TreeEntry, format_tree, pa
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
+from harnessgit.store.journal import JOURNAL_DIR
+from harnessgit.store.locks import find_locks, stale_error
 from harnessgit.store.notes import NotesMixin
 from harnessgit.store.objects import CatFile
+from harnessgit.store.recovery import recover
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
@@ -38,9 +41,19 @@ def local_now() -> datetime:
 
 
 class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
-    def __init__(self, root: Path, git_dir: Path, objects: Path, *, clock: Clock = local_now) -> None:
+    def __init__(
+        self,
+        root: Path,
+        git_dir: Path,
+        objects: Path,
+        *,
+        clock: Clock = local_now,
+        common_dir: Path | None = None,
+    ) -> None:
         self.root = root
         self.git_dir = git_dir
+        self.common_dir = common_dir or git_dir  # refs, shared by every worktree
+        self.journal_dir = self.common_dir / JOURNAL_DIR
         self.objects = objects
         self.clock = clock
         self.git = Git(root)
@@ -53,13 +66,26 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
-    def discover(cls, path: Path | None = None, *, clock: Clock = local_now) -> Store:
+    def discover(cls, path: Path | None = None, *, clock: Clock = local_now, preflight: bool = True) -> Store:
+        """The store of the repository at ``path``; with ``preflight`` (every command but
+        `doctor`), interrupted transactions are rolled forward and stale locks refused first."""
+        store = cls._open(path, clock)
+        if preflight:
+            try:
+                store.preflight()
+            except BaseException:
+                store.close()
+                raise
+        return store
+
+    @classmethod
+    def _open(cls, path: Path | None, clock: Clock) -> Store:
         where = Path(path or os.getcwd())
         if not where.is_dir():
             raise NotARepository(f"not a directory: {where}")
         git = Git(where)
         # One git process: rev-parse answers in order, so a bare repository (or the
-        # inside of .git) still prints the first three answers before refusing the last.
+        # inside of .git) still prints the first four answers before refusing the last.
         probe = git.run(
             [
                 "rev-parse",
@@ -67,6 +93,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
                 "--absolute-git-dir",
                 "--git-path",
                 "objects",
+                "--git-common-dir",
                 "--show-toplevel",
             ],
             check=False,
@@ -83,12 +110,22 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
             if len(answers) >= 3 and answers[1]:
                 raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
             raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
-        bare, git_dir, objects, top = answers[:4]
+        bare, git_dir, objects, common, top = answers[:5]
         if bare == "true" or not top:
             raise NotARepository(
                 f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
             )
-        return cls(Path(top), Path(git_dir), where / objects, clock=clock)
+        common_dir = (where / common).resolve()
+        return cls(Path(top), Path(git_dir), where / objects, clock=clock, common_dir=common_dir)
+
+    def preflight(self) -> None:
+        """What every command does on opening the store, cheaply (one directory listing,
+        one walk of refs/): finish or drop transactions a kill interrupted, then refuse
+        to go on past a stale lock, which would fail the command's writes at the end."""
+        recover(self)
+        stale = [lock for lock in find_locks(self.common_dir, self.git_dir) if lock.stale]
+        if stale:
+            raise stale_error(stale, self.root)
 
     def close(self) -> None:
         self.catfile.close()

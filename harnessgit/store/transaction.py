@@ -23,6 +23,12 @@ class RefMove:
     new: str | None  # None deletes the ref
     old: str | None  # None: whatever it is now; ZERO: it must not exist yet
 
+    def command(self) -> str:
+        """The move as a line of ``git update-ref --stdin``."""
+        if self.new is None:
+            return f"delete {self.ref} {self.old or ''}".rstrip()
+        return f"update {self.ref} {self.new} {self.old or ''}".rstrip()
+
 
 @dataclass
 class Transaction:
