@@ -25,7 +25,7 @@ LAYERS = [
     {"checks", "evaluation", "proposers"},
     {"candidates"},
     {"gate"},
-    {"review", "bisect", "evolve"},
+    {"review", "bisect", "evolve", "repair"},
     {"demo"},
     {"cli"},  # the only package that imports click
     {"__main__"},

@@ -99,6 +99,7 @@ COMMAND_MODULES = {
     "review": "review",
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
     "evolve": "evolve",
+    "doctor": "repair",
     "demo": "demo",
 }
 

@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +105,16 @@ WRITTEN = [
 ]
 
 
+def left_lock(repo: Path, name: str, age: float) -> Path:
+    """A lock file (``name`` under .git) as a killed git leaves it, ``age`` seconds old."""
+    path = repo / ".git" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
 def candidate_repo(repo: Path) -> Path:
     """``repo`` with candidate c1 (one commit on main), refs packed as after a gc, so
     that deleting the candidate rewrites packed-refs (and takes packed-refs.lock)."""
@@ -115,8 +126,9 @@ def candidate_repo(repo: Path) -> Path:
     return repo
 
 
-def kill_at(repo: Path, point: str, tmp: Path) -> int:
-    """Run the victim with the shim killing it at ``point``; its exit status (-9: killed)."""
+def kill_at(repo: Path, point: str, tmp: Path, argv: list[str] | None = None) -> int:
+    """Run the victim (or ``argv``, e.g. a harnessgit command) with the shim killing it at
+    ``point``; its exit status (-9: killed)."""
     shim_dir = tmp / "shim"
     shim_dir.mkdir(exist_ok=True)
     shim = shim_dir / "git"
@@ -130,9 +142,8 @@ def kill_at(repo: Path, point: str, tmp: Path) -> int:
         "SHIM_REAL_GIT": real,
         "SHIM_KILL_AT": point,
     }
-    victim = subprocess.run(
-        [sys.executable, "-c", VICTIM, str(repo)], env=env, start_new_session=True, capture_output=True
-    )
+    command = argv or [sys.executable, "-c", VICTIM, str(repo)]
+    victim = subprocess.run(command, cwd=repo, env=env, start_new_session=True, capture_output=True)
     return victim.returncode
 
 

@@ -7,10 +7,8 @@ is still waited for, as before.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -20,17 +18,8 @@ from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.store import Store, Transaction
 from harnessgit.store import notes as store_notes
 from tests.conftest import git
+from tests.store.kill_fixtures import left_lock
 from tests.store.store_fixtures import record
-
-
-def lock(repo: Path, name: str, age: float) -> Path:
-    """A lock file as a killed git leaves it, ``age`` seconds old."""
-    path = repo / ".git" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("")
-    then = time.time() - age
-    os.utime(path, (then, then))
-    return path
 
 
 def append(store: Store, n: int = 0) -> None:
@@ -45,7 +34,7 @@ def test_a_write_under_a_stale_lock_fails_at_once_naming_it_and_the_fix(
     # Few attempts: without the stale-lock check this would give up as "too busy" at once.
     monkeypatch.setattr(store_notes, "MAX_ATTEMPTS", 3)
     with Store.discover(repo) as store:
-        left = lock(repo, "refs/notes/harnessgit/evals.lock", 10)
+        left = left_lock(repo, "refs/notes/harnessgit/evals.lock", 10)
         with pytest.raises(HarnessgitError) as caught:
             append(store)
     message = str(caught.value)
@@ -57,14 +46,14 @@ def test_a_write_under_a_stale_lock_fails_at_once_naming_it_and_the_fix(
 
 def test_a_lock_that_is_never_released_is_reported_once_it_is_stale(repo: Path) -> None:
     with Store.discover(repo) as store:
-        lock(repo, "refs/notes/harnessgit/evals.lock", 0)
+        left_lock(repo, "refs/notes/harnessgit/evals.lock", 0)
         with pytest.raises(HarnessgitError, match=r"evals\.lock \(1\.\d s old\).*doctor --fix"):
             append(store)
 
 
 def test_a_lock_held_by_a_live_writer_is_waited_for(repo: Path) -> None:
     with Store.discover(repo) as store:
-        held = lock(repo, "refs/notes/harnessgit/evals.lock", 0)
+        held = left_lock(repo, "refs/notes/harnessgit/evals.lock", 0)
         release = threading.Timer(0.3, held.unlink)
         release.start()
         append(store)
@@ -73,8 +62,8 @@ def test_a_lock_held_by_a_live_writer_is_waited_for(repo: Path) -> None:
 
 
 def test_opening_the_store_refuses_a_stale_lock_before_any_work(repo: Path) -> None:
-    lock(repo, "refs/heads/main.lock", 125)
-    lock(repo, "packed-refs.lock", 7200)
+    left_lock(repo, "refs/heads/main.lock", 125)
+    left_lock(repo, "packed-refs.lock", 7200)
     with pytest.raises(HarnessgitError) as caught:
         Store.discover(repo)
     message = str(caught.value)
@@ -84,7 +73,7 @@ def test_opening_the_store_refuses_a_stale_lock_before_any_work(repo: Path) -> N
 
 
 def test_a_fresh_lock_does_not_stop_a_command_from_starting(repo: Path) -> None:
-    lock(repo, "refs/heads/main.lock", 0)  # a live writer, a few milliseconds in
+    left_lock(repo, "refs/heads/main.lock", 0)  # a live writer, a few milliseconds in
     Store.discover(repo).close()
 
 
@@ -93,7 +82,7 @@ def test_a_leftover_packed_refs_scratch_file_is_named_as_a_stale_lock(repo: Path
     git(repo, "pack-refs", "--all")
     with Store.discover(repo) as store:
         head = store.resolve_commit("HEAD")
-        lock(repo, "packed-refs.new", 30)  # a git killed while rewriting packed-refs
+        left_lock(repo, "packed-refs.new", 30)  # a git killed while rewriting packed-refs
         txn = Transaction("test")
         txn.delete("refs/heads/gone", head)
         with pytest.raises(HarnessgitError, match=r"\.git/packed-refs\.new \(30\.\d s old\).*doctor --fix"):
@@ -103,6 +92,6 @@ def test_a_leftover_packed_refs_scratch_file_is_named_as_a_stale_lock(repo: Path
 def test_giving_up_on_busy_refs_says_what_git_said(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_notes, "MAX_ATTEMPTS", 2)
     with Store.discover(repo) as store:
-        lock(repo, "refs/notes/harnessgit/evals.lock", 0)
+        left_lock(repo, "refs/notes/harnessgit/evals.lock", 0)
         with pytest.raises(ConcurrentUpdate, match=r"cannot lock ref 'refs/notes/harnessgit/evals'"):
             append(store)

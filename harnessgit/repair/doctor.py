@@ -1,0 +1,225 @@
+"""`harnessgit doctor`: what a killed harnessgit (or git) left behind, and the repair.
+
+A list of checks, each a pair of functions: ``find`` looks (changing nothing) and
+returns findings, ``fix`` repairs one finding and says what it did, or raises
+`CannotRepair` when that would take a guess. The checks run in order, each looking
+after the fixes of those before it: rolling a transaction forward removes its own lock
+files, so the lock check that follows sees only the others. A new check is one more
+`Check` in `CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harnessgit.errors import HarnessgitError
+from harnessgit.render import plural, short
+from harnessgit.store import Store
+from harnessgit.store import journal as journals
+from harnessgit.store.locks import age_text, find_locks, read_lock
+from harnessgit.store.recovery import Recovery, Step, classify, inspect, lock_paths, roll_forward
+
+
+class CannotRepair(HarnessgitError):
+    """A fix that would have to guess: the finding stays, with this as the reason."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str  # the name of the check that found it
+    subject: str  # what it is about: a path, relative to the repository where it lies inside
+    problem: str  # what is wrong, one line
+    fix: str  # what `--fix` does about it, or what to do by hand
+    fixable: bool  # whether `--fix` repairs it without guessing
+    details: tuple[str, ...] = ()  # more lines: a transaction's ref updates
+    fixed: bool = False  # repaired by this run's --fix
+    outcome: str = ""  # what --fix did, or why it could not
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    about: str  # what it looks for, one line (docs/cli.md lists them)
+    find: Callable[[Store], list[Finding]]
+    fix: Callable[[Store, Finding], str]
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    checks: tuple[str, ...]  # the checks that ran, in order
+    fixing: bool  # --fix
+    findings: tuple[Finding, ...]
+
+    JSON_EXTRA = ("healthy",)
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing found, or everything found repaired."""
+        return all(finding.fixed for finding in self.findings)
+
+
+def diagnose(store: Store, *, fix: bool = False, checks: tuple[Check, ...] | None = None) -> DoctorReport:
+    chosen = CHECKS if checks is None else checks
+    findings: list[Finding] = []
+    for check in chosen:
+        for finding in check.find(store):
+            findings.append(_repair(store, check, finding) if fix and finding.fixable else finding)
+    return DoctorReport(tuple(check.name for check in chosen), fix, tuple(findings))
+
+
+def _repair(store: Store, check: Check, finding: Finding) -> Finding:
+    try:
+        outcome = check.fix(store, finding)
+    except CannotRepair as exc:
+        return replace(finding, outcome=str(exc))
+    return replace(finding, fixed=True, outcome=outcome)
+
+
+def shown(store: Store, path: Path) -> str:
+    """A path as findings name it: relative to the repository when inside it."""
+    try:
+        return str(path.relative_to(store.root))
+    except ValueError:
+        return str(path)
+
+
+# -- interrupted transactions ------------------------------------------------
+
+
+def find_transactions(store: Store) -> list[Finding]:
+    found = []
+    for entry in journals.entries(store.journal_dir):
+        if entry.interrupted():
+            try:
+                found.append(_interrupted(store, inspect(store, entry)))
+            except journals.JournalError as exc:
+                subject = shown(store, entry.path)
+                fix = f"none without guessing: read it, then delete {subject}"
+                found.append(Finding("transactions", subject, str(exc), fix, fixable=False))
+        elif entry.age() >= journals.FOREIGN_HOST_AFTER:
+            where = f"process {entry.owner.pid}" + (
+                f" on {entry.owner.host}" if entry.owner.alive() is None else ", still running"
+            )
+            found.append(
+                Finding(
+                    "transactions",
+                    shown(store, entry.path),
+                    f"a transaction in flight for {age_text(entry.age())} in {where}",
+                    "if that process hangs, stop it, then run `harnessgit doctor --fix`",
+                    fixable=False,
+                )
+            )
+    for scratch in journals.scratch_files(store.journal_dir):
+        lock = read_lock(scratch)
+        if lock is not None and lock.stale:
+            found.append(
+                Finding(
+                    "transactions",
+                    shown(store, scratch),
+                    "half-written journal of a transaction killed before it started",
+                    "remove it",
+                    fixable=True,
+                )
+            )
+    return found
+
+
+def _interrupted(store: Store, recovery: Recovery) -> Finding:
+    if recovery.verdict == "blocked":
+        fix = f"none without guessing: check the refs above, then delete {shown(store, recovery.journal)}"
+    elif recovery.verdict == "discard":
+        fix = "drop its journal (it changed no ref)"
+    elif recovery.pending:
+        fix = f"roll it forward: apply the {plural(len(recovery.pending), 'pending update')}"
+    else:
+        fix = "remove its journal (every update landed)"
+    if recovery.locks:
+        fix += f", removing the {plural(len(recovery.locks), 'lock file')} the killed git left"
+    return Finding(
+        "transactions",
+        shown(store, recovery.journal),
+        recovery.summary(),
+        fix,
+        fixable=recovery.verdict != "blocked",
+        details=tuple(_step_line(step) for step in recovery.steps)
+        + tuple(f"lock {shown(store, lock.path)} ({age_text(lock.age)} old)" for lock in recovery.locks),
+    )
+
+
+def _step_line(step: Step) -> str:
+    def value(sha: str | None) -> str:
+        return short(sha) if sha and sha.strip("0") else "(none)"
+
+    wanted = "(any)" if step.old is None else value(step.old)
+    return f"{step.ref}: {wanted} -> {value(step.new)}, now {value(step.now)}: {step.state}"
+
+
+def fix_transaction(store: Store, finding: Finding) -> str:
+    path = Path(store.root, finding.subject)
+    if path.name.endswith(".tmp"):
+        path.unlink(missing_ok=True)
+        return f"removed {finding.subject}"
+    entry = next((e for e in journals.entries(store.journal_dir) if e.path == path), None)
+    if entry is None:
+        return "already finished by another process"
+    recovery = roll_forward(store, entry)
+    if recovery is None:
+        return "already taken over by another process"
+    if not recovery.finished:
+        raise CannotRepair(recovery.summary())
+    if recovery.verdict == "discard":
+        return "dropped its journal"
+    return f"applied {plural(len(recovery.pending), 'pending update')}, removed its journal"
+
+
+# -- stale locks -------------------------------------------------------------
+
+
+def find_locks_left(store: Store) -> list[Finding]:
+    """Stale locks, but those of an interrupted transaction that can be finished: rolling
+    it forward removes them (the transactions check lists them with it)."""
+    owned: set[Path] = set()
+    for entry in journals.entries(store.journal_dir):
+        if entry.interrupted():
+            try:
+                moves = entry.read().moves
+            except journals.JournalError:
+                continue
+            if classify(store, moves)[1] != "blocked":
+                owned.update(lock_paths(store, moves))
+    return [
+        Finding(
+            "locks",
+            shown(store, lock.path),
+            f"stale lock, {age_text(lock.age)} old: no live git holds a ref lock that long, "
+            "and it blocks every write to its ref",
+            "remove it",
+            fixable=True,
+        )
+        for lock in find_locks(store.common_dir, store.git_dir)
+        if lock.stale and lock.path not in owned
+    ]
+
+
+def remove_lock(store: Store, finding: Finding) -> str:
+    path = Path(store.root, finding.subject)
+    lock = read_lock(path)  # again: it may have gone, or been taken anew, since it was found
+    if lock is None:
+        return "already gone"
+    if not lock.stale:
+        raise CannotRepair(f"taken anew {age_text(lock.age)} ago, by a live writer: left alone")
+    path.unlink(missing_ok=True)
+    return f"removed {finding.subject}"
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "transactions",
+        "ref transactions a kill interrupted (the journal in .git/harnessgit/journal)",
+        find_transactions,
+        fix_transaction,
+    ),
+    Check("locks", "lock files a killed git left on refs (older than 1 s)", find_locks_left, remove_lock),
+)
