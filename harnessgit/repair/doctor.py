@@ -168,7 +168,8 @@ def fix_transaction(store: Store, finding: Finding) -> str:
     if recovery is None:
         return "already taken over by another process"
     if not recovery.finished:
-        raise CannotRepair(recovery.summary())
+        why = f"; git would not apply the rest: {recovery.refused}" if recovery.refused else ""
+        raise CannotRepair(recovery.summary() + why)
     if recovery.verdict == "discard":
         return "dropped its journal"
     return f"applied {plural(len(recovery.pending), 'pending update')}, removed its journal"

@@ -31,6 +31,14 @@ def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def git_says(stderr: str) -> str:
+    """git's own error line (its advice follows it, over several lines)."""
+    for line in stderr.splitlines():
+        if line.startswith(("fatal: ", "error: ")):
+            return line.split(": ", 1)[1]
+    return stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+
+
 class Git:
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd

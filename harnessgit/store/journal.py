@@ -139,10 +139,13 @@ def write(directory: Path, txid: str, reason: str, moves: list[RefMove]) -> Entr
         "created": time.time(),
         "updates": [[move.ref, move.old, move.new] for move in moves],
     }
-    directory.mkdir(parents=True, exist_ok=True)
     scratch = directory / f".{txid}.tmp"
-    scratch.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(scratch, path)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        scratch.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError as exc:
+        raise JournalError(f"cannot write the transaction journal in {directory}: {exc.strerror}") from None
     return Entry(path, txid, owner)
 
 

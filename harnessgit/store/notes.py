@@ -20,7 +20,7 @@ from harnessgit.errors import ConcurrentUpdate, GitFailed
 from harnessgit.objects import ZERO
 from harnessgit.render import listing
 from harnessgit.store import journal
-from harnessgit.store.git import Result
+from harnessgit.store.git import Result, git_says
 from harnessgit.store.locks import locked_by, read_lock, stale_error
 from harnessgit.store.recovery import InterruptedTransaction, roll_forward
 from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, RefMove, Transaction
@@ -36,14 +36,6 @@ if TYPE_CHECKING:
 
 MAX_ATTEMPTS = 200
 log = logging.getLogger("harnessgit")
-
-
-def git_says(stderr: str) -> str:
-    """git's own error line (its advice follows it, over several lines)."""
-    for line in stderr.splitlines():
-        if line.startswith(("fatal: ", "error: ")):
-            return line.split(": ", 1)[1]
-    return stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
 
 
 class NotesMixin:

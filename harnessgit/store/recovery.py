@@ -30,17 +30,15 @@ import logging
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.objects import ZERO
 from harnessgit.render import short
 from harnessgit.store import journal
+from harnessgit.store.git import Git, git_says
 from harnessgit.store.locks import PACKED_SCRATCH, STALE_AFTER, Lock, age_text, read_lock
 from harnessgit.store.transaction import EVIDENCE_STORE, RefMove
-
-if TYPE_CHECKING:
-    from harnessgit.store.git import Git
 
 
 class Refs(Protocol):
@@ -95,6 +93,7 @@ class Recovery:
     locks: tuple[Lock, ...]  # lock files on its refs now
     verdict: Verdict
     finished: bool = False  # rolled forward or dropped, its journal removed
+    refused: str = ""  # why git would not apply the pending updates, when it would not
 
     @property
     def pending(self) -> tuple[Step, ...]:
@@ -187,6 +186,7 @@ def roll_forward(store: Refs, entry: journal.Entry) -> Recovery | None:
 
 def _finish(store: Refs, mine: journal.Entry) -> Recovery:
     paths = lock_paths(store, mine.read().moves)
+    refused = ""
     for _ in range(_ATTEMPTS):
         settled = _settled(paths)
         found = inspect(store, mine)
@@ -203,10 +203,11 @@ def _finish(store: Refs, mine: journal.Entry) -> Recovery:
                 check=False,
             )
             if result.returncode != 0:
-                continue  # a writer took a lock meanwhile: look again
+                refused = result.stderr  # a writer took a lock meanwhile? look again
+                continue
         mine.remove()
         return replace(found, finished=True)
-    return inspect(store, mine)
+    return replace(inspect(store, mine), refused=git_says(refused))
 
 
 def _settled(paths: list[Path]) -> list[Lock]:
@@ -235,9 +236,7 @@ def recover(store: Refs) -> list[Recovery]:
         if found.verdict == "blocked":
             raise InterruptedTransaction(f"{found.summary()}; see `harnessgit doctor`")
         if not found.finished:
-            raise InterruptedTransaction(
-                f"{found.summary()}; the rest stayed locked by another process: run the command again"
-            )
+            raise InterruptedTransaction(f"{found.summary()}; git would not apply the rest: {found.refused}")
         log.warning("%s: %s", found.summary(), "dropped" if found.verdict == "discard" else "finished it")
         done.append(found)
     return done

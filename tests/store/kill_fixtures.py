@@ -10,6 +10,7 @@ what a CI cancel or a container stop does) at one point:
   them (``prepare: ok``), before it renames any into place;
 - ``after-commit``: once git has finished, before the store has seen its answer;
 - ``cut``: after git has read only the first three lines of the input, and exited;
+- ``commit-fails``: not a kill: git fails after renaming the first lock into place;
 - ``delay:SECONDS``: that long after git started, wherever it is.
 
 The victim is a separate Python process (its own session, so the kill spares pytest)
@@ -57,6 +58,18 @@ if point == "after-prepare":
     while proc.stdout.readline().strip() != b"prepare: ok":
         pass
     die()
+if point == "commit-fails":
+    # git's commit step fails after its first rename (a full disk, say): the rename is
+    # done here by hand, the real git killed, and its failure reported as git would.
+    proc = subprocess.Popen([real, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc.stdin.write(("start\\n" + "\\n".join(lines) + "\\nprepare\\n").encode())
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != b"prepare: ok":
+        pass
+    os.replace(".git/refs/harnessgit/archive/c1.lock", ".git/refs/harnessgit/archive/c1")
+    proc.kill()
+    sys.stderr.write("fatal: commit: cannot update ref 'refs/heads/main': No space left on device\\n")
+    sys.exit(128)
 if point == "after-commit":
     subprocess.run([real, *args], input=data, stdout=subprocess.DEVNULL)
     die()

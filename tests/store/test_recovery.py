@@ -72,6 +72,15 @@ def test_a_kill_midway_through_gits_renames_is_finished_by_the_next_command(
     assert after.merged and after.locks == [] and after.journals == []
 
 
+def test_git_failing_midway_through_its_commit_is_finished_by_the_same_command(
+    repo: Path, tmp_path: Path
+) -> None:
+    candidate_repo(repo)
+    assert kill_at(repo, "commit-fails", tmp_path) == 0  # the store finished it and went on
+    after = state(repo)
+    assert after.merged and after.locks == [] and after.journals == []
+
+
 def test_notes_written_on_top_of_a_landed_update_count_as_landed(repo: Path, tmp_path: Path) -> None:
     candidate_repo(repo)
     first = git(repo, "rev-parse", "main").strip()
@@ -166,3 +175,16 @@ def test_kills_at_random_moments_leave_all_or_nothing(make_repo: Callable[..., P
         after = state(repo)
         assert after.merged or after.untouched, (delay, after)
         assert after.locks == [] and after.journals == [], (delay, after)
+
+
+def test_a_journal_it_cannot_read_stops_every_command_with_one_line(repo: Path) -> None:
+    from harnessgit.store.journal import this_process
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    me = this_process()
+    journal_dir = repo / ".git" / "harnessgit" / "journal"
+    journal_dir.mkdir(parents=True)
+    (journal_dir / f"ab12~{me.host}~{gone.pid}~0.json").write_text('{"v": 2, "updates": []}\n')
+    with pytest.raises(HarnessgitError, match=r"cannot read the transaction journal .*version 2.*doctor"):
+        next_command(repo)
