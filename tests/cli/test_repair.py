@@ -17,7 +17,7 @@ from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
 from tests.conftest import git
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
-from tests.store.kill_fixtures import candidate_repo, kill_at, left_lock, state
+from tests.store.kill_fixtures import candidate_repo, kill_at, killed_git, left_lock, state
 
 
 def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:
@@ -39,6 +39,30 @@ def test_doctor_finds_a_stale_lock_and_fix_removes_it(repo: Path) -> None:
     fixed = run(repo, "doctor", "--fix")
     assert fixed.exit_code == 0 and "  fixed: removed .git/packed-refs.lock" in fixed.stdout
     assert not left.exists() and run(repo, "doctor").exit_code == 0
+
+
+def test_doctor_explains_the_locks_of_a_killed_git_and_fix_removes_them(repo: Path) -> None:
+    left = killed_git(repo, "refs/heads/main", 90)  # main is HEAD's branch: HEAD.lock too
+    assert left == ["HEAD.lock", "refs/heads/main.lock"]
+    found = run(repo, "doctor")
+    assert found.exit_code == 1 and state(repo).locks == left
+    assert [line for line in found.stdout.splitlines() if not line.startswith(" ")] == [
+        "locks: .git/HEAD.lock",
+        "locks: .git/refs/heads/main.lock",
+        "2 problems; `harnessgit doctor --fix` repairs 2 of them",
+    ]
+    assert found.stdout.count("  stale lock, 2 min old: ") == 2
+    fixed = run(repo, "doctor", "--fix")
+    assert fixed.exit_code == 0 and fixed.stdout.endswith("2 problems, 2 repaired\n")
+    assert state(repo).locks == [] and run(repo, "log").exit_code == 0
+
+
+def test_doctor_outside_a_repository_and_in_a_bare_one_says_so_in_one_line(tmp_path: Path) -> None:
+    line = one_error_line(run(tmp_path, "doctor"))
+    assert line == f"harnessgit: error: not a git repository: {tmp_path}"
+    git(tmp_path, "init", "-q", "--bare", "bare.git")
+    line = one_error_line(run(tmp_path / "bare.git", "doctor", "--fix"))
+    assert line.endswith("bare.git is a bare repository: harnessgit needs a working tree (clone it)")
 
 
 def test_doctor_json(repo: Path) -> None:

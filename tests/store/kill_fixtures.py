@@ -128,6 +128,27 @@ def left_lock(repo: Path, name: str, age: float) -> Path:
     return path
 
 
+def killed_git(repo: Path, ref: str, age: float) -> list[str]:
+    """SIGKILL a real ``git update-ref`` of ``ref`` once it holds its locks, then age them
+    ``age`` seconds: the lock files (relative to .git) a killed git leaves on one ref."""
+    tip = git(repo, "rev-parse", "HEAD").strip()
+    proc = subprocess.Popen(
+        ["git", "update-ref", "--stdin"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(f"start\nupdate {ref} {tip}\nprepare\n".encode())
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == b"start: ok"
+    assert proc.stdout.readline().strip() == b"prepare: ok"
+    proc.kill()
+    proc.wait()
+    left = state(repo).locks
+    then = time.time() - age
+    for name in left:
+        os.utime(repo / ".git" / name, (then, then))
+    return left
+
+
 def candidate_repo(repo: Path) -> Path:
     """``repo`` with candidate c1 (one commit on main), refs packed as after a gc, so
     that deleting the candidate rewrites packed-refs (and takes packed-refs.lock)."""
