@@ -48,24 +48,25 @@ def die():
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
+def prepared():  # the real git, holding every lock of the transaction, waiting for "commit"
+    proc = subprocess.Popen([real, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc.stdin.write(("start\\n" + "\\n".join(lines) + "\\nprepare\\n").encode())
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != b"prepare: ok":
+        pass
+    return proc
+
+
 lines = [line for line in data.decode().splitlines() if line not in ("start", "prepare", "commit")]
 if point == "before-update":
     die()
 if point == "after-prepare":
-    proc = subprocess.Popen([real, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    proc.stdin.write(("start\\n" + "\\n".join(lines) + "\\nprepare\\n").encode())
-    proc.stdin.flush()
-    while proc.stdout.readline().strip() != b"prepare: ok":
-        pass
+    prepared()
     die()
 if point == "commit-fails":
     # git's commit step fails after its first rename (a full disk, say): the rename is
     # done here by hand, the real git killed, and its failure reported as git would.
-    proc = subprocess.Popen([real, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    proc.stdin.write(("start\\n" + "\\n".join(lines) + "\\nprepare\\n").encode())
-    proc.stdin.flush()
-    while proc.stdout.readline().strip() != b"prepare: ok":
-        pass
+    proc = prepared()
     os.replace(".git/refs/harnessgit/archive/c1.lock", ".git/refs/harnessgit/archive/c1")
     proc.kill()
     sys.stderr.write("fatal: commit: cannot update ref 'refs/heads/main': No space left on device\\n")
