@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.render import plural, short
+from harnessgit.gate.checkout import describe, finish_checkout, finished_line, unfinished_checkout
+from harnessgit.render import listing, plural, short
 from harnessgit.store import Store
 from harnessgit.store import journal as journals
 from harnessgit.store.locks import age_text, find_locks, read_lock
@@ -215,6 +216,51 @@ def remove_lock(store: Store, finding: Finding) -> str:
     return f"removed {finding.subject}"
 
 
+# -- a landing whose working tree did not follow -----------------------------
+
+
+def find_unfinished_checkout(store: Store) -> list[Finding]:
+    """A merge or `revert --no-gate` killed between moving the checked-out branch and
+    moving its index and files (gate/checkout.py): `git status` shows the reverse of
+    the landed edit staged, and committing it would undo the landing."""
+    unfinished = unfinished_checkout(store)
+    if unfinished is None:
+        return []
+    details: tuple[str, ...] = ()
+    if unfinished.edited:
+        details = (f"changed since, by hand: {listing(unfinished.edited)}",)
+        fix = (
+            f"none without guessing: set your changes to {listing(unfinished.edited)} aside, "
+            f"then `{unfinished.rerun}` or `harnessgit doctor --fix`"
+        )
+    else:
+        fix = f"bring the index and files to {short(unfinished.merge)}, as `{unfinished.rerun}` would"
+    return [
+        Finding(
+            "checkout",
+            unfinished.branch,
+            describe(unfinished) + "; do not commit that",
+            fix,
+            fixable=not unfinished.edited,
+            details=details,
+        )
+    ]
+
+
+def finish_unfinished_checkout(store: Store, finding: Finding) -> str:
+    unfinished = unfinished_checkout(store)  # again: the branch may have moved since
+    if unfinished is None:
+        return "already finished"
+    try:
+        finish_checkout(store, unfinished)
+    except HarnessgitError as exc:  # edited since, the index locked: the user's to settle
+        raise CannotRepair(str(exc)) from None
+    return finished_line(unfinished)
+
+
+# The checks, in order. Transactions first: rolling one forward removes its own locks
+# and may move a checked-out branch (whose working tree the checkout check then brings
+# along). More checks (leftover temporary directories) go here, after these.
 CHECKS: tuple[Check, ...] = (
     Check(
         "transactions",
@@ -223,4 +269,10 @@ CHECKS: tuple[Check, ...] = (
         fix_transaction,
     ),
     Check("locks", "lock files a killed git left on refs (older than 1 s)", find_locks_left, remove_lock),
+    Check(
+        "checkout",
+        "a merge or revert --no-gate that moved the checked-out branch but not its working tree",
+        find_unfinished_checkout,
+        finish_unfinished_checkout,
+    ),
 )

@@ -15,14 +15,18 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
-from tests.conftest import git
+from tests.conftest import git, snapshot, write
+from tests.gate.test_checkout import candidate, harnessgit, killed_merge, written
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 from tests.store.kill_fixtures import candidate_repo, kill_at, killed_git, left_lock, state
 
 
 def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:
     result = run(repo, "doctor")
-    assert result.exit_code == 0 and result.stdout == "no problems found (checked: transactions, locks)\n"
+    assert (
+        result.exit_code == 0
+        and result.stdout == "no problems found (checked: transactions, locks, checkout)\n"
+    )
 
 
 def test_doctor_finds_a_stale_lock_and_fix_removes_it(repo: Path) -> None:
@@ -68,7 +72,7 @@ def test_doctor_outside_a_repository_and_in_a_bare_one_says_so_in_one_line(tmp_p
 def test_doctor_json(repo: Path) -> None:
     left_lock(repo, "packed-refs.lock", 90)
     report = json.loads(run(repo, "doctor", "--json").stdout)
-    assert report["checks"] == ["transactions", "locks"] and report["fixing"] is False
+    assert report["checks"] == ["transactions", "locks", "checkout"] and report["fixing"] is False
     assert report["healthy"] is False
     (finding,) = report["findings"]
     assert finding["subject"] == ".git/packed-refs.lock" and finding["fixable"] and not finding["fixed"]
@@ -134,3 +138,95 @@ def test_a_killed_merge_is_finished_by_the_next_command(gate_repo: Path, tmp_pat
     )
     gate_note = git(gate_repo, "notes", "--ref=refs/notes/harnessgit/gate", "show", merged)
     assert '"merge":"' + merged in gate_note
+
+
+# -- a landing whose working tree did not follow (gate/checkout.py) -------------------
+
+
+def test_doctor_finishes_a_merge_killed_before_its_working_tree_followed(gate_repo: Path) -> None:
+    cand = candidate(gate_repo, {"SKILL.md": skill(30)})
+    landed = killed_merge(gate_repo, cand)  # a real SIGKILL right after main moved
+    assert git(gate_repo, "status", "--porcelain") == "M  SKILL.md\n"  # the landed edit's reverse, staged
+    refs, before = written(gate_repo), snapshot(gate_repo)
+    found = run(gate_repo, "doctor")
+    assert found.exit_code == 1 and snapshot(gate_repo) == before
+    first = git(gate_repo, "rev-parse", f"{landed}^1").strip()
+    assert found.stdout.splitlines() == [
+        "checkout: main",
+        f"  the merge of {cand} landed on main as {landed[:12]}, but a kill stopped its working tree: "
+        f"the index still holds {first[:12]}'s SKILL.md; do not commit that",
+        f"  fix: bring the index and files to {landed[:12]}, as `harnessgit merge {cand}` would",
+        "1 problem; `harnessgit doctor --fix` repairs 1 of them",
+    ]
+    fixed = run(gate_repo, "doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert (
+        f"  fixed: finished the interrupted merge of {cand}: the working tree now holds main's tip "
+        f"{landed[:12]} (SKILL.md)"
+    ) in fixed.stdout.splitlines()
+    assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(30)
+    assert written(gate_repo) == refs  # nothing recorded: the landing was whole already
+    assert run(gate_repo, "doctor").exit_code == 0
+    assert run(gate_repo, "merge", cand).exit_code == 1  # merged already: nothing left to finish
+
+
+def test_doctor_leaves_a_file_edited_since_the_kill_alone(gate_repo: Path) -> None:
+    cand = candidate(gate_repo, {"SKILL.md": skill(30)})
+    killed_merge(gate_repo, cand)
+    write(gate_repo, "SKILL.md", skill(10, "my own line"))  # neither side's content
+    before = snapshot(gate_repo)
+    for args in (("doctor",), ("doctor", "--fix")):
+        result = run(gate_repo, *args)
+        assert result.exit_code == 1 and snapshot(gate_repo) == before
+        assert "    changed since, by hand: SKILL.md" in result.stdout.splitlines()
+        assert "  fix: none without guessing: set your changes to SKILL.md aside, then " in result.stdout
+    assert "my own line" in (gate_repo / "SKILL.md").read_text()
+
+
+def test_doctor_finishes_a_killed_revert_no_gate(gate_repo: Path) -> None:
+    cand = candidate(gate_repo, {"SKILL.md": skill(30)})
+    accepted = run(gate_repo, "merge", cand)
+    assert accepted.exit_code == 0, accepted.output
+    main = git(gate_repo, "rev-parse", "main").strip()
+    killed = harnessgit(
+        gate_repo, "revert", main, "--no-gate", "--reason", "incident 42", kill_at="after-branch-move"
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert git(gate_repo, "show", ":SKILL.md") == skill(30)  # committing it would undo the override
+    refs = written(gate_repo)
+    report = json.loads(run(gate_repo, "doctor", "--fix", "--json").stdout)
+    (finding,) = report["findings"]
+    assert report["healthy"] and finding["check"] == "checkout" and finding["fixed"]
+    assert finding["problem"].startswith("the ungated revert ")
+    assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(10)
+    assert written(gate_repo) == refs
+
+
+@pytest.mark.slow
+def test_doctor_fix_finishes_a_merge_killed_inside_its_ref_transaction(
+    gate_repo: Path, tmp_path: Path
+) -> None:
+    """Killed inside `git update-ref` (all 11 locks taken): rolling the transaction forward
+    moves main, and the checkout check, which runs after it, brings the working tree along."""
+    cand = candidate(gate_repo, {"SKILL.md": skill(30)})
+    merge = [sys.executable, "-m", "harnessgit", "-q", "merge", cand]
+    assert kill_at(gate_repo, "after-prepare", tmp_path, merge) == -signal.SIGKILL
+    (journal,) = state(gate_repo).journals
+    found = run(gate_repo, "doctor")  # main has not moved yet: the checkout is not behind it
+    assert found.exit_code == 1
+    assert [line for line in found.stdout.splitlines() if not line.startswith(" ")] == [
+        f"transactions: .git/harnessgit/journal/{journal}",
+        "1 problem; `harnessgit doctor --fix` repairs 1 of them",
+    ]
+    fixed = run(gate_repo, "doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert [line.split(":")[0] for line in fixed.stdout.splitlines() if not line.startswith(" ")][:2] == [
+        "transactions",
+        "checkout",
+    ]
+    assert fixed.stdout.endswith("2 problems, 2 repaired\n")
+    after = state(gate_repo)
+    assert (
+        after.locks == [] and after.journals == [] and f"refs/heads/harnessgit/cand/{cand}" not in after.refs
+    )
+    assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(30)
