@@ -237,6 +237,22 @@ def recover(store: Refs) -> list[Recovery]:
             raise InterruptedTransaction(f"{found.summary()}; see `harnessgit doctor`")
         if not found.finished:
             raise InterruptedTransaction(f"{found.summary()}; git would not apply the rest: {found.refused}")
-        log.warning("%s: %s", found.summary(), "dropped" if found.verdict == "discard" else "finished it")
+        log.warning("%s: %s", found.summary(), _outcome(store, found))
         done.append(found)
     return done
+
+
+def _outcome(store: Refs, found: Recovery) -> str:
+    """What the warning says was done, and what is left: a transaction that moved the
+    checked-out branch (a merge) was killed before the working tree could follow it."""
+    if found.verdict == "discard":
+        return "dropped"
+    head = _head_branch(store.git_dir)
+    moved = [step for step in found.steps if step.ref == head and step.new is not None]
+    if head is None or not moved or store.ref_value(head) != moved[0].new:
+        return "finished it"  # (a branch built on since was followed by whatever built on it)
+    branch = head.removeprefix("refs/heads/")
+    return (
+        f"finished it; {branch} is checked out and its working tree has not followed: "
+        "`harnessgit doctor --fix` brings it along (do not commit what `git status` shows staged)"
+    )

@@ -127,7 +127,10 @@ def test_a_killed_merge_is_finished_by_the_next_command(gate_repo: Path, tmp_pat
     assert log.returncode == 0, log.stderr
     (warning,) = log.stderr.splitlines()
     assert warning.startswith("harnessgit: warning: interrupted transaction 'merge ")
-    assert warning.endswith("of 8 ref updates had landed: finished it")
+    assert warning.endswith(
+        "of 8 ref updates had landed: finished it; main is checked out and its working tree has not "
+        "followed: `harnessgit doctor --fix` brings it along (do not commit what `git status` shows staged)"
+    )
     after = state(gate_repo)
     assert after.refs["refs/heads/main"] != main and after.locks == [] and after.journals == []
     assert f"refs/heads/harnessgit/cand/{cand}" not in after.refs
@@ -138,6 +141,9 @@ def test_a_killed_merge_is_finished_by_the_next_command(gate_repo: Path, tmp_pat
     )
     gate_note = git(gate_repo, "notes", "--ref=refs/notes/harnessgit/gate", "show", merged)
     assert '"merge":"' + merged in gate_note
+    assert git(gate_repo, "status", "--porcelain") == "M  SKILL.md\n"  # as the warning says
+    assert run(gate_repo, "doctor", "--fix").exit_code == 0
+    assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(30)
 
 
 # -- a landing whose working tree did not follow (gate/checkout.py) -------------------
