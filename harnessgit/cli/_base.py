@@ -50,11 +50,13 @@ class State:
         display = ProgressDisplay(progress) if progress is not None and not self.quiet else None
         return Execution(jobs=jobs, progress=display, on_stderr=stderr_sink(self))
 
-    def open(self) -> tuple[Store, Config]:
+    def open(self, *, writes: bool = True) -> tuple[Store, Config]:
+        """The store and configuration; ``writes=False`` for a command that only reads
+        (a stale ref lock is then a warning, not a refusal)."""
         from harnessgit.config import load_config
         from harnessgit.store import Store
 
-        store = Store.discover(self.directory)
+        store = Store.discover(self.directory, writes=writes)
         return store, load_config(store.root)
 
 

@@ -115,7 +115,7 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
     from harnessgit.candidates.show import show as run
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         result = run(store, config, name)
     echo(to_json(result) if as_json else show_text(result, diff=not no_diff))
@@ -133,7 +133,7 @@ def log(state: State, base: str | None, limit: int | None, as_json: bool) -> int
     from harnessgit.candidates.render import log_text
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         result = accepted_log(store, config, base=base, limit=limit)
     echo(to_json(result) if as_json else log_text(result))
@@ -155,7 +155,7 @@ def status(state: State, base: str | None, as_json: bool) -> int:
     from harnessgit.candidates.status import status as run
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         result = run(store, config, base=base)
     echo(to_json(result) if as_json else status_text(result))

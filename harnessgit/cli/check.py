@@ -82,7 +82,10 @@ def check(
     selected = cast("list[Rule]", [rule for rule in RULE_NAMES if rule in rules]) or None
     here = (state.directory or Path.cwd()).absolute()
     try:
-        store = Store.discover(state.directory)
+        # No preflight: the hook runs inside `git commit` and reads only files and HEAD;
+        # it must neither move refs (rolling a transaction forward) nor stop a commit for
+        # a lock on harnessgit's refs.
+        store = Store.discover(state.directory, preflight=False)
     except NotARepository:
         if staged or rev or against or not files:
             raise

@@ -85,7 +85,7 @@ def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     from harnessgit.evaluation.scores import recorded_scores
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         commit, summary = recorded_scores(store, config, rev, split)
     echo(to_json(summary) if as_json else render_eval.scores_text(summary, commit))
@@ -132,7 +132,7 @@ def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
     from harnessgit.evaluation.trajectory import trajectories
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         found = trajectories(store, config, rev, instance)
     echo(to_json(found) if as_json else render_eval.trajectory_text(found))

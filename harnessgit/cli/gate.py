@@ -146,7 +146,7 @@ def verify(state: State, base: str | None, as_json: bool) -> int:
     from harnessgit.gate.verify import verify as run
     from harnessgit.render import to_json
 
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         report = run(store, config, base=base)
     echo(to_json(report) if as_json else render_gate.verify_text(report))

@@ -48,7 +48,7 @@ def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | No
     # One revision is the change to review, as `git show REV` reads it, not where to start.
     base = revisions[0] if len(revisions) == 2 else None
     head = revisions[-1] if revisions else None
-    store, config = state.open()
+    store, config = state.open(writes=False)
     with store:
         result = run(store, config, base, head)
     if fmt == "md":

@@ -9,6 +9,7 @@ never touches the user's index, working tree or HEAD; refs move only through
 from __future__ import annotations
 
 import io
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -30,6 +31,8 @@ from harnessgit.store.recovery import recover
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
+
+log = logging.getLogger("harnessgit")
 
 Clock = Callable[[], datetime]
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
@@ -66,13 +69,21 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
 
     @classmethod
-    def discover(cls, path: Path | None = None, *, clock: Clock = local_now, preflight: bool = True) -> Store:
+    def discover(
+        cls,
+        path: Path | None = None,
+        *,
+        clock: Clock = local_now,
+        preflight: bool = True,
+        writes: bool = True,
+    ) -> Store:
         """The store of the repository at ``path``; with ``preflight`` (every command but
-        `doctor`), interrupted transactions are rolled forward and stale locks refused first."""
+        `doctor` and `check`), interrupted transactions are rolled forward and stale locks
+        refused first, or, for a command that only reads (``writes=False``), warned about."""
         store = cls._open(path, clock)
         if preflight:
             try:
-                store.preflight()
+                store.preflight(writes=writes)
             except BaseException:
                 store.close()
                 raise
@@ -118,14 +129,18 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         common_dir = (where / common).resolve()
         return cls(Path(top), Path(git_dir), where / objects, clock=clock, common_dir=common_dir)
 
-    def preflight(self) -> None:
+    def preflight(self, *, writes: bool = True) -> None:
         """What every command does on opening the store, cheaply (one directory listing,
         one walk of refs/): finish or drop transactions a kill interrupted, then refuse
-        to go on past a stale lock, which would fail the command's writes at the end."""
+        to go on past a stale lock, which would fail the command's writes at the end. A
+        command that only reads (`log`, `show`, `review`...) is not stopped by a lock
+        that blocks only writes: it warns, as git's own readers ignore ref locks."""
         recover(self)
         stale = [lock for lock in find_locks(self.common_dir, self.git_dir) if lock.stale]
-        if stale:
+        if stale and writes:
             raise stale_error(stale, self.root)
+        if stale:
+            log.warning("%s", stale_error(stale, self.root))
 
     def close(self) -> None:
         self.catfile.close()

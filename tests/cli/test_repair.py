@@ -113,6 +113,25 @@ def test_eval_under_a_stale_lock_fails_before_running_the_evaluator(marked_repo:
     assert run(repo, "eval", "main").exit_code == 0 and mark.exists()
 
 
+def test_a_stale_lock_stops_writers_but_only_warns_readers_and_not_the_hook(
+    marked_repo: tuple[Path, Path],
+) -> None:
+    # git's own readers ignore ref locks; harnessgit's readers (log, show, review,
+    # verify...) warn, and the pre-commit check, which runs inside `git commit`, says
+    # nothing: the lock blocks writes to harnessgit's refs, not a commit.
+    repo, mark = marked_repo
+    left_lock(repo, "refs/heads/main.lock", 300)
+    for command in (["log"], ["status"], ["verify"], ["scores", "main"]):
+        read = run(repo, *command)
+        assert read.exit_code in (0, 1), read.output
+        assert "stale lock" in read.stderr and "doctor --fix" in read.stderr, command
+    write(repo, "SKILL.md", skill(3))
+    git(repo, "add", "SKILL.md")
+    hook = run(repo, "check", "--staged")
+    assert hook.exit_code == 0 and hook.stderr == "", hook.output
+    assert run(repo, "eval", "main").exit_code == 3 and not mark.exists()
+
+
 @pytest.mark.slow
 def test_a_killed_merge_is_finished_by_the_next_command(gate_repo: Path, tmp_path: Path) -> None:
     with Store.discover(gate_repo) as store:
