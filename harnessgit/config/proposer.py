@@ -30,6 +30,8 @@ class CommandProposerSection:
     kind: Literal["command"] = "command"
     command: list[str] | None = field(default=None, metadata={"read": read_argv})
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds; the command is killed after it
+    # Its answer on standard output, at most: a harness file's text, JSON-escaped.
+    max_output_bytes: int = field(default=8 * 1024 * 1024, metadata={"ge": 1024})
 
 
 def _http_url(url: str) -> None:

@@ -167,6 +167,12 @@ class EvaluatorSection:
     jobs: int = field(default=1, metadata={"ge": 1})
     # One line of evaluator output, at most.
     max_line_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 1024})
+    # All of one batch's standard output, at most: one byte more and the batch is killed
+    # and fails. Its memory is about 2x this (issue 15: 90 MB of output took 474 MB).
+    max_output_bytes: int = field(default=64 * 1024 * 1024, metadata={"ge": 1024})
+    # Standard error shown (or logged) per batch; the rest is read and dropped. Lines
+    # longer than 2,000 bytes are cut either way.
+    max_stderr_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 0})
     # Files whose content is part of the evaluator fingerprint. Default: every
     # file outside the harness paths, so an edit to the grader invalidates the cache.
     files: list[str] | None = None

@@ -14,31 +14,21 @@ costs one batch, not a second that starts while the first is being reported.
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import json
+import logging
 import math
-import subprocess
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import loads_strict
-from harnessgit.processes import kill_group, start_group
+from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.render import quoted_start
 
-MAX_LINE_BYTES = 16 * 1024 * 1024
-STDERR_TAIL = 5
-# After the timeout the group is killed; its pipes then close at once, unless a process
-# that left the group (setsid, a daemon) holds them: that one is not waited for longer.
-GRACE = 1.0
-# How long after the timeout a process that closed its stdout just before it may take
-# to exit.
-EXIT_SLACK = 1.0
+log = logging.getLogger("harnessgit")
 
 
 class EvaluatorError(HarnessgitError):
@@ -141,7 +131,7 @@ class Running:
     interrupt), every one alive is killed and no other starts."""
 
     def __init__(self) -> None:
-        self._procs: set[subprocess.Popen[bytes]] = set()
+        self._children: set[Child] = set()
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -149,26 +139,26 @@ class Running:
     def stopped(self) -> bool:
         return self._stopped
 
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> Child:
         """Start an evaluator, or raise `Stopped`; OSError when it cannot start."""
         # Under the lock: a stop() between the check and the start would miss this one.
         with self._lock:
             if self._stopped:
                 raise Stopped()
-            proc = start_group(argv, cwd, env)
-            self._procs.add(proc)
-        return proc
+            child = Child(argv, cwd, env)
+            self._children.add(child)
+        return child
 
-    def finished(self, proc: subprocess.Popen[bytes]) -> None:
+    def finished(self, child: Child) -> None:
         with self._lock:
-            self._procs.discard(proc)
+            self._children.discard(child)
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
-            procs = list(self._procs)
-        for proc in procs:
-            kill_group(proc)
+            children = list(self._children)
+        for child in children:
+            child.kill()
 
 
 def run_batch(
@@ -177,116 +167,49 @@ def run_batch(
     env: dict[str, str],
     instances: list[str],
     *,
-    timeout: float,
+    limits: Limits,
     running: Running,
     on_stderr: Callable[[str], None] | None = None,
-    max_line: int = MAX_LINE_BYTES,
 ) -> BatchOutput:
     """Run the evaluator once over ``instances``; raise EvaluatorError on any problem
-    (`Stopped` when ``running`` was stopped before the batch ended)."""
-    tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-    started = time.monotonic()
+    (`Stopped` when ``running`` was stopped before the batch ended). ``limits`` holds
+    the timeout and the output caps of [evaluator]."""
     try:
-        proc = running.start(argv, workdir, env)
+        child = running.start(argv, workdir, env)
     except OSError as exc:
         raise EvaluatorError(f"cannot start the evaluator {argv[0]!r}: {exc.strerror}") from None
-    lines: list[bytes] = []
-    problem: list[str] = []
-    assert proc.stdin and proc.stdout and proc.stderr
-    threads = [
-        threading.Thread(target=_feed, args=(proc.stdin, instances), daemon=True),
-        threading.Thread(target=_drain_stderr, args=(proc.stderr, tail, on_stderr), daemon=True),
-        threading.Thread(target=_read_stdout, args=(proc, lines, problem, max_line), daemon=True),
-    ]
-    for thread in threads:
-        thread.start()
+    payload = "".join(f"{instance}\n" for instance in instances).encode("utf-8")
     try:
-        returncode = _wait(proc, threads[2], timeout)
+        outcome = communicate(child, payload, limits, on_stderr=on_stderr, stopped=lambda: running.stopped)
     finally:
-        running.finished(proc)
-        kill_group(proc)  # stragglers it left behind in its group
-        _close(proc, threads)
-    wall = time.monotonic() - started
-    if running.stopped and returncode != 0:
+        running.finished(child)
+    if outcome.escaped:
+        log.debug(
+            "evaluator: killed %d process(es) it left running outside its process group", outcome.escaped
+        )
+    tail = outcome.stderr_tail
+    if running.stopped and outcome.returncode != 0:
         raise Stopped()  # killed because another batch failed: that failure is the error
-    if returncode is None:
-        raise _error(f"timed out after {timeout:g} s (the whole process group was killed)", tail)
-    if problem:
-        raise _error(problem[0], tail)
-    if returncode != 0:
-        signal_note = f" (signal {-returncode})" if returncode < 0 else ""
+    if outcome.end == "timeout":
+        raise _error(f"timed out after {limits.timeout:g} s (the whole process group was killed)", tail)
+    if outcome.end == "overflow":
+        assert outcome.problem
+        cap = " (max_output_bytes)" if outcome.problem.startswith("printed more") else ""
+        raise _error(f"{outcome.problem}{cap}; it was killed", tail)
+    if outcome.returncode != 0:
+        returncode = outcome.returncode
+        signal_note = f" (signal {-returncode})" if returncode is not None and returncode < 0 else ""
         raise _error(f"exited with status {returncode}{signal_note}", tail)
     try:
-        return BatchOutput(parse_output(lines, instances), wall)
+        return BatchOutput(parse_output(outcome.stdout.split(b"\n"), instances), outcome.wall_time)
     except OutputProblem as exc:
         raise _error(str(exc), tail) from None
 
 
-def _wait(proc: subprocess.Popen[bytes], reader: threading.Thread, timeout: float) -> int | None:
-    """The evaluator's exit status, or None when it ran past ``timeout``: then its whole
-    process group is killed at once, so a hang costs the timeout and not more."""
-    deadline = time.monotonic() + timeout
-    reader.join(timeout)
-    if not reader.is_alive():  # its stdout closed: it has ended or is about to
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return proc.wait(timeout=max(0.0, deadline - time.monotonic()) + EXIT_SLACK)
-    kill_group(proc)
-    reader.join(GRACE)
-    proc.wait()  # SIGKILL: at once
-    return None
-
-
-def _close(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
-    """End the pipe threads, waiting GRACE in all. A pipe still held by a process that
-    left the group is left open: closing it would wait for its blocked reader."""
-    deadline = time.monotonic() + GRACE
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    for stream, thread in ((proc.stderr, threads[1]), (proc.stdout, threads[2])):
-        if stream is not None and not thread.is_alive():
-            with contextlib.suppress(OSError):
-                stream.close()
-
-
-def _error(problem: str, tail: collections.deque[str]) -> EvaluatorError:
-    # list(tail): one copy, as a straggler's stderr thread may still append to it.
-    stderr = " | ".join(line.strip() for line in list(tail) if line.strip())
+def _error(problem: str, tail: list[str]) -> EvaluatorError:
+    stderr = " | ".join(line.strip() for line in tail if line.strip())
     if not stderr:
         return EvaluatorError(f"evaluator: {problem}")
     if len(stderr) > 400:
         stderr = "..." + stderr[-400:]
     return EvaluatorError(f"evaluator: {problem}; last stderr: {stderr}")
-
-
-def _feed(stdin: IO[bytes], instances: list[str]) -> None:
-    with contextlib.suppress(BrokenPipeError, OSError):
-        stdin.write("".join(f"{instance}\n" for instance in instances).encode("utf-8"))
-    with contextlib.suppress(BrokenPipeError, OSError):
-        stdin.close()
-
-
-def _drain_stderr(
-    stream: IO[bytes], tail: collections.deque[str], sink: Callable[[str], None] | None
-) -> None:
-    for raw in iter(stream.readline, b""):
-        line = raw.decode("utf-8", "replace").rstrip("\n")
-        tail.append(line)
-        if sink is not None:
-            sink(line)
-
-
-def _read_stdout(
-    proc: subprocess.Popen[bytes], lines: list[bytes], problem: list[str], max_line: int
-) -> None:
-    assert proc.stdout
-    number = 0
-    while True:
-        raw = proc.stdout.readline(max_line + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > max_line:
-            problem.append(f"output line {number} is longer than {max_line} bytes")
-            kill_group(proc)
-            return
-        lines.append(raw.rstrip(b"\n"))

@@ -38,6 +38,7 @@ from harnessgit.evaluation.context import (
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
+from harnessgit.processes.pipes import Limits
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
@@ -281,6 +282,7 @@ class _Batches:
     def _run(self, batch: list[tuple[str, int]]) -> BatchOutput:
         instances = [instance for instance, _repeat in batch]
         repeat = batch[0][1]
+        section = self.config.evaluator
         with tempfile.TemporaryDirectory(prefix="harnessgit-eval-") as tmp:
             tree_dir = Path(tmp) / "harness"
             # A fresh copy per batch: an evaluator that writes into its directory
@@ -297,16 +299,21 @@ class _Batches:
                 HARNESSGIT_REPEAT=str(repeat),
                 HARNESSGIT_MODEL=self.context.key.model,
             )
-            assert self.config.evaluator.command
+            assert section.command
+            limits = Limits(
+                timeout=section.timeout,
+                max_stdout=section.max_output_bytes,
+                max_line=section.max_line_bytes,
+                max_stderr=section.max_stderr_bytes,
+            )
             return run_batch(
-                list(self.config.evaluator.command),
+                list(section.command),
                 tree_dir,
                 env,
                 instances,
-                timeout=self.config.evaluator.timeout,
+                limits=limits,
                 running=self.running,
                 on_stderr=self.on_stderr,
-                max_line=self.config.evaluator.max_line_bytes,
             )
 
     def _checkout(self) -> Path:

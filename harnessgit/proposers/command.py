@@ -16,16 +16,18 @@ start of the line where stdout stops being JSON). What is inside a
 well-formed envelope is the proposal: operations that do not parse or do not
 apply, an empty or unchanged text, are a `RejectedProposal` and the loop goes on.
 
-The command runs without a shell, in its own process group, so a timeout kills
-whatever it started too (a grandchild holding stdout open would otherwise keep
-us waiting past the timeout).
+The command runs without a shell, in its own process group, and is read with a
+deadline and a cap on its answer (`harnessgit.processes.pipes`): a timeout kills
+whatever it started too, and a descendant that left the group holding stdout open
+keeps harnessgit waiting half a second after the command exits, not until it ends
+(issue 15).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
-from harnessgit.processes import kill_group, start_group
+from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import validate_operations
@@ -80,6 +82,7 @@ class CommandProposer:
             )
         self.argv = list(section.command)
         self.timeout = section.timeout
+        self.max_output = section.max_output_bytes
         self.cwd = cwd
         self.name = f"command:{shlex.join(self.argv)}"
         self._clock = clock
@@ -111,28 +114,32 @@ class CommandProposer:
             return rejected(request, problem, **common)
         return settle(request, operations=operations, **common)
 
-    def _run(self, payload: bytes) -> tuple[bytes, bytes]:
+    def _run(self, payload: bytes) -> tuple[bytes, list[str]]:
+        """Its standard output and last lines of standard error."""
+        env = dict(os.environ)
         try:
-            process = start_group(self.argv, self.cwd)
+            child = Child(self.argv, self.cwd, env)
         except OSError as exc:
             raise ProposerFailed(f"cannot run the proposer command {self._shown()}: {exc.strerror}") from None
-        try:
-            stdout, stderr = process.communicate(payload, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            kill_group(process)
-            _, stderr = process.communicate()
+        outcome = communicate(child, payload, Limits(timeout=self.timeout, max_stdout=self.max_output))
+        stderr = outcome.stderr_tail
+        if outcome.end == "timeout":
             raise ProposerFailed(
                 f"the proposer command {self._shown()} gave no answer within {self.timeout:g} s"
                 f"{_tail(stderr)}"
-            ) from None
-        if process.returncode != 0:
+            )
+        if outcome.end == "overflow":
             raise ProposerFailed(
-                f"the proposer command {self._shown()} failed with exit status {process.returncode}"
+                f"the proposer command {self._shown()} {outcome.problem} (max_output_bytes){_tail(stderr)}"
+            )
+        if outcome.returncode != 0:
+            raise ProposerFailed(
+                f"the proposer command {self._shown()} failed with exit status {outcome.returncode}"
                 f"{_tail(stderr)}"
             )
-        return stdout, stderr
+        return outcome.stdout, stderr
 
-    def _answer(self, stdout: bytes, stderr: bytes) -> _Answer:
+    def _answer(self, stdout: bytes, stderr: list[str]) -> _Answer:
         def broken(problem: str) -> ProposerFailed:
             return ProposerFailed(f"the proposer command {self._shown()} {problem}{_tail(stderr)}")
 
@@ -165,9 +172,9 @@ class CommandProposer:
         return shlex.join(self.argv)
 
 
-def _tail(stderr: bytes) -> str:
+def _tail(stderr: list[str]) -> str:
     """The last lines of stderr, on one line: where a failing command says why."""
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    lines = [line.strip() for line in stderr if line.strip()]
     if not lines:
         return ""
     shown = [line if len(line) <= _LINE_CHARS else line[: _LINE_CHARS - 3] + "..." for line in lines]

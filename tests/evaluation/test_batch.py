@@ -16,7 +16,7 @@ import pytest
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import OutputProblem, parse_output
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.store import Store
 from tests.conftest import CONFIG, snapshot
 
@@ -157,6 +157,127 @@ def test_a_timeout_does_not_wait_for_a_process_that_left_the_group(
         with Store.discover(repo) as store, pytest.raises(HarnessgitError, match="timed out after 1 s"):
             evaluate(store, load_config(repo), "main", instances=["alpha-10"])
         assert not ended.exists()  # the evaluation ended before the daemon did
+        if Path("/proc/self/environ").exists():  # and then killed it (found by HARNESSGIT_RUN)
+            assert _ended(int(pidfile.read_text()))
     finally:
         with contextlib.suppress(ProcessLookupError, FileNotFoundError):
             os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def _ended(pid: int, within: float = 5.0) -> bool:
+    """Whether ``pid`` ends within ``within`` seconds (a zombie has ended: its parent,
+    init here, reaps it when it likes)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except FileNotFoundError:
+            return True
+        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _daemon(pidfile: Path, ended: Path) -> str:
+    """Lines of an evaluator that starts a daemon in a session of its own, holding the
+    evaluator's stdout and stderr for 30 s."""
+    daemon = f"import time; time.sleep(30); open({str(ended)!r}, 'w').close()"
+    return (
+        "import json, subprocess, sys\n"
+        f"daemon = subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds escaped processes in /proc")
+def test_an_evaluator_that_exited_is_not_held_by_a_process_that_left_its_group(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    # Issue 15, defect 5: the daemon holds stdout open; harnessgit used to wait for it
+    # until the timeout and then fail a batch whose evaluator had printed every result.
+    pidfile, ended = tmp_path / "daemon.pid", tmp_path / "daemon.ended"
+    script = _daemon(pidfile, ended) + (
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+    )
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 8\n")
+    try:
+        with Store.discover(repo) as store:
+            result = evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
+        assert result.evaluated == 2 and result.summary.mean == 1.0
+        assert _ended(int(pidfile.read_text()))  # the daemon was found and killed
+        assert not ended.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_output_past_max_output_bytes_fails_the_batch_and_records_nothing(
+    make_repo: Callable[..., Path],
+) -> None:
+    # Issue 15, defect 6: every byte was kept, and recorded when it parsed (90 MB of
+    # trajectories took 474 MB of memory). These results are valid, only too big.
+    script = (
+        "import json, sys, time\n"
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0, 'trajectory': 'x' * 40000}))\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(30)\n"
+    )
+    config = CONFIG + "timeout = 20\nmax_output_bytes = 65536\n"
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
+    before = snapshot(repo)
+    with Store.discover(repo) as store, pytest.raises(HarnessgitError) as info:
+        evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
+    assert str(info.value) == (
+        "evaluator: printed more than 64.0 KiB on standard output (max_output_bytes); it was killed"
+    )
+    assert snapshot(repo) == before
+
+
+def test_standard_error_is_shown_line_by_line_with_long_lines_cut(make_repo: Callable[..., Path]) -> None:
+    # Issue 15, defect 6: a 300 MB stderr line was kept whole and echoed to the terminal.
+    script = (
+        "import json, sys\n"
+        "sys.stderr.write('loading ' + 'w' * (3 * 1024 * 1024) + '\\n')\n"
+        "sys.stderr.write('done\\n')\n"
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+    )
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)})
+    shown: list[str] = []
+    with Store.discover(repo) as store:
+        evaluate(
+            store,
+            load_config(repo),
+            "main",
+            instances=["alpha-10"],
+            execution=Execution(on_stderr=shown.append),
+        )
+    assert len(shown) == 2 and shown[1] == "done"
+    assert shown[0] == "loading " + "w" * 1992 + " [... 3.0 MiB cut]"
+
+
+def test_standard_error_past_max_stderr_bytes_is_read_not_shown(make_repo: Callable[..., Path]) -> None:
+    script = (
+        "import sys\n"
+        "for number in range(2000):\n"
+        "    sys.stderr.write(f'progress {number:04d} ' + '.' * 35 + '\\n')\n"
+        "sys.exit(2)\n"
+    )
+    config = CONFIG + "max_stderr_bytes = 10000\n"
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
+    shown: list[str] = []
+    with Store.discover(repo) as store, pytest.raises(HarnessgitError) as info:
+        evaluate(
+            store,
+            load_config(repo),
+            "main",
+            instances=["alpha-10"],
+            execution=Execution(on_stderr=shown.append),
+        )
+    assert len(shown) == 10000 // 50 + 1 and shown[-1] == "[standard error beyond 9.8 KiB is not shown]"
+    # The error still quotes the last lines, from past the cap.
+    assert str(info.value).startswith("evaluator: exited with status 2; last stderr: progress 1995 ")
+    assert str(info.value).endswith("progress 1999 " + "." * 35)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import signal
 import sys
 import textwrap
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -199,3 +205,86 @@ def test_runs_in_cwd_without_a_shell(tmp_path: Path) -> None:
 def test_no_command_configured() -> None:
     with pytest.raises(ConfigError, match=r"\[proposer\] command"):
         CommandProposer(CommandProposerSection())
+
+
+def _in_a_thread(call: Callable[[], object], within: float = 10.0) -> object:
+    """``call()``'s result or exception; a test failure when it has not returned
+    ``within`` seconds (the old code waited for the daemon: 30 s)."""
+    box: list[object] = []
+
+    def run() -> None:
+        try:
+            box.append(call())
+        except BaseException as exc:  # handed to the test
+            box.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within)
+    assert not thread.is_alive(), f"still waiting after {within} s"
+    return box[0]
+
+
+def _daemon_lines(tmp_path: Path) -> str:
+    """A proposer's first lines: start a daemon in a session of its own that holds the
+    command's stdout and stderr for 30 s."""
+    pidfile = tmp_path / "daemon.pid"
+    return (
+        "import subprocess\n"
+        "argv = [sys.executable, '-c', 'import time; time.sleep(30)']\n"
+        "daemon = subprocess.Popen(argv, start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
+    )
+
+
+def _daemon_ended(tmp_path: Path, within: float) -> bool:
+    """Whether the daemon ends within ``within`` seconds (a zombie has ended); it is
+    killed either way, so that no test leaves it behind."""
+    pid = int((tmp_path / "daemon.pid").read_text())
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except FileNotFoundError:
+            return True
+        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
+            return True
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            return False
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds escaped processes in /proc")
+def test_an_answer_is_not_held_by_a_process_that_left_the_group(tmp_path: Path) -> None:
+    # Issue 15, defect 5: communicate() read stdout until the daemon closed it.
+    argv = script(tmp_path, _daemon_lines(tmp_path) + 'json.dump({"text": "# New\\n"}, sys.stdout)\n')
+    try:
+        outcome = _in_a_thread(lambda: proposer(argv, timeout=5.0).propose(REQUEST))
+        assert isinstance(outcome, ProposedEdit) and outcome.new_text == "# New\n"
+        assert _daemon_ended(tmp_path, within=5.0), "the daemon outlived the proposal"
+    finally:
+        _daemon_ended(tmp_path, within=0)
+
+
+def test_a_timeout_is_not_held_by_a_process_that_left_the_group(tmp_path: Path) -> None:
+    # After the timeout, the old code killed the group and then waited for EOF again,
+    # without a timeout: for as long as the daemon lived.
+    argv = script(tmp_path, _daemon_lines(tmp_path) + "time.sleep(60)\n")
+    try:
+        outcome = _in_a_thread(lambda: proposer(argv, timeout=1.0).propose(REQUEST))
+        assert isinstance(outcome, ProposerFailed) and "gave no answer within 1 s" in str(outcome)
+    finally:
+        _daemon_ended(tmp_path, within=0)
+
+
+def test_an_answer_past_max_output_bytes_is_an_error(tmp_path: Path) -> None:
+    # Issue 15, defect 6: the reply was read whole, however large.
+    argv = script(tmp_path, 'json.dump({"text": "x" * (2 * 1024 * 1024)}, sys.stdout)\n')
+    section = CommandProposerSection(command=argv, timeout=30.0, max_output_bytes=1024 * 1024)
+    with pytest.raises(ProposerFailed) as info:
+        CommandProposer(section).propose(REQUEST)
+    assert str(info.value) == (
+        f"the proposer command {shlex.join(argv)} printed more than 1.0 MiB on standard output "
+        "(max_output_bytes)"
+    )

@@ -1,0 +1,7 @@
+"""The user's programs (an evaluator, a proposer command) as harnessgit runs them.
+
+- `group`: each program leads a process group of its own and carries a token that
+  finds its descendants wherever they moved;
+- `pipes`: its input written and output read with a deadline and caps;
+- `owner`: which harnessgit process a token names, and whether it is still there.
+"""
