@@ -50,6 +50,7 @@ base = "main"
 [evaluator]
 command = ["python3", "eval.py"]
 model = "sim-1"
+env = ["CALLS_FILE"]
 """
 
 SKILL = """\

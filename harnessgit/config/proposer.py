@@ -19,6 +19,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from harnessgit.config.reader import SettingError, read_argv, read_table
+from harnessgit.processes.environment import check_names
 
 DEFAULT_KIND = "command"
 
@@ -32,6 +33,8 @@ class CommandProposerSection:
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds; the command is killed after it
     # Its answer on standard output, at most: a harness file's text, JSON-escaped.
     max_output_bytes: int = field(default=8 * 1024 * 1024, metadata={"ge": 1024})
+    # Environment variables passed to it besides the defaults (docs/proposers.md).
+    env: list[str] = field(default_factory=list, metadata={"check": check_names})
 
 
 def _http_url(url: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
 from harnessgit.config.reader import SettingError, read_argv, read_table
 from harnessgit.confine import check_relative
+from harnessgit.processes.environment import check_names
 from harnessgit.scrub import DEFAULT_PATTERNS, DEFAULT_SECRET_ENV, Scrubber, secret_values
 
 # Where harness text usually lives; `harnessgit init` writes these unless told otherwise.
@@ -173,6 +174,9 @@ class EvaluatorSection:
     # Standard error shown (or logged) per batch; the rest is read and dropped. Lines
     # longer than 2,000 bytes are cut either way.
     max_stderr_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 0})
+    # Environment variables passed to the evaluator besides the defaults of
+    # harnessgit.processes.environment (PATH, HOME, locale, Python's): secrets only on purpose.
+    env: list[str] = field(default_factory=list, metadata={"check": check_names})
     # Files whose content is part of the evaluator fingerprint. Default: every
     # file outside the harness paths, so an edit to the grader invalidates the cache.
     files: list[str] | None = None

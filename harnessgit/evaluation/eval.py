@@ -38,6 +38,7 @@ from harnessgit.evaluation.context import (
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
+from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Limits
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction
@@ -290,14 +291,18 @@ class _Batches:
             shutil.copytree(self._checkout(), tree_dir, symlinks=True)
             listing = Path(tmp) / "instances.txt"
             listing.write_text("".join(f"{instance}\n" for instance in instances), encoding="utf-8")
-            env = dict(os.environ)
-            env.update(
-                HARNESSGIT_HARNESS_DIR=str(tree_dir),
-                HARNESSGIT_SPLIT=self.split,
-                HARNESSGIT_COMMIT=self.context.commit,
-                HARNESSGIT_INSTANCES_FILE=str(listing),
-                HARNESSGIT_REPEAT=str(repeat),
-                HARNESSGIT_MODEL=self.context.key.model,
+            # An allow-list, not harnessgit's environment: what the evaluator sees can end
+            # up in trajectories pushed with the notes (issue 15).
+            env = child_environment(
+                section.env,
+                {
+                    "HARNESSGIT_HARNESS_DIR": str(tree_dir),
+                    "HARNESSGIT_SPLIT": self.split,
+                    "HARNESSGIT_COMMIT": self.context.commit,
+                    "HARNESSGIT_INSTANCES_FILE": str(listing),
+                    "HARNESSGIT_REPEAT": str(repeat),
+                    "HARNESSGIT_MODEL": self.context.key.model,
+                },
             )
             assert section.command
             limits = Limits(

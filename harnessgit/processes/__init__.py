@@ -3,5 +3,6 @@
 - `group`: each program leads a process group of its own and carries a token that
   finds its descendants wherever they moved;
 - `pipes`: its input written and output read with a deadline and caps;
+- `environment`: what it sees of harnessgit's environment (an allow-list);
 - `owner`: which harnessgit process a token names, and whether it is still there.
 """

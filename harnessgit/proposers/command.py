@@ -16,17 +16,16 @@ start of the line where stdout stops being JSON). What is inside a
 well-formed envelope is the proposal: operations that do not parse or do not
 apply, an empty or unchanged text, are a `RejectedProposal` and the loop goes on.
 
-The command runs without a shell, in its own process group, and is read with a
-deadline and a cap on its answer (`harnessgit.processes.pipes`): a timeout kills
-whatever it started too, and a descendant that left the group holding stdout open
-keeps harnessgit waiting half a second after the command exits, not until it ends
-(issue 15).
+The command runs without a shell, in its own process group, with an allow-listed
+environment (`harnessgit.processes.environment`), and is read with a deadline and a
+cap on its answer (`harnessgit.processes.pipes`): a timeout kills whatever it started
+too, and a descendant that left the group holding stdout open keeps harnessgit waiting
+half a second after the command exits, not until it ends (issue 15).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
+from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.proposers.edits import EditRejected, rejected, settle
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
@@ -83,6 +83,7 @@ class CommandProposer:
         self.argv = list(section.command)
         self.timeout = section.timeout
         self.max_output = section.max_output_bytes
+        self.env = list(section.env)
         self.cwd = cwd
         self.name = f"command:{shlex.join(self.argv)}"
         self._clock = clock
@@ -116,7 +117,7 @@ class CommandProposer:
 
     def _run(self, payload: bytes) -> tuple[bytes, list[str]]:
         """Its standard output and last lines of standard error."""
-        env = dict(os.environ)
+        env = child_environment(self.env)
         try:
             child = Child(self.argv, self.cwd, env)
         except OSError as exc:

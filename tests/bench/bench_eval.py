@@ -54,7 +54,7 @@ def make_repo(root: Path, instances: int, python: bool) -> Path:
     command = '["python3", "eval.py"]' if python else '["sh", "eval.sh"]'
     files = {
         "harnessgit.toml": f'[harness]\npaths = ["SKILL.md"]\n[evaluator]\ncommand = {command}\n'
-        "batch_size = 10\ntimeout = 600\n",
+        'batch_size = 10\ntimeout = 600\nenv = ["CALLS_FILE", "SLEEP", "SLEEP_MS"]\n',
         "SKILL.md": "# Skill\n",
         "eval.py": EVALUATOR,
         "eval.sh": SH_EVALUATOR,

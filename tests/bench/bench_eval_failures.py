@@ -54,7 +54,7 @@ def main() -> None:
             "harnessgit.toml": (
                 '[harness]\npaths = ["SKILL.md"]\nbase = "main"\n\n'
                 '[evaluator]\ncommand = ["python3", "eval.py"]\nmodel = "sim-1"\n'
-                f"batch_size = 3\ntimeout = {args.timeout}\n"
+                f'batch_size = 3\ntimeout = {args.timeout}\nenv = ["CALLS_FILE"]\n'
             ),
         }
         for name, text in files.items():

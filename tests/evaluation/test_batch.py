@@ -281,3 +281,32 @@ def test_standard_error_past_max_stderr_bytes_is_read_not_shown(make_repo: Calla
     # The error still quotes the last lines, from past the cap.
     assert str(info.value).startswith("evaluator: exited with status 2; last stderr: progress 1995 ")
     assert str(info.value).endswith("progress 1999 " + "." * 35)
+
+
+def test_the_evaluator_gets_an_allow_listed_environment(
+    make_repo: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 15, "Secrets": harnessgit's whole environment went to the evaluator, and from
+    # its trajectories into 32 evidence blobs.
+    monkeypatch.setenv("LEAKY_TOKEN", "tok-live-123")
+    monkeypatch.setenv("WANTED_KEY", "sk-wanted")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    seen = tmp_path / "env.json"
+    script = (
+        "import json, os, sys\n"
+        f"json.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n"
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+    )
+    config = CONFIG.replace('env = ["CALLS_FILE"]', 'env = ["WANTED_KEY"]')
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
+    with Store.discover(repo) as store:
+        evaluate(store, load_config(repo), "main", instances=["alpha-10"])
+    env = json.loads(seen.read_text())
+    assert "LEAKY_TOKEN" not in env and "GIT_AUTHOR_NAME" not in env
+    assert env["WANTED_KEY"] == "sk-wanted"  # listed in [evaluator] env
+    # (PATH may have gained a prefix: pyenv's python3 shim adds one.)
+    assert env["PATH"].endswith(os.environ["PATH"]) and env["HOME"] == os.environ["HOME"]
+    assert env["LC_ALL"] == "C.UTF-8"
+    assert env["HARNESSGIT_SPLIT"] == "selection" and env["HARNESSGIT_MODEL"] == "sim-1"
+    assert env["HARNESSGIT_RUN"].count(".") == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -288,3 +289,21 @@ def test_an_answer_past_max_output_bytes_is_an_error(tmp_path: Path) -> None:
         f"the proposer command {shlex.join(argv)} printed more than 1.0 MiB on standard output "
         "(max_output_bytes)"
     )
+
+
+def test_the_command_gets_an_allow_listed_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 15, "Secrets": the proposer saw harnessgit's whole environment, and its
+    # rationale is recorded.
+    monkeypatch.setenv("LEAKY_TOKEN", "tok-live-123")
+    monkeypatch.setenv("MODEL_KEY", "sk-model")
+    argv = script(
+        tmp_path,
+        'import os\njson.dump({"text": "# New\\n", "rationale": json.dumps(dict(os.environ))}, sys.stdout)\n',
+    )
+    section = CommandProposerSection(command=argv, timeout=30.0, env=["MODEL_KEY"])
+    outcome = CommandProposer(section).propose(REQUEST)
+    assert isinstance(outcome, ProposedEdit)
+    env = json.loads(outcome.rationale)
+    assert "LEAKY_TOKEN" not in env and env["MODEL_KEY"] == "sk-model" and "PATH" in env

@@ -1,0 +1,52 @@
+"""The environment of an evaluator or proposer command: an allow-list."""
+
+from __future__ import annotations
+
+import pytest
+
+from harnessgit.processes.environment import check_names, child_environment
+
+HARNESSGIT = {
+    "PATH": "/usr/bin",
+    "HOME": "/home/u",
+    "LC_CTYPE": "C.UTF-8",
+    "PYTHONPATH": "/src",
+    "VIRTUAL_ENV": "/venv",
+    "OPENAI_API_KEY": "sk-live",
+    "GITHUB_TOKEN": "ghp_x",
+    "HTTPS_PROXY": "http://user:pw@proxy:3128",
+    "GIT_DIR": "/repo/.git",
+    "AWS_SECRET_ACCESS_KEY": "s",
+    "AWS_REGION": "eu-west-1",
+    "HARNESSGIT_RUN": "outer",
+}
+
+
+def test_defaults_pass_and_nothing_else() -> None:
+    env = child_environment(environ=HARNESSGIT)
+    assert env == {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "LC_CTYPE": "C.UTF-8",
+        "PYTHONPATH": "/src",
+        "VIRTUAL_ENV": "/venv",
+    }
+
+
+def test_listed_names_and_prefixes_pass_and_harnessgit_sets_its_own() -> None:
+    env = child_environment(
+        ["OPENAI_API_KEY", "AWS_*"], {"HARNESSGIT_SPLIT": "selection"}, environ=HARNESSGIT
+    )
+    assert env["OPENAI_API_KEY"] == "sk-live" and env["AWS_REGION"] == "eu-west-1"
+    assert env["AWS_SECRET_ACCESS_KEY"] == "s" and env["HARNESSGIT_SPLIT"] == "selection"
+    assert "GITHUB_TOKEN" not in env and "HTTPS_PROXY" not in env and "HARNESSGIT_RUN" not in env
+
+
+def test_a_listed_name_that_is_not_set_is_not_invented() -> None:
+    assert "NOT_SET" not in child_environment(["NOT_SET"], environ=HARNESSGIT)
+
+
+@pytest.mark.parametrize("name", ["", "A B", "A=B", "*", "1ABC", "A*B", "$HOME"])
+def test_names_are_checked(name: str) -> None:
+    with pytest.raises(ValueError, match="is not an environment variable name"):
+        check_names([name])
