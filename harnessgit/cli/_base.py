@@ -9,13 +9,17 @@ Heavy modules are imported inside the commands, so `harnessgit --help` is fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import click
@@ -88,6 +92,40 @@ def _configure_logging(quiet: bool, debug: bool) -> None:
     logger.setLevel(logging.DEBUG if debug else logging.ERROR if quiet else logging.INFO)
 
 
+# 128 + SIGTERM, as a shell reports a command that SIGTERM ended: CI runners and
+# supervisors (docker stop, systemd, a cancelled job) send it, and 143 tells them the
+# stop was theirs, not a Ctrl-C (130).
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: every
+    ``finally`` and ``with`` on the way out runs, so evaluators are killed and temporary
+    directories removed (issue 15: SIGTERM used to act as SIGKILL, leaving both)."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM raises `Terminated`; once, so that a second one
+    does not cut the cleanup short. Only the main thread can set a handler (a command
+    run from another thread keeps the default)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        # A Python handler, not SIG_IGN: an ignored signal would stay ignored in the
+        # programs started while cleaning up.
+        signal.signal(signal.SIGTERM, lambda signum, frame: None)
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 # The module of harnessgit.cli that defines each command. A command's module is
 # imported when the command is looked up, so `harnessgit check` (a pre-commit hook,
 # run on every commit) does not import the other commands' modules.
@@ -123,13 +161,17 @@ class HarnessgitGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            result = super().invoke(ctx)
+            with _terminate_as_interrupt():
+                result = super().invoke(ctx)
         except HarnessgitError as exc:
             state = ctx.find_object(State)
             if state is not None and state.debug:
                 traceback.print_exc()
             click.echo(f"harnessgit: {exc.label}: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except Terminated:
+            click.echo("harnessgit: terminated", err=True)
+            ctx.exit(EXIT_TERMINATED)
         except KeyboardInterrupt:
             click.echo("harnessgit: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)

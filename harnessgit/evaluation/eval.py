@@ -17,7 +17,6 @@ import math
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -40,7 +39,9 @@ from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
 from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Limits
+from harnessgit.processes.scratch import ScratchDir, sweep
 from harnessgit.records import EvalRecord
+from harnessgit.render import listing
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
 
@@ -202,7 +203,7 @@ class _Batches:
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self._pristine: Path | None = None
         self._pristine_lock = threading.Lock()
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: ScratchDir | None = None
 
     def run(
         self,
@@ -217,6 +218,7 @@ class _Batches:
             progress(0, total)
         if not batches:
             return 0.0
+        _sweep()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures: dict[Future[BatchOutput], list[tuple[str, int]]] = {
                 pool.submit(self._one, batch): batch for batch in batches
@@ -284,13 +286,13 @@ class _Batches:
         instances = [instance for instance, _repeat in batch]
         repeat = batch[0][1]
         section = self.config.evaluator
-        with tempfile.TemporaryDirectory(prefix="harnessgit-eval-") as tmp:
-            tree_dir = Path(tmp) / "harness"
+        with ScratchDir("eval") as tmp:
+            tree_dir = tmp / "harness"
             # A fresh copy per batch: an evaluator that writes into its directory
             # never affects another batch, and the tree leaves git only once.
             shutil.copytree(self._checkout(), tree_dir, symlinks=True)
-            listing = Path(tmp) / "instances.txt"
-            listing.write_text("".join(f"{instance}\n" for instance in instances), encoding="utf-8")
+            instances_file = tmp / "instances.txt"
+            instances_file.write_text("".join(f"{instance}\n" for instance in instances), encoding="utf-8")
             # An allow-list, not harnessgit's environment: what the evaluator sees can end
             # up in trajectories pushed with the notes (issue 15).
             env = child_environment(
@@ -299,7 +301,7 @@ class _Batches:
                     "HARNESSGIT_HARNESS_DIR": str(tree_dir),
                     "HARNESSGIT_SPLIT": self.split,
                     "HARNESSGIT_COMMIT": self.context.commit,
-                    "HARNESSGIT_INSTANCES_FILE": str(listing),
+                    "HARNESSGIT_INSTANCES_FILE": str(instances_file),
                     "HARNESSGIT_REPEAT": str(repeat),
                     "HARNESSGIT_MODEL": self.context.key.model,
                 },
@@ -324,8 +326,8 @@ class _Batches:
     def _checkout(self) -> Path:
         with self._pristine_lock:
             if self._pristine is None:
-                self._scratch = tempfile.TemporaryDirectory(prefix="harnessgit-tree-")
-                pristine = Path(self._scratch.name) / "tree"
+                self._scratch = ScratchDir("tree")
+                pristine = self._scratch.path / "tree"
                 pristine.mkdir()
                 self.store.checkout_tree(self.context.tree, pristine)
                 self._pristine = pristine
@@ -398,3 +400,19 @@ class _Batches:
                 )
             )
         return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _sweep() -> None:
+    """Remove what a harnessgit killed by SIGKILL left: its scratch directories, its
+    evaluators. Never fails an evaluation: it logs what it could not do."""
+    done = sweep()
+    if done.removed or done.killed:
+        owners = sorted({stale.owner for stale in done.removed} | {stale.owner for stale in done.killed})
+        log.info(
+            "left by a killed harnessgit (%s): temporary directories removed: %d, processes killed: %d",
+            listing(owners),
+            len(done.removed),
+            len(done.killed),
+        )
+    for stale, why in done.failed:
+        log.warning("cannot remove the abandoned directory %s: %s", stale.path, why)

@@ -4,5 +4,6 @@
   finds its descendants wherever they moved;
 - `pipes`: its input written and output read with a deadline and caps;
 - `environment`: what it sees of harnessgit's environment (an allow-list);
-- `owner`: which harnessgit process a token names, and whether it is still there.
+- `owner`, `scratch`: temporary directories that name their harnessgit process, and
+  the sweep of those (and of programs) a killed harnessgit left.
 """

@@ -7,18 +7,23 @@ import importlib
 import json
 import os
 import pkgutil
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 import harnessgit.cli
 from harnessgit.cli import cli, commands
 from harnessgit.cli._base import COMMAND_MODULES, State
 from tests.cli.runner import run
-from tests.conftest import git, snapshot, write
+from tests.conftest import CONFIG, git, snapshot, write
+from tests.evaluation.conftest import SPLITS
 
 
 def test_every_command_and_option_has_help() -> None:
@@ -130,3 +135,106 @@ def test_warnings_reach_the_stderr_of_each_command_in_one_process(repo: Path) ->
     with runner.isolation() as (_, _, err):
         logging.getLogger("harnessgit").warning("seen %s", "here")
         assert err.getvalue() == b"harnessgit: warning: seen here\n"
+
+
+def _slow_evaluator(started: Path, flag: Path) -> str:
+    """An evaluator that records its pid in ``started`` and, while ``flag`` exists,
+    sleeps 30 s before it answers."""
+    return (
+        "import json, os, sys, time\n"
+        f"open(os.path.join({str(started)!r}, str(os.getpid())), 'w').close()\n"
+        f"if os.path.exists({str(flag)!r}):\n"
+        "    time.sleep(30)\n"
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+    )
+
+
+def _eval_until_started(repo: Path, tmpdir: Path, started: Path, count: int) -> subprocess.Popen[bytes]:
+    """`harnessgit eval` as a real process with its own TMPDIR, once ``count``
+    evaluators have started."""
+    env = {**_env_with_venv_path(), "TMPDIR": str(tmpdir)}
+    argv = [sys.executable, "-m", "harnessgit", "-q", "eval", "main", "--instances", "alpha-10,alpha-11"]
+    proc = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while len(list(started.iterdir())) < count:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    return proc
+
+
+def _ended(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except FileNotFoundError:
+            return True
+        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _signal_repo(make_repo: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    started, tmpdir, flag = tmp_path / "started", tmp_path / "tmp", tmp_path / "slow"
+    for path in (started, tmpdir):
+        path.mkdir()
+    flag.touch()
+    config = CONFIG + "batch_size = 1\njobs = 2\ntimeout = 60\n"
+    files = {"eval.py": _slow_evaluator(started, flag), "splits.json": json.dumps(SPLITS)}
+    return make_repo(files, config=config), started, tmpdir, flag
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="checks processes in /proc")
+@pytest.mark.parametrize(
+    ("signum", "code", "word"),
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")],
+    ids=["SIGTERM", "SIGINT"],
+)
+def test_a_signal_ends_the_evaluators_and_removes_the_temporary_directories(
+    make_repo: Callable[..., Path], tmp_path: Path, signum: int, code: int, word: str
+) -> None:
+    # Issue 15, defect 13: SIGTERM acted as SIGKILL: 3 temporary directories left per
+    # run, and the evaluators ran on, orphaned.
+    repo, started, tmpdir, _flag = _signal_repo(make_repo, tmp_path)
+    before = snapshot(repo)
+    proc = _eval_until_started(repo, tmpdir, started, count=2)
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code and err.decode().splitlines() == [f"harnessgit: {word}"]
+    assert sorted(path.name for path in tmpdir.iterdir()) == []
+    assert all(_ended(int(path.name)) for path in started.iterdir())
+    assert snapshot(repo) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="checks processes in /proc")
+def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    # SIGKILL cannot be handled: the next evaluation removes the temporary directories
+    # and kills the evaluators of a harnessgit that is gone.
+    repo, started, tmpdir, flag = _signal_repo(make_repo, tmp_path)
+    proc = _eval_until_started(repo, tmpdir, started, count=2)
+    proc.kill()
+    proc.communicate(timeout=30)
+    orphans = [int(path.name) for path in started.iterdir()]
+    try:
+        left = sorted(path.name.rsplit("-", 1)[0] for path in tmpdir.iterdir())
+        assert left == ["harnessgit-eval", "harnessgit-eval", "harnessgit-tree"]
+        assert not any(_ended(pid, within=0) for pid in orphans)  # still running
+        flag.unlink()
+        env = {**_env_with_venv_path(), "TMPDIR": str(tmpdir)}
+        out = subprocess.run(
+            [sys.executable, "-m", "harnessgit", "eval", "main", "--instances", "alpha-12"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "temporary directories removed: 3, processes killed: 2" in out.stderr
+        assert list(tmpdir.iterdir()) == []
+        assert all(_ended(pid) for pid in orphans)
+    finally:
+        for pid in orphans:
+            if not _ended(pid, within=0):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,175 @@
+"""Temporary directories that name their owner, and the sweep of those left behind.
+
+Every scratch directory (``$TMPDIR/harnessgit-<kind>-XXXXXXXX``) holds a marker file
+naming the harnessgit process that made it (`Owner`). It is removed on every exit path
+harnessgit sees: a normal end, an error, Ctrl-C, SIGTERM. Only SIGKILL (or a power cut)
+leaves it, and `sweep` removes those later: a directory whose owner is gone, and a
+directory from before markers (``harnessgit-eval-``, ``harnessgit-tree-``) that no one
+has touched for `MAX_AGE`. It also kills evaluators whose harnessgit is gone (their
+``HARNESSGIT_RUN`` names it: `harnessgit.processes.group`). Directories of other
+hosts or PID namespaces sharing the temporary directory are left alone, and so is
+anything without a marker that harnessgit does not know, such as `harnessgit demo`'s
+directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from harnessgit.processes.group import RUN_VARIABLE, family, processes, token_owner
+from harnessgit.processes.owner import Owner
+
+PREFIX = "harnessgit-"
+MARKER = ".harnessgit-owner"
+# Directories of harnessgit versions that wrote no marker: their owner cannot be
+# checked, so only their age says they are abandoned. An evaluation touches its
+# directories when it starts a batch; a day is far past any batch's timeout.
+LEGACY_PREFIXES = ("harnessgit-eval-", "harnessgit-tree-")
+MAX_AGE = 24 * 3600.0
+
+
+class ScratchDir:
+    """A temporary directory ``harnessgit-<kind>-XXXXXXXX`` with its owner marker; a
+    context manager, or `cleanup` when it is done (also called when it is collected)."""
+
+    def __init__(self, kind: str, *, parent: Path | None = None) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"{PREFIX}{kind}-", dir=parent)
+        self.path = Path(self._tmp.name)
+        try:
+            (self.path / MARKER).write_text(Owner.current().dumps() + "\n", encoding="utf-8")
+        except BaseException:
+            self._tmp.cleanup()
+            raise
+
+    def cleanup(self) -> None:
+        self._tmp.cleanup()
+
+    def __enter__(self) -> Path:
+        return self.path
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.cleanup()
+
+
+@dataclass(frozen=True)
+class StaleDir:
+    path: Path
+    owner: str  # "pid 4242 on host-1 (gone)", or "no marker" for a legacy directory
+    age: float  # seconds since it was last modified
+
+
+@dataclass(frozen=True)
+class StaleProcess:
+    pid: int
+    owner: str  # the harnessgit process that started it and is gone
+
+
+@dataclass(frozen=True)
+class Sweep:
+    removed: list[StaleDir] = field(default_factory=list)
+    failed: list[tuple[StaleDir, str]] = field(default_factory=list)  # (directory, why)
+    killed: list[StaleProcess] = field(default_factory=list)
+
+
+def stale_temp_dirs(
+    tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | None = None
+) -> list[StaleDir]:
+    """The scratch directories in ``tmpdir`` (default: Python's temporary directory)
+    left by a harnessgit that is gone; without a marker, those older than ``max_age``."""
+    root = Path(tmpdir or tempfile.gettempdir())
+    here = Owner.current()
+    now = time.time() if now is None else now
+    try:
+        entries = sorted(entry for entry in os.listdir(root) if entry.startswith(PREFIX))
+    except OSError:
+        return []
+    stale = []
+    for entry in entries:
+        path = root / entry
+        try:
+            info = path.lstat()
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue  # not a directory of this user's harnessgit
+            marker: str | None = (path / MARKER).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            marker = None
+        except OSError:
+            continue
+        age = now - info.st_mtime
+        owner = Owner.loads(marker) if marker is not None else None
+        if owner is not None:
+            if owner.state(here) == "gone":
+                stale.append(StaleDir(path, f"{owner.describe()} (gone)", age))
+        elif marker is not None and age >= max_age:  # cut short by a kill while being written
+            stale.append(StaleDir(path, "unreadable marker", age))
+        elif entry.startswith(LEGACY_PREFIXES) and age >= max_age:
+            stale.append(StaleDir(path, "no marker", age))
+    return stale
+
+
+def stale_processes() -> list[StaleProcess]:
+    """Programs (evaluators, proposer commands, what they started) whose harnessgit is
+    gone: it was killed before it could end them. Linux only (/proc)."""
+    here = Owner.current()
+    mine = os.environ.get(RUN_VARIABLE)  # when this harnessgit runs inside another's evaluator
+    gone: dict[str, str | None] = {}  # token -> its owner, described, when that is gone
+
+    def abandoned(token: str) -> bool:
+        if token not in gone:
+            owner = token_owner(token, here)
+            state = owner.state(here) if owner is not None and token != mine else "unknown"
+            gone[token] = f"{owner.describe()} (gone)" if owner is not None and state == "gone" else None
+        return gone[token] is not None
+
+    stale = family(processes(), abandoned)
+    return [StaleProcess(pid, gone[token] or "") for pid, token in sorted(stale.items())]
+
+
+def sweep(tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | None = None) -> Sweep:
+    """Remove `stale_temp_dirs` and kill `stale_processes`; what was done. Never raises
+    for a directory it cannot remove: that one is in ``failed``."""
+    result = Sweep()
+    for process in stale_processes():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(process.pid, signal.SIGKILL)
+            result.killed.append(process)
+    for stale in stale_temp_dirs(tmpdir, max_age=max_age, now=now):
+        try:
+            _remove(stale.path)
+        except OSError as exc:
+            result.failed.append((stale, exc.strerror or str(exc)))
+        else:
+            result.removed.append(stale)
+    return result
+
+
+def _remove(path: Path) -> None:
+    # An evaluator may leave read-only directories: each is made writable before it is
+    # entered (top-down), never through a symbolic link.
+    for top, dirs, _files in os.walk(path):
+        for name in dirs:
+            inner = os.path.join(top, name)
+            if not os.path.islink(inner):
+                os.chmod(inner, 0o700)
+    # The marker goes last: a sweep killed halfway leaves a directory still marked as
+    # abandoned, for the next sweep.
+    for child in path.iterdir():
+        if child.name == MARKER:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    (path / MARKER).unlink(missing_ok=True)
+    path.rmdir()

@@ -1,0 +1,120 @@
+"""Scratch directories name their owner; what a killed harnessgit left is swept."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harnessgit.processes.group import RUN_VARIABLE, new_token, processes
+from harnessgit.processes.owner import Owner
+from harnessgit.processes.scratch import MARKER, ScratchDir, stale_processes, stale_temp_dirs, sweep
+
+HAS_PROC = Path("/proc/self/stat").exists()
+DAY = 24 * 3600
+
+
+def gone_owner() -> Owner:
+    """A harnessgit that has ended: a real process, started and reaped."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    here = Owner.current()
+    owner = Owner(here.host, here.namespace, proc.pid, None)
+    proc.wait()
+    return owner
+
+
+def left_by(tmp_path: Path, owner: Owner | None, name: str, age: float = 0.0) -> Path:
+    path = tmp_path / name
+    (path / "harness").mkdir(parents=True)
+    (path / "harness" / "SKILL.md").write_text("# s\n")
+    if owner is not None:
+        (path / MARKER).write_text(owner.dumps())
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
+def test_a_scratch_directory_names_its_owner_and_goes_on_every_exit(tmp_path: Path) -> None:
+    with ScratchDir("eval", parent=tmp_path) as path:
+        assert path.name.startswith("harnessgit-eval-")
+        assert Owner.loads((path / MARKER).read_text()) == Owner.current()
+    assert not path.exists()
+    with pytest.raises(KeyboardInterrupt), ScratchDir("eval", parent=tmp_path) as path:
+        (path / "ro").mkdir()
+        (path / "ro" / "file").write_text("x")
+        (path / "ro").chmod(0o500)  # an evaluator's read-only directory
+        raise KeyboardInterrupt
+    assert not path.exists()
+
+
+def test_owner_states() -> None:
+    here = Owner.current()
+    assert here.state() == "alive"
+    assert gone_owner().state() == "gone"
+    assert dataclasses.replace(here, host="elsewhere").state() == "unknown"
+    assert dataclasses.replace(here, namespace="4026531999").state() == "unknown"
+    if HAS_PROC:  # the same pid, started at another time: a reused pid
+        assert here.started is not None
+        assert dataclasses.replace(here, started=here.started - 1).state() == "gone"
+    assert Owner.loads("{truncat") is None and Owner.loads('{"pid": "1"}') is None
+
+
+def test_only_what_a_gone_harnessgit_left_is_stale(tmp_path: Path) -> None:
+    gone, here = gone_owner(), Owner.current()
+    stale = {
+        left_by(tmp_path, gone, "harnessgit-eval-gone1"),
+        left_by(tmp_path, gone, "harnessgit-tree-gone2", age=60),
+        left_by(tmp_path, None, "harnessgit-eval-legacy", age=DAY + 60),  # before markers
+    }
+    kept = [
+        left_by(tmp_path, here, "harnessgit-eval-alive"),
+        left_by(tmp_path, dataclasses.replace(gone, host="other-host"), "harnessgit-eval-other"),
+        left_by(tmp_path, None, "harnessgit-eval-young"),  # being made right now, or legacy and recent
+        left_by(tmp_path, None, "harnessgit-demo-abc", age=10 * DAY),  # not ours to judge
+        left_by(tmp_path, gone, "unrelated-dir"),
+    ]
+    assert {found.path for found in stale_temp_dirs(tmp_path)} == stale
+    done = sweep(tmp_path)
+    assert {removed.path for removed in done.removed} == stale and not done.failed
+    assert not any(path.exists() for path in stale) and all(path.exists() for path in kept)
+    assert stale_temp_dirs(tmp_path) == []
+
+
+def test_a_sweep_removes_read_only_leftovers(tmp_path: Path) -> None:
+    # (Meaningful when the tests do not run as root: root ignores the permissions.)
+    path = left_by(tmp_path, gone_owner(), "harnessgit-eval-ro")
+    (path / "harness" / "sub").mkdir()
+    (path / "harness" / "sub" / "file").write_text("x")
+    (path / "harness" / "sub").chmod(0o500)
+    (path / "harness").chmod(0o500)
+    done = sweep(tmp_path)
+    assert [removed.path for removed in done.removed] == [path] and not path.exists()
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="finds processes in /proc")
+def test_a_sweep_kills_evaluators_whose_harnessgit_is_gone() -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    orphan = subprocess.Popen(argv, env={RUN_VARIABLE: new_token(gone_owner())}, start_new_session=True)
+    alive = subprocess.Popen(argv, env={RUN_VARIABLE: new_token()}, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 5  # until both have exec'd with their environment
+        while not {orphan.pid, alive.pid} <= _carriers() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [process.pid for process in stale_processes()] == [orphan.pid]
+        done = sweep(Path("/nonexistent"))
+        assert [process.pid for process in done.killed] == [orphan.pid]
+        assert orphan.wait(5) == -signal.SIGKILL and alive.poll() is None
+    finally:
+        for proc in (orphan, alive):
+            proc.kill()
+            proc.wait()
+
+
+def _carriers() -> set[int]:
+    return {process.pid for process in processes() if process.token}
