@@ -33,7 +33,7 @@ class CommandProposerSection:
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds; the command is killed after it
     # Its answer on standard output, at most: a harness file's text, JSON-escaped.
     max_output_bytes: int = field(default=8 * 1024 * 1024, metadata={"ge": 1024})
-    # Environment variables passed to it besides the defaults (docs/proposers.md).
+    # Environment variables (names or globs) passed to it besides the defaults (docs/proposers.md).
     env: list[str] = field(default_factory=list, metadata={"check": check_names})
 
 

@@ -174,8 +174,8 @@ class EvaluatorSection:
     # Standard error shown (or logged) per batch; the rest is read and dropped. Lines
     # longer than 2,000 bytes are cut either way.
     max_stderr_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 0})
-    # Environment variables passed to the evaluator besides the defaults of
-    # harnessgit.processes.environment (PATH, HOME, locale, Python's): secrets only on purpose.
+    # Environment variables (names or globs) passed to the evaluator besides the defaults
+    # of harnessgit.processes.environment (PATH, HOME, locale, Python's): secrets on purpose.
     env: list[str] = field(default_factory=list, metadata={"check": check_names})
     # Files whose content is part of the evaluator fingerprint. Default: every
     # file outside the harness paths, so an edit to the grader invalidates the cache.
@@ -217,12 +217,6 @@ def _regular_expressions(patterns: list[str]) -> None:
             raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
 
 
-def _variable_names(names: list[str]) -> None:
-    for name in names:
-        if not re.fullmatch(r"[A-Za-z0-9_*?\[\]!]+", name):
-            raise ValueError(f"{name!r} is not an environment variable name (or a glob of names)")
-
-
 @dataclass(frozen=True)
 class ScrubSection:
     # Regular expressions redacted from evidence before it is written, in addition
@@ -230,7 +224,7 @@ class ScrubSection:
     patterns: list[str] = field(default_factory=list, metadata={"check": _regular_expressions})
     # Environment variables (names or globs) whose values are redacted literally,
     # whatever their shape, in addition to DEFAULT_SECRET_ENV and [proposer] api_key_env.
-    env: list[str] = field(default_factory=list, metadata={"check": _variable_names})
+    env: list[str] = field(default_factory=list, metadata={"check": check_names})
     defaults: bool = True
 
     def all_patterns(self) -> list[str]:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 
-# docs/evaluator.md#environment lists these; a name ending in "*" is a prefix.
+# docs/evaluator.md#environment lists these (globs, as in [evaluator] env).
 DEFAULT_NAMES = (
     # where programs and the user's files are, who and where the user is
     "PATH",
@@ -55,14 +56,15 @@ DEFAULT_NAMES = (
     "WINDIR",
 )
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
+# A name, or a glob of names (fnmatch: *, ?, [...]); the same for [scrub] env.
+NAME = re.compile(r"[A-Za-z0-9_*?\[\]!]+")
 
 
 def check_names(names: list[str]) -> None:
-    """ValueError unless each is a variable name, or a prefix ending in ``*``."""
+    """ValueError unless each is a variable name or a glob of names (``AWS_*``)."""
     for name in names:
         if not NAME.fullmatch(name):
-            raise ValueError(f"{name!r} is not an environment variable name (NAME, or a prefix PREFIX*)")
+            raise ValueError(f"{name!r} is not an environment variable name (or a glob of names)")
 
 
 def child_environment(
@@ -72,11 +74,10 @@ def child_environment(
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The variables of ``environ`` (default: harnessgit's own) that `DEFAULT_NAMES` or
-    ``allowed`` name, then ``extra`` (the ``HARNESSGIT_*`` variables set for this run)."""
+    ``allowed`` name or match, then ``extra`` (the ``HARNESSGIT_*`` variables set for
+    this run). Case counts, as it does for the programs that read them (POSIX)."""
     source = os.environ if environ is None else environ
     names = [*DEFAULT_NAMES, *allowed]
-    exact = {name for name in names if not name.endswith("*")}
-    prefixes = tuple(name[:-1] for name in names if name.endswith("*"))
-    env = {name: value for name, value in source.items() if name in exact or name.startswith(prefixes)}
+    env = {name: value for name, value in source.items() if any(fnmatchcase(name, glob) for glob in names)}
     env.update(extra or {})
     return env
