@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry, object_id
+from harnessgit.processes.scratch import ScratchDir
 
 if TYPE_CHECKING:
     from harnessgit.store.git import Git
@@ -103,8 +103,8 @@ class WorktreeMixin:
 
         Uses a throw-away index, so the user's index and working tree never change.
         """
-        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        with ScratchDir("index") as tmp:
+            env = {"GIT_INDEX_FILE": str(tmp / "index")}
             self.git.run(["read-tree", tree], env=env)
             applied = self.git.run(
                 ["apply", "--cached", "--whitespace=nowarn", "--recount", "-"],
@@ -140,18 +140,18 @@ class WorktreeMixin:
         if not filtered and os.open in os.supports_dir_fd:
             _write_files(directory, files, self.read_blob)
             return
-        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        with ScratchDir("index") as tmp:
+            env = {"GIT_INDEX_FILE": str(tmp / "index")}
             self.git.run(["read-tree", tree], env=env)
             self.git.run(["checkout-index", "--all", "--force", f"--prefix={directory}/"], env=env)
 
     def merge_text(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         """A clean three-way merge of one file's text, or None on a conflict."""
-        with tempfile.TemporaryDirectory(prefix="harnessgit-") as tmp:
+        with ScratchDir("merge") as tmp:
             names = []
             for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-                (Path(tmp) / name).write_bytes(data)
-                names.append(str(Path(tmp) / name))
+                (tmp / name).write_bytes(data)
+                names.append(str(tmp / name))
             result = self.git.run(["merge-file", "-p", "--quiet", *names], check=False)
         return result.stdout if result.returncode == 0 else None
 
