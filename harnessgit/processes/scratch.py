@@ -10,6 +10,10 @@ has touched for `MAX_AGE`. It also kills evaluators whose harnessgit is gone (th
 hosts or PID namespaces sharing the temporary directory are left alone, and so is
 anything without a marker that harnessgit does not know, such as `harnessgit demo`'s
 directory.
+
+`eval` sweeps before its first batch. A repair command lists first and acts on what it
+listed: `stale_temp_dirs` then `remove_temp_dirs`, `stale_processes` then
+`kill_processes`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import signal
 import stat
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -136,22 +141,40 @@ def stale_processes() -> list[StaleProcess]:
     return [StaleProcess(pid, gone[token] or "") for pid, token in sorted(stale.items())]
 
 
-def sweep(tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | None = None) -> Sweep:
-    """Remove `stale_temp_dirs` and kill `stale_processes`; what was done. Never raises
-    for a directory it cannot remove: that one is in ``failed``."""
+def remove_temp_dirs(stale: Iterable[StaleDir]) -> Sweep:
+    """Remove the directories `stale_temp_dirs` found (``removed``); one that cannot be
+    removed is in ``failed`` with why, never an exception. (`harnessgit doctor` lists,
+    then removes.)"""
     result = Sweep()
-    for process in stale_processes():
+    for found in stale:
+        try:
+            _remove(found.path)
+        except FileNotFoundError:  # another sweep got there first
+            result.removed.append(found)
+        except OSError as exc:
+            result.failed.append((found, exc.strerror or str(exc)))
+        else:
+            result.removed.append(found)
+    return result
+
+
+def kill_processes(stale: Iterable[StaleProcess]) -> list[StaleProcess]:
+    """Kill the programs `stale_processes` found; those that were still there."""
+    killed = []
+    for process in stale:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process.pid, signal.SIGKILL)
-            result.killed.append(process)
-    for stale in stale_temp_dirs(tmpdir, max_age=max_age, now=now):
-        try:
-            _remove(stale.path)
-        except OSError as exc:
-            result.failed.append((stale, exc.strerror or str(exc)))
-        else:
-            result.removed.append(stale)
-    return result
+            killed.append(process)
+    return killed
+
+
+def sweep(tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | None = None) -> Sweep:
+    """Kill `stale_processes` (first: they may still write into their directories) and
+    remove `stale_temp_dirs`; what was done. Never raises for a directory it cannot
+    remove: that one is in ``failed``."""
+    killed = kill_processes(stale_processes())
+    done = remove_temp_dirs(stale_temp_dirs(tmpdir, max_age=max_age, now=now))
+    return Sweep(removed=done.removed, failed=done.failed, killed=killed)
 
 
 def _remove(path: Path) -> None:

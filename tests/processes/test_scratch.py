@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +15,14 @@ import pytest
 
 from harnessgit.processes.group import RUN_VARIABLE, new_token, processes
 from harnessgit.processes.owner import Owner
-from harnessgit.processes.scratch import MARKER, ScratchDir, stale_processes, stale_temp_dirs, sweep
+from harnessgit.processes.scratch import (
+    MARKER,
+    ScratchDir,
+    remove_temp_dirs,
+    stale_processes,
+    stale_temp_dirs,
+    sweep,
+)
 
 HAS_PROC = Path("/proc/self/stat").exists()
 DAY = 24 * 3600
@@ -118,3 +126,33 @@ def test_a_sweep_kills_evaluators_whose_harnessgit_is_gone() -> None:
 
 def _carriers() -> set[int]:
     return {process.pid for process in processes() if process.token}
+
+
+def test_what_a_killed_harnessgit_left_is_listed_then_removed(tmp_path: Path) -> None:
+    # For `harnessgit doctor`: a real process makes its scratch directories and is
+    # SIGKILLed in the middle; while it lives they are its own, once it is gone they
+    # are listed with their owner, and removed.
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from harnessgit.processes.scratch import ScratchDir\n"
+        f"made = [ScratchDir(kind, parent=Path({str(tmp_path)!r})) for kind in ('eval', 'tree')]\n"
+        "(made[0].path / 'harness').mkdir()\n"
+        "print(' '.join(str(scratch.path) for scratch in made), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        made = {Path(path) for path in proc.stdout.readline().split()}
+        assert len(made) == 2 and stale_temp_dirs(tmp_path) == []  # its owner is alive
+    finally:
+        proc.kill()
+        proc.wait()
+    stale = stale_temp_dirs(tmp_path)
+    assert {found.path for found in stale} == made
+    assert all(found.owner == f"pid {proc.pid} on {socket.gethostname()} (gone)" for found in stale)
+    done = remove_temp_dirs(stale)
+    assert {found.path for found in done.removed} == made and not done.failed
+    assert list(tmp_path.iterdir()) == []
