@@ -268,7 +268,8 @@ class _Stderr:
     def _line(self) -> None:
         line = self.partial.decode("utf-8", "replace").rstrip("\r")
         if self.cut:
-            line += f" [... {size(self.cut)} cut]"
+            # "..." right after the cut: where the scrubber looks for a secret cut short.
+            line += f"... [{size(self.cut)} cut]"
         self.partial.clear()
         self.cut = 0
         self.tail.append(line)

@@ -256,7 +256,33 @@ def test_standard_error_is_shown_line_by_line_with_long_lines_cut(make_repo: Cal
             execution=Execution(on_stderr=shown.append),
         )
     assert len(shown) == 2 and shown[1] == "done"
-    assert shown[0] == "loading " + "w" * 1992 + " [... 3.0 MiB cut]"
+    assert shown[0] == "loading " + "w" * 1992 + "... [3.0 MiB cut]"
+
+
+def test_a_secret_cut_short_with_a_long_stderr_line_is_still_redacted(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cap cuts a line at 2,000 bytes, possibly inside a secret: the start that is
+    # left must not reach the terminal (the scrubber knows cuts by their "...").
+    secret = "live-c0ffee-d00d-feed-4242"
+    monkeypatch.setenv("MY_SERVICE_API_KEY", secret)
+    script = (
+        "import json, sys\n"
+        f"sys.stderr.write('x' * 1985 + {secret!r} + 'y' * 5109 + '\\n')\n"
+        "for instance in sys.stdin.read().split():\n"
+        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+    )
+    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)})
+    shown: list[str] = []
+    with Store.discover(repo) as store:
+        evaluate(
+            store,
+            load_config(repo),
+            "main",
+            instances=["alpha-10"],
+            execution=Execution(on_stderr=shown.append),
+        )
+    assert shown == ["x" * 1985 + "[REDACTED]... [5.0 KiB cut]"]
 
 
 def test_standard_error_past_max_stderr_bytes_is_read_not_shown(make_repo: Callable[..., Path]) -> None:

@@ -118,7 +118,7 @@ def test_a_long_stderr_line_is_cut_and_says_how_much() -> None:
     stderr = _Stderr(line_bytes=10, max_shown=1000, sink=None)
     for chunk in (b"0123456789abc", b"def\nshort\n"):
         stderr.feed(chunk)
-    assert list(stderr.tail) == ["0123456789 [... 6 B cut]", "short"]
+    assert list(stderr.tail) == ["0123456789... [6 B cut]", "short"]
 
 
 @pytest.mark.parametrize("step", [1, 5, 1000])
