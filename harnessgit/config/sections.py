@@ -169,7 +169,8 @@ class EvaluatorSection:
     # One line of evaluator output, at most.
     max_line_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 1024})
     # All of one batch's standard output, at most: one byte more and the batch is killed
-    # and fails. Its memory is about 2x this (issue 15: 90 MB of output took 474 MB).
+    # and fails. Reading costs about 2x this in memory (issue 15: 200 MiB of output took
+    # 985 MB of RSS, now 162 MB; docs/benchmarks.md).
     max_output_bytes: int = field(default=64 * 1024 * 1024, metadata={"ge": 1024})
     # Standard error shown (or logged) per batch; the rest is read and dropped. Lines
     # longer than 2,000 bytes are cut either way.
