@@ -21,7 +21,7 @@ def commands() -> dict[str, click.Command]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run harnessgit and return its exit code (0 ok, 1 an expected no, 2 usage,
-    3 error, 130 interrupted)."""
+    3 error, 130 interrupted, 143 terminated by SIGTERM)."""
     try:
         # Without standalone mode click returns the code of a ctx.exit() instead of exiting.
         result = cli.main(args=argv, prog_name="harnessgit", obj=State(), standalone_mode=False)
