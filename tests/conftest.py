@@ -6,7 +6,11 @@ committer and dates are fixed, so object ids and results repeat exactly.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,3 +117,26 @@ def snapshot(repo: Path) -> str:
     head = git(repo, "rev-parse", "--symbolic-full-name", "HEAD")
     index = (repo / ".git" / "index").read_bytes() if (repo / ".git" / "index").exists() else b""
     return refs + "\n--\n" + status + "\n--\n" + head + str(hash(index))
+
+
+def ended(pid: int, within: float = 5.0) -> bool:
+    """Whether process ``pid`` has ended, or ends within ``within`` seconds. A zombie has
+    ended (only its exit status is left, for a parent that may be init). Reads /proc."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except FileNotFoundError:
+            return True
+        # The command name may hold spaces and parentheses: the state follows its last ")".
+        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
+def kill(pid: int) -> None:
+    """SIGKILL ``pid`` if it is still there: a test leaves no process behind."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)

@@ -22,7 +22,7 @@ import harnessgit.cli
 from harnessgit.cli import cli, commands
 from harnessgit.cli._base import COMMAND_MODULES, State
 from tests.cli.runner import run
-from tests.conftest import CONFIG, git, snapshot, write
+from tests.conftest import CONFIG, ended, git, kill, snapshot, write
 from tests.evaluation.conftest import SPLITS
 
 
@@ -163,19 +163,6 @@ def _eval_until_started(repo: Path, tmpdir: Path, started: Path, count: int) -> 
     return proc
 
 
-def _ended(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except FileNotFoundError:
-            return True
-        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def _signal_repo(make_repo: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     started, tmpdir, flag = tmp_path / "started", tmp_path / "tmp", tmp_path / "slow"
     for path in (started, tmpdir):
@@ -204,7 +191,7 @@ def test_a_signal_ends_the_evaluators_and_removes_the_temporary_directories(
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == code and err.decode().splitlines() == [f"harnessgit: {word}"]
     assert sorted(path.name for path in tmpdir.iterdir()) == []
-    assert all(_ended(int(path.name)) for path in started.iterdir())
+    assert all(ended(int(path.name)) for path in started.iterdir())
     assert snapshot(repo) == before
 
 
@@ -220,7 +207,7 @@ def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path]
     try:
         left = sorted(path.name.rsplit("-", 1)[0] for path in tmpdir.iterdir())
         assert left == ["harnessgit-eval", "harnessgit-eval", "harnessgit-tree"]
-        assert not any(_ended(pid, within=0) for pid in orphans)  # still running
+        assert not any(ended(pid, within=0) for pid in orphans)  # still running
         flag.unlink()
         env = {**_env_with_venv_path(), "TMPDIR": str(tmpdir)}
         out = subprocess.run(
@@ -233,8 +220,7 @@ def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path]
         assert out.returncode == 0, out.stderr
         assert "temporary directories removed: 3, processes killed: 2" in out.stderr
         assert list(tmpdir.iterdir()) == []
-        assert all(_ended(pid) for pid in orphans)
+        assert all(ended(pid) for pid in orphans)
     finally:
         for pid in orphans:
-            if not _ended(pid, within=0):
-                os.kill(pid, signal.SIGKILL)
+            kill(pid)

@@ -18,7 +18,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import OutputProblem, parse_output
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.store import Store
-from tests.conftest import CONFIG, snapshot
+from tests.conftest import CONFIG, ended, kill, snapshot
 
 # A real evaluator: scores an instance 1 when the SKILL.md mentions the instance's
 # keyword, and counts its own calls in a file outside the repository.
@@ -138,56 +138,40 @@ def test_a_long_offending_line_shows_its_start() -> None:
     assert message.endswith(": 'Loading model weights " + "." * 58 + "'...")  # 80 characters of it
 
 
+# An evaluator's answer: a perfect score for every instance it is given.
+ANSWER = (
+    "for instance in sys.stdin.read().split():\n    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
+)
+
+
+def _daemon(pidfile: Path, woke: Path) -> str:
+    """Lines of an evaluator that starts a daemon in a session of its own, holding the
+    evaluator's stdout and stderr for 30 s (then it writes ``woke``)."""
+    daemon = f"import time; time.sleep(30); open({str(woke)!r}, 'w').close()"
+    return (
+        "import json, subprocess, sys, time\n"
+        f"daemon = subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
+    )
+
+
 @pytest.mark.slow
 def test_a_timeout_does_not_wait_for_a_process_that_left_the_group(
     make_repo: Callable[..., Path], tmp_path: Path
 ) -> None:
     # A daemon in a session of its own holds the evaluator's stdout: the group kill cannot
     # reach it, and harnessgit used to read that stdout until the daemon ended.
-    pidfile, ended = tmp_path / "daemon.pid", tmp_path / "daemon.ended"
-    daemon = f"import time; time.sleep(30); open({str(ended)!r}, 'w').close()"
-    script = (
-        "import subprocess, sys, time\n"
-        f"daemon = subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
-        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
-        "time.sleep(60)\n"
-    )
+    pidfile, woke = tmp_path / "daemon.pid", tmp_path / "daemon.woke"
+    script = _daemon(pidfile, woke) + "time.sleep(60)\n"
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 1\n")
     try:
         with Store.discover(repo) as store, pytest.raises(HarnessgitError, match="timed out after 1 s"):
             evaluate(store, load_config(repo), "main", instances=["alpha-10"])
-        assert not ended.exists()  # the evaluation ended before the daemon did
+        assert not woke.exists()  # the evaluation ended before the daemon did
         if Path("/proc/self/environ").exists():  # and then killed it (found by HARNESSGIT_RUN)
-            assert _ended(int(pidfile.read_text()))
+            assert ended(int(pidfile.read_text()))
     finally:
-        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
-
-
-def _ended(pid: int, within: float = 5.0) -> bool:
-    """Whether ``pid`` ends within ``within`` seconds (a zombie has ended: its parent,
-    init here, reaps it when it likes)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except FileNotFoundError:
-            return True
-        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _daemon(pidfile: Path, ended: Path) -> str:
-    """Lines of an evaluator that starts a daemon in a session of its own, holding the
-    evaluator's stdout and stderr for 30 s."""
-    daemon = f"import time; time.sleep(30); open({str(ended)!r}, 'w').close()"
-    return (
-        "import json, subprocess, sys\n"
-        f"daemon = subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
-        f"open({str(pidfile)!r}, 'w').write(str(daemon.pid))\n"
-    )
+        kill(int(pidfile.read_text()))
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds escaped processes in /proc")
@@ -196,28 +180,24 @@ def test_an_evaluator_that_exited_is_not_held_by_a_process_that_left_its_group(
 ) -> None:
     # Issue 15, defect 5: the daemon holds stdout open; harnessgit used to wait for it
     # until the timeout and then fail a batch whose evaluator had printed every result.
-    pidfile, ended = tmp_path / "daemon.pid", tmp_path / "daemon.ended"
-    script = _daemon(pidfile, ended) + (
-        "for instance in sys.stdin.read().split():\n"
-        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
-    )
+    pidfile, woke = tmp_path / "daemon.pid", tmp_path / "daemon.woke"
+    script = _daemon(pidfile, woke) + ANSWER
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 8\n")
     try:
         with Store.discover(repo) as store:
             result = evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
         assert result.evaluated == 2 and result.summary.mean == 1.0
-        assert _ended(int(pidfile.read_text()))  # the daemon was found and killed
-        assert not ended.exists()
+        assert ended(int(pidfile.read_text()))  # the daemon was found and killed
+        assert not woke.exists()
     finally:
-        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        kill(int(pidfile.read_text()))
 
 
 def test_output_past_max_output_bytes_fails_the_batch_and_records_nothing(
     make_repo: Callable[..., Path],
 ) -> None:
-    # Issue 15, defect 6: every byte was kept, and recorded when it parsed (90 MB of
-    # trajectories took 474 MB of memory). These results are valid, only too big.
+    # Issue 15, defect 6: every byte was kept, and recorded when it parsed (200 MiB of
+    # trajectories took 985 MB of memory: docs/benchmarks.md). These are valid, only too big.
     script = (
         "import json, sys, time\n"
         "for instance in sys.stdin.read().split():\n"
@@ -236,17 +216,9 @@ def test_output_past_max_output_bytes_fails_the_batch_and_records_nothing(
     assert snapshot(repo) == before
 
 
-def test_standard_error_is_shown_line_by_line_with_long_lines_cut(make_repo: Callable[..., Path]) -> None:
-    # Issue 15, defect 6: a 300 MB stderr line was kept whole and echoed to the terminal.
-    script = (
-        "import json, sys\n"
-        "sys.stderr.write('loading ' + 'w' * (3 * 1024 * 1024) + '\\n')\n"
-        "sys.stderr.write('done\\n')\n"
-        "for instance in sys.stdin.read().split():\n"
-        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
-    )
-    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)})
-    shown: list[str] = []
+def _stderr_shown(repo: Path, shown: list[str] | None = None) -> list[str]:
+    """The lines of the evaluator's stderr that `eval` of alpha-10 shows (into ``shown``)."""
+    shown = [] if shown is None else shown
     with Store.discover(repo) as store:
         evaluate(
             store,
@@ -255,6 +227,17 @@ def test_standard_error_is_shown_line_by_line_with_long_lines_cut(make_repo: Cal
             instances=["alpha-10"],
             execution=Execution(on_stderr=shown.append),
         )
+    return shown
+
+
+def test_standard_error_is_shown_line_by_line_with_long_lines_cut(make_repo: Callable[..., Path]) -> None:
+    # Issue 15, defect 6: a 300 MB stderr line was kept whole and echoed to the terminal.
+    script = (
+        "import json, sys\n"
+        "sys.stderr.write('loading ' + 'w' * (3 * 1024 * 1024) + '\\n')\n"
+        "sys.stderr.write('done\\n')\n" + ANSWER
+    )
+    shown = _stderr_shown(make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}))
     assert len(shown) == 2 and shown[1] == "done"
     assert shown[0] == "loading " + "w" * 1992 + "... [3.0 MiB cut]"
 
@@ -266,22 +249,8 @@ def test_a_secret_cut_short_with_a_long_stderr_line_is_still_redacted(
     # left must not reach the terminal (the scrubber knows cuts by their "...").
     secret = "live-c0ffee-d00d-feed-4242"
     monkeypatch.setenv("MY_SERVICE_API_KEY", secret)
-    script = (
-        "import json, sys\n"
-        f"sys.stderr.write('x' * 1985 + {secret!r} + 'y' * 5109 + '\\n')\n"
-        "for instance in sys.stdin.read().split():\n"
-        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
-    )
-    repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)})
-    shown: list[str] = []
-    with Store.discover(repo) as store:
-        evaluate(
-            store,
-            load_config(repo),
-            "main",
-            instances=["alpha-10"],
-            execution=Execution(on_stderr=shown.append),
-        )
+    script = f"import json, sys\nsys.stderr.write('x' * 1985 + {secret!r} + 'y' * 5109 + '\\n')\n" + ANSWER
+    shown = _stderr_shown(make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}))
     assert shown == ["x" * 1985 + "[REDACTED]... [5.0 KiB cut]"]
 
 
@@ -295,14 +264,8 @@ def test_standard_error_past_max_stderr_bytes_is_read_not_shown(make_repo: Calla
     config = CONFIG + "max_stderr_bytes = 10000\n"
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
     shown: list[str] = []
-    with Store.discover(repo) as store, pytest.raises(HarnessgitError) as info:
-        evaluate(
-            store,
-            load_config(repo),
-            "main",
-            instances=["alpha-10"],
-            execution=Execution(on_stderr=shown.append),
-        )
+    with pytest.raises(HarnessgitError) as info:
+        _stderr_shown(repo, shown)
     assert len(shown) == 10000 // 50 + 1 and shown[-1] == "[standard error beyond 9.8 KiB is not shown]"
     # The error still quotes the last lines, from past the cap.
     assert str(info.value).startswith("evaluator: exited with status 2; last stderr: progress 1995 ")
@@ -318,12 +281,7 @@ def test_the_evaluator_gets_an_allow_listed_environment(
     monkeypatch.setenv("WANTED_KEY", "sk-wanted")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     seen = tmp_path / "env.json"
-    script = (
-        "import json, os, sys\n"
-        f"json.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n"
-        "for instance in sys.stdin.read().split():\n"
-        "    print(json.dumps({'instance': instance, 'score': 1.0}))\n"
-    )
+    script = f"import json, os, sys\njson.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n" + ANSWER
     config = CONFIG.replace('env = ["CALLS_FILE"]', 'env = ["WANTED_KEY"]')
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
     with Store.discover(repo) as store:

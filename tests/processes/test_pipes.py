@@ -6,31 +6,18 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from harnessgit.processes.pipes import Child, Limits, _Stderr, _Stdout, communicate
+from tests.conftest import ended, kill
 
 HAS_PROC = Path("/proc/self/environ").exists()
 
 
 def python(code: str) -> Child:
     return Child([sys.executable, "-c", code], None, {"PATH": os.environ["PATH"]})
-
-
-def ended(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except FileNotFoundError:
-            return True
-        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_input_and_output_larger_than_a_pipe_flow_both_ways() -> None:
@@ -86,8 +73,7 @@ def test_an_interrupt_ends_the_program_and_what_left_its_group(tmp_path: Path) -
     try:
         assert ended(pid)
     finally:
-        if not ended(pid, within=0):
-            os.kill(pid, signal.SIGKILL)
+        kill(pid)
 
 
 def test_stop_ends_the_talk_at_once() -> None:

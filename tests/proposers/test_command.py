@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
 from harnessgit.proposers.command import CommandProposer
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
+from tests.conftest import ended, kill
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "proposers" / "append_feedback.py"
 SKILL = "# Demo\n\n1. Read the task.\n2. Answer it.\n"
@@ -239,21 +237,13 @@ def _daemon_lines(tmp_path: Path) -> str:
 
 
 def _daemon_ended(tmp_path: Path, within: float) -> bool:
-    """Whether the daemon ends within ``within`` seconds (a zombie has ended); it is
-    killed either way, so that no test leaves it behind."""
+    """Whether the daemon ends within ``within`` seconds; it is killed either way, so
+    that no test leaves it behind."""
     pid = int((tmp_path / "daemon.pid").read_text())
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except FileNotFoundError:
-            return True
-        if stat[stat.rfind(b")") + 2 :][:1] == b"Z":
-            return True
-        if time.monotonic() >= deadline:
-            os.kill(pid, signal.SIGKILL)
-            return False
-        time.sleep(0.05)
+    try:
+        return ended(pid, within)
+    finally:
+        kill(pid)
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds escaped processes in /proc")
