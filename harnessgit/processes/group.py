@@ -83,8 +83,11 @@ class Process:
     token: str | None  # its HARNESSGIT_RUN, None when it has none or it cannot be read
 
 
-def processes() -> list[Process]:
-    """The processes /proc shows (empty without /proc); a token only for this user's."""
+def processes(since: int | None = None) -> list[Process]:
+    """The processes /proc shows (empty without /proc); a token only for this user's,
+    and only for those started at ``since`` (clock ticks after boot) or later: one that
+    started before a program cannot carry its token, and reading every environment
+    costs a few milliseconds per batch."""
     needle = f"{RUN_VARIABLE}=".encode()
     try:
         entries = [entry for entry in os.listdir(_PROC) if entry.isdigit()]
@@ -96,14 +99,16 @@ def processes() -> list[Process]:
             stat = (_PROC / entry / "stat").read_bytes()
         except OSError:  # ended meanwhile
             continue
-        token = None
-        with contextlib.suppress(OSError):  # another user's; or it ended meanwhile
-            for item in (_PROC / entry / "environ").read_bytes().split(b"\0"):
-                if item.startswith(needle):
-                    token = item[len(needle) :].decode("ascii", "replace")
-                    break
         # The command name (field 2) may hold spaces and parentheses: split after its last ")".
-        table.append(Process(int(entry), int(stat[stat.rfind(b")") + 2 :].split()[1]), token))
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        token = None
+        if since is None or int(fields[19]) >= since:
+            with contextlib.suppress(OSError):  # another user's; or it ended meanwhile
+                for item in (_PROC / entry / "environ").read_bytes().split(b"\0"):
+                    if item.startswith(needle):
+                        token = item[len(needle) :].decode("ascii", "replace")
+                        break
+        table.append(Process(int(entry), int(fields[1]), token))
     return table
 
 
@@ -131,11 +136,12 @@ def family(table: list[Process], root: Callable[[str], bool]) -> dict[int, str]:
     return {pid: token for pid, token in found.items() if token is not None}
 
 
-def kill_escaped(token: str) -> int:
+def kill_escaped(token: str, since: int | None = None) -> int:
     """Kill every process that carries ``token`` and what they started (a program's
-    descendants, wherever they moved); how many were killed."""
+    descendants, wherever they moved); how many were killed. ``since``: when the
+    program started (`processes`)."""
     killed = 0
-    for pid in family(processes(), lambda found: found == token):
+    for pid in family(processes(since), lambda found: found == token):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
             killed += 1

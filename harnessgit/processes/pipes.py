@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from harnessgit.processes.group import RUN_VARIABLE, kill_escaped, kill_group, new_token, start_group
+from harnessgit.processes.owner import start_time
 from harnessgit.render import size
 
 # How often the loop looks whether the program has exited while its pipes stay open.
@@ -75,6 +76,8 @@ class Child:
         self.token = new_token()
         self.started = time.monotonic()
         self.proc = start_group(argv, cwd, {**env, RUN_VARIABLE: self.token})
+        # Its descendants started after it: only their environments need reading.
+        self.ticks = start_time(self.proc.pid)
 
     def kill(self) -> None:
         """Kill its process group (not yet what left it: `communicate` ends with that)."""
@@ -99,7 +102,7 @@ def communicate(
         end = _pump(child, payload, limits, stdout, stderr, stopped)
     finally:
         child.kill()
-        escaped = kill_escaped(child.token)
+        escaped = kill_escaped(child.token, child.ticks)
         _close(child.proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.proc.wait(REAP_WAIT)
