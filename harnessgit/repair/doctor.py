@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.checkout import describe, finish_checkout, finished_line, unfinished_checkout
+from harnessgit.processes import scratch as scratch_dirs
 from harnessgit.render import listing, plural, short
 from harnessgit.store import Store
 from harnessgit.store import journal as journals
@@ -258,9 +259,63 @@ def finish_unfinished_checkout(store: Store, finding: Finding) -> str:
     return finished_line(unfinished)
 
 
+# -- what a killed harnessgit left outside the repository -----------------------
+
+
+def find_programs_left(store: Store) -> list[Finding]:
+    """Evaluators and proposer commands (and what they started) whose harnessgit was
+    killed before it could end them: they still spend CPU and may write into scratch
+    directories (Linux: found in /proc by the run token each program inherits)."""
+    return [
+        Finding(
+            "programs",
+            f"pid {process.pid}",
+            f"started by {process.owner}, still running",
+            "kill it",
+            fixable=True,
+        )
+        for process in scratch_dirs.stale_processes()
+    ]
+
+
+def kill_program(store: Store, finding: Finding) -> str:
+    pid = int(finding.subject.removeprefix("pid "))
+    found = [process for process in scratch_dirs.stale_processes() if process.pid == pid]  # again
+    if not found:
+        return "already gone"
+    return f"killed {finding.subject}" if scratch_dirs.kill_processes(found) else "already gone"
+
+
+def find_scratch_left(store: Store) -> list[Finding]:
+    """Temporary directories (checked-out trees, throw-away indexes) whose harnessgit is
+    gone; each holds a marker naming its owner, so a live run's are never touched."""
+    return [
+        Finding(
+            "scratch",
+            str(found.path),
+            f"temporary directory of {found.owner}, {age_text(found.age)} old",
+            "remove it",
+            fixable=True,
+        )
+        for found in scratch_dirs.stale_temp_dirs()
+    ]
+
+
+def remove_scratch(store: Store, finding: Finding) -> str:
+    path = Path(finding.subject)
+    found = [stale for stale in scratch_dirs.stale_temp_dirs(path.parent) if stale.path == path]  # again
+    if not found:
+        return "already gone"
+    done = scratch_dirs.remove_temp_dirs(found)
+    if done.failed:
+        raise CannotRepair(f"could not remove it: {done.failed[0][1]}")
+    return f"removed {finding.subject}"
+
+
 # The checks, in order. Transactions first: rolling one forward removes its own locks
 # and may move a checked-out branch (whose working tree the checkout check then brings
-# along). More checks (leftover temporary directories) go here, after these.
+# along). Programs before scratch directories: a program left running may still write
+# into its directory.
 CHECKS: tuple[Check, ...] = (
     Check(
         "transactions",
@@ -275,4 +330,11 @@ CHECKS: tuple[Check, ...] = (
         find_unfinished_checkout,
         finish_unfinished_checkout,
     ),
+    Check(
+        "programs",
+        "evaluators and proposer commands a killed harnessgit left running",
+        find_programs_left,
+        kill_program,
+    ),
+    Check("scratch", "temporary directories a killed harnessgit left", find_scratch_left, remove_scratch),
 )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,11 +24,21 @@ from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 from tests.store.kill_fixtures import candidate_repo, kill_at, killed_git, left_lock, state
 
 
+@pytest.fixture(autouse=True)
+def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """doctor looks in the temp directory for what killed runs left: each test gets its
+    own, so what other tests' kills left (swept by the next eval) is not found here."""
+    own = tmp_path / "own-tmp"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    return own
+
+
 def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:
     result = run(repo, "doctor")
     assert (
         result.exit_code == 0
-        and result.stdout == "no problems found (checked: transactions, locks, checkout)\n"
+        and result.stdout == "no problems found (checked: transactions, locks, checkout, programs, scratch)\n"
     )
 
 
@@ -72,7 +85,10 @@ def test_doctor_outside_a_repository_and_in_a_bare_one_says_so_in_one_line(tmp_p
 def test_doctor_json(repo: Path) -> None:
     left_lock(repo, "packed-refs.lock", 90)
     report = json.loads(run(repo, "doctor", "--json").stdout)
-    assert report["checks"] == ["transactions", "locks", "checkout"] and report["fixing"] is False
+    assert (
+        report["checks"] == ["transactions", "locks", "checkout", "programs", "scratch"]
+        and report["fixing"] is False
+    )
     assert report["healthy"] is False
     (finding,) = report["findings"]
     assert finding["subject"] == ".git/packed-refs.lock" and finding["fixable"] and not finding["fixed"]
@@ -255,3 +271,35 @@ def test_doctor_fix_finishes_a_merge_killed_inside_its_ref_transaction(
         after.locks == [] and after.journals == [] and f"refs/heads/harnessgit/cand/{cand}" not in after.refs
     )
     assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(30)
+
+
+def test_doctor_ends_the_evaluator_and_removes_the_directories_a_killed_eval_left(
+    make_repo: Callable[..., Path], tmp_path: Path, own_temp_dir: Path
+) -> None:
+    # A SIGKILL of harnessgit alone (an OOM kill, `kill -9 PID`) leaves its evaluator
+    # running in its own process group and its checked-out tree in the temp directory.
+    started = tmp_path / "started"
+    sleeper = f"import pathlib, time\npathlib.Path({str(started)!r}).write_text('x')\ntime.sleep(60)\n"
+    splits = {"train": ["a-1"], "selection": ["a-2"], "test": []}
+    repo = make_repo({"eval.py": sleeper, "splits.json": json.dumps(splits)})
+    scratch = own_temp_dir
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    killed = subprocess.Popen([sys.executable, "-m", "harnessgit", "eval", "main"], cwd=repo, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), "the evaluator never started"
+    finally:
+        killed.kill()
+        killed.wait()
+    found = run(repo, "doctor", "--json")
+    assert found.exit_code == 1, found.output
+    checks = [finding["check"] for finding in json.loads(found.stdout)["findings"]]
+    assert "programs" in checks and checks.count("scratch") >= 1
+    fixed = run(repo, "doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert list(scratch.iterdir()) == []
+    assert run(repo, "doctor").stdout == (
+        "no problems found (checked: transactions, locks, checkout, programs, scratch)\n"
+    )

@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from harnessgit.render import short
 from harnessgit.repair.doctor import CHECKS, Check, Finding, diagnose, shown
 from harnessgit.store import Store
 from tests.conftest import git, snapshot
 from tests.store.kill_fixtures import candidate_repo, kill_at, left_lock, state
+
+
+@pytest.fixture(autouse=True)
+def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """doctor looks in the temp directory for what killed runs left: each test gets its
+    own, so what other tests' kills left (swept by the next eval) is not found here."""
+    own = tmp_path / "own-tmp"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    return own
 
 
 def doctor(repo: Path, *, fix: bool = False, checks: tuple[Check, ...] | None = None) -> list[Finding]:
@@ -25,7 +38,7 @@ def test_a_healthy_repository_has_no_findings(repo: Path) -> None:
     with Store.discover(repo, preflight=False) as store:
         report = diagnose(store)
     assert report.findings == () and report.healthy
-    assert report.checks == ("transactions", "locks", "checkout")
+    assert report.checks == ("transactions", "locks", "checkout", "programs", "scratch")
 
 
 def test_a_stale_lock_is_found_with_its_age_and_removed_by_fix(repo: Path) -> None:
