@@ -174,7 +174,7 @@ def test_rerunning_revert_no_gate_finishes_its_checkout(gate_repo: Path) -> None
     assert written(gate_repo) == refs  # no second revert candidate, no second override
 
 
-@pytest.mark.parametrize(("name", "code"), [("SIGTERM", -signal.SIGTERM), ("SIGINT", 130)])
+@pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
 def test_sigterm_and_sigint_wait_until_the_working_tree_followed(
     gate_repo: Path, name: str, code: int
 ) -> None:
