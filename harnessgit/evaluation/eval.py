@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -40,7 +38,7 @@ from harnessgit.evidence import dumps_canonical
 from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Limits
 from harnessgit.processes.scratch import ScratchDir, sweep
-from harnessgit.records import EvalRecord
+from harnessgit.records import EvalRecord, this_worker
 from harnessgit.render import listing
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
@@ -200,7 +198,7 @@ class _Batches:
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
         self.running = Running()
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker = this_worker()  # HARNESSGIT_MACHINE names it, as on gate records
         self._pristine: Path | None = None
         self._pristine_lock = threading.Lock()
         self._scratch: ScratchDir | None = None

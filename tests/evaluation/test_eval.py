@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -202,3 +203,15 @@ def test_a_failed_batch_kills_the_batch_running_beside_it(
             )
         assert ScoreBook.load(store).cache_keys() == []
     assert sorted((tmp_path / "calls.txt").read_text().split()) == ["alpha-10", "beta-10"]  # no "finished"
+
+
+def test_an_eval_record_names_the_machine_as_the_sync_script_does(
+    eval_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Gate records named HARNESSGIT_MACHINE and eval records the host name: one machine
+    # had two names in one record set.
+    monkeypatch.setenv("HARNESSGIT_MACHINE", "ci-runner-7")
+    with Store.discover(eval_repo) as store:
+        evaluate(store, load_config(eval_repo), "main", instances=["alpha-10"])
+        (record,) = [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs]
+    assert isinstance(record, EvalRecord) and record.worker == f"ci-runner-7:{os.getpid()}"
