@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import signal
 import sys
 import threading
@@ -30,6 +31,7 @@ from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 if TYPE_CHECKING:
     from harnessgit.config import Config
     from harnessgit.evaluation.eval import Execution
+    from harnessgit.scrub import Scrubber
     from harnessgit.store import Store
 
 
@@ -38,6 +40,19 @@ class State:
     directory: Path | None = None
     debug: bool = False
     quiet: bool = False
+    # The configured scrubber, once a command has read the configuration: what the
+    # command prints on the way out (an error, the evaluator's stderr) passes through it.
+    scrubber: Scrubber | None = None
+
+    def scrub(self, text: str) -> str:
+        """``text`` without secrets: the last net under everything printed from outside
+        harnessgit (the layers below scrub what they record; a message that quotes a
+        name, a path or a program's output is scrubbed here once more)."""
+        if self.scrubber is None:
+            from harnessgit.scrub import DEFAULT_SECRET_ENV, Scrubber, secret_values
+
+            self.scrubber = Scrubber(secrets=secret_values(DEFAULT_SECRET_ENV, os.environ))
+        return self.scrubber.text(text)
 
     def path(self, value: str | Path) -> Path:
         """A path the user typed, relative to -C DIRECTORY as git -C would have it."""
@@ -61,7 +76,13 @@ class State:
         from harnessgit.store import Store
 
         store = Store.discover(self.directory, writes=writes)
-        return store, load_config(store.root)
+        try:
+            config = load_config(store.root)
+        except BaseException:
+            store.close()
+            raise
+        self.scrubber = config.scrub.scrubber(config.proposer)
+        return store, config
 
 
 class _Formatter(logging.Formatter):
@@ -167,7 +188,8 @@ class HarnessgitGroup(click.Group):
             state = ctx.find_object(State)
             if state is not None and state.debug:
                 traceback.print_exc()
-            click.echo(f"harnessgit: {exc.label}: {exc}", err=True)
+            said = state.scrub(str(exc)) if state is not None else str(exc)
+            click.echo(f"harnessgit: {exc.label}: {said}", err=True)
             ctx.exit(exc.exit_code)
         except Terminated:
             click.echo("harnessgit: terminated", err=True)
@@ -222,8 +244,8 @@ def stderr_sink(state: State) -> Callable[[str], None]:
     """Where the evaluator's standard error goes: shown, or logged at debug level with -q."""
     if state.quiet:
         logger = logging.getLogger("harnessgit.evaluator")
-        return lambda line: logger.debug("evaluator: %s", line)
-    return lambda line: click.echo(line, err=True)
+        return lambda line: logger.debug("evaluator: %s", state.scrub(line))
+    return lambda line: click.echo(state.scrub(line), err=True)
 
 
 def instance_ids(values: tuple[str, ...]) -> list[str]:

@@ -224,3 +224,18 @@ def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path]
     finally:
         for pid in orphans:
             kill(pid)
+
+
+def test_an_error_message_never_prints_a_secret(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The last net: whatever a message quotes (a name the user typed, a path, a program's
+    # output) passes the configured scrubber before it is printed.
+    repo = make_repo(config=CONFIG + '\n[scrub]\nenv = ["CORP_CRED"]\n')
+    monkeypatch.setenv("CORP_CRED", "hunter2-corp-credential")
+    out = run(repo, "show", "hunter2-corp-credential")
+    assert out.exit_code == 3 and "hunter2" not in out.stderr and "[REDACTED]" in out.stderr
+    # Before any configuration is read: the default secret variables.
+    monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
+    out = run(repo, "-C", str(tmp_path / "acme-key-0123456789"), "log")
+    assert out.exit_code == 3 and "acme-key" not in out.stderr, out.stderr
