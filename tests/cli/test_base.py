@@ -7,6 +7,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import signal
 import subprocess
 import sys
@@ -218,7 +219,9 @@ def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path]
             text=True,
         )
         assert out.returncode == 0, out.stderr
-        assert "temporary directories removed: 3, processes killed: 2" in out.stderr
+        # Killed: 2, unless another harnessgit of this user (a parallel test run, a
+        # benchmark) swept the orphans first: any eval ends those of a harnessgit that is gone.
+        assert re.search(r"temporary directories removed: 3, processes killed: [0-2]\b", out.stderr)
         assert list(tmpdir.iterdir()) == []
         assert all(ended(pid) for pid in orphans)
     finally:
