@@ -29,12 +29,18 @@ def label_ref(name: str) -> str:
     return layout.LABELS + check_ref_name(name, "label name")
 
 
+class LabelUnchanged(HarnessgitError):
+    """The label points at that commit already: nothing is recorded (a move would start
+    a new test-split peek period). The command says so and exits 0, so that a deploy
+    script, or a rerun after a kill that had landed the move, can run it twice."""
+
+
 def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelRecord:
     ref = label_ref(name)
     target = resolve(store, rev).sha
     previous = store.ref_value(ref)
     if previous == target:
-        raise HarnessgitError(f"label {name!r} already points at {target[:12]}")
+        raise LabelUnchanged(f"label {name!r} already points at {target[:12]}: nothing recorded")
     record = LabelRecord(
         ts=store.clock(),
         name=name,

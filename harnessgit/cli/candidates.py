@@ -195,6 +195,10 @@ def label(
         if rev is None:
             raise click.UsageError("label NAME REV: say where the label should point")
         assert name is not None
-        record = labels.move_label(store, name, rev, reason=reason)
+        try:
+            record = labels.move_label(store, name, rev, reason=reason)
+        except labels.LabelUnchanged as exc:
+            echo(str(exc), err=True)
+            return EXIT_OK
     echo(to_json(record) if as_json else render_candidates.label_move_text(record))
     return EXIT_OK

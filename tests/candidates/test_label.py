@@ -13,7 +13,8 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
 from harnessgit.targets import label_moves
-from tests.conftest import git
+from tests.cli.runner import run
+from tests.conftest import git, snapshot
 from tests.gating_fixtures import skill
 
 
@@ -40,3 +41,14 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
             "ship the level change",
         ]
     assert git(gate_repo, "rev-parse", "refs/harnessgit/labels/production").strip() == landed
+
+
+def test_pointing_a_label_where_it_points_is_a_no_op_that_exits_0(gate_repo: Path) -> None:
+    # A deploy script runs `label production main` on every deploy; a rerun after a kill
+    # that had landed the move runs it twice. Before: exit 3 ("already points at").
+    assert run(gate_repo, "label", "production", "main").exit_code == 0
+    before = snapshot(gate_repo)
+    again = run(gate_repo, "label", "production", "main", "--json")
+    assert again.exit_code == 0 and again.stdout == ""
+    assert "already points at" in again.stderr and "nothing recorded" in again.stderr
+    assert snapshot(gate_repo) == before
