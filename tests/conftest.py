@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -140,3 +141,14 @@ def kill(pid: int) -> None:
     """SIGKILL ``pid`` if it is still there: a test leaves no process behind."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temporary directory of the test's own for what harnessgit makes in this process
+    (`tempfile.tempdir`): `doctor` and the sweeps look there for what killed runs left,
+    and must not find what other tests' kills left."""
+    own = tmp_path / "own-tmp"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    return own

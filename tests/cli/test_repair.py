@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,15 +22,7 @@ from tests.gate.test_checkout import candidate, harnessgit, killed_merge, writte
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 from tests.store.kill_fixtures import candidate_repo, kill_at, killed_git, left_lock, state
 
-
-@pytest.fixture(autouse=True)
-def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """doctor looks in the temp directory for what killed runs left: each test gets its
-    own, so what other tests' kills left (swept by the next eval) is not found here."""
-    own = tmp_path / "own-tmp"
-    own.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(own))
-    return own
+pytestmark = pytest.mark.usefixtures("own_temp_dir")
 
 
 def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,7 @@ from harnessgit.store import Store
 from tests.conftest import git, snapshot
 from tests.store.kill_fixtures import candidate_repo, kill_at, left_lock, state
 
-
-@pytest.fixture(autouse=True)
-def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """doctor looks in the temp directory for what killed runs left: each test gets its
-    own, so what other tests' kills left (swept by the next eval) is not found here."""
-    own = tmp_path / "own-tmp"
-    own.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(own))
-    return own
+pytestmark = pytest.mark.usefixtures("own_temp_dir")
 
 
 def doctor(repo: Path, *, fix: bool = False, checks: tuple[Check, ...] | None = None) -> list[Finding]:
@@ -43,7 +34,9 @@ def test_a_healthy_repository_has_no_findings(repo: Path) -> None:
 
 def test_a_stale_lock_is_found_with_its_age_and_removed_by_fix(repo: Path) -> None:
     left = left_lock(repo, "refs/heads/main.lock", 300)
-    live = left_lock(repo, "refs/heads/other.lock", 0)  # a writer milliseconds in: not a finding
+    # A writer milliseconds in: not a finding. Dated 30 s ahead, so that a loaded machine
+    # taking over a second to reach the check does not age it past the 1 s threshold.
+    live = left_lock(repo, "refs/heads/other.lock", -30)
     before = snapshot(repo)
     (finding,) = doctor(repo)
     assert finding.check == "locks" and finding.subject == ".git/refs/heads/main.lock"
