@@ -89,8 +89,11 @@ def test_json_report_shape(harness: Path) -> None:
         "message",
         "hint",
         "details",
+        "line",
+        "end_line",
+        "state",
     }
-    assert finding["limit"] == "folder name 'demo'"
+    assert finding["limit"] == "folder name 'demo'" and finding["state"] == "new"
     assert report["files"][0]["kind"] == "skill" and report["tokens_exact"] is False
 
 
