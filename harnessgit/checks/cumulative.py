@@ -86,7 +86,9 @@ def growth_reference(
     tip, base = new or _resolved(store, "HEAD"), config.harness.base
     base_tip = _resolved(store, base)
     fork = store.merge_base(tip, base_tip) if tip and base_tip else None
-    if fork is not None and fork != old:
+    # Only a fork behind the compared revision adds anything: on the base branch
+    # itself the merge base is the checked commit (or the compared one).
+    if fork is not None and fork != old and store.is_ancestor(fork, old):
         return Reference(fork, f"the merge base with {base} ({short(fork)})"), []
     if setting == "auto":
         return _last_label(store, old), []
