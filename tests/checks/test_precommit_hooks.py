@@ -73,7 +73,7 @@ def test_a_bloated_skill_fails(harness_repo: Path) -> None:
     bloated = GOOD + "".join(f"{i}. Also consider case number {i}.\n" for i in range(600))
     result = try_repo(harness_repo, "skills/demo/SKILL.md", bloated)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "skills/demo/SKILL.md: length: body is 604 lines, over the skill limit of 500" in result.stdout
+    assert "skills/demo/SKILL.md:505: length: body is 604 lines, over the skill limit of 500" in result.stdout
 
 
 @pytest.mark.slow
