@@ -11,10 +11,11 @@ not grow the file further is not blocked by it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harnessgit import layout
-from harnessgit.checks.models import Finding, Level
+from harnessgit.checks.growth import check_growth
+from harnessgit.checks.models import Finding
 from harnessgit.config import CheckSections
 from harnessgit.config.sections import KindChecks
 from harnessgit.errors import UnknownRevision
@@ -30,30 +31,18 @@ _HINT = (
 
 def check_since(path: str, kind: KindChecks, reference: str, text: str, since: str) -> list[Finding]:
     """Growth of ``text`` over ``reference``, the file at ``since`` (a description
-    such as "merge base 1a2b3c4d5e6f")."""
-    if len(reference) < max(kind.small_file_chars, 1):
-        return []
-    ratio = len(text) / len(reference)
-    thresholds: tuple[tuple[float | None, Level], ...] = (
-        (kind.growth_fail, "failure"),
-        (kind.growth_warn, "warning"),
-    )
-    for limit, level in thresholds:
-        if limit is not None and ratio > limit:
-            return [
-                Finding(
-                    path=path,
-                    rule="growth",
-                    level=level,
-                    measure=f"size / size at {since}",
-                    value=round(ratio, 2),
-                    limit=limit,
-                    message=f"grew {ratio:.2f}x since {since} "
-                    f"({len(reference):,} -> {len(text):,} characters)",
-                    hint=_HINT,
-                )
-            ]
-    return []
+    such as "the merge base with main (1a2b3c4d5e6f)"): the growth rule's limits and
+    exemption, with a measure that names the reference."""
+    return [
+        replace(
+            finding,
+            measure=f"size / size at {since}",
+            message=f"grew {finding.value:.2f}x since {since} "
+            f"({len(reference):,} -> {len(text):,} characters)",
+            hint=_HINT,
+        )
+        for finding in check_growth(path, kind, reference, text)
+    ]
 
 
 @dataclass(frozen=True)

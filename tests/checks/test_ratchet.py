@@ -102,3 +102,33 @@ def test_lower_bounds_get_worse_downwards() -> None:
     assert [f.state for f in ratchet([share(0.3)], [share(0.2)])] == ["existing"]
     assert [f.state for f in ratchet([share(0.1)], [share(0.2)])] == ["new"]
     assert [f.state for f in ratchet([share(0.1)], [])] == ["new"]
+
+
+def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: Path) -> None:
+    from harnessgit.candidates.propose import propose
+    from harnessgit.errors import GateRefused
+    from harnessgit.gate.gate import run_gate
+    from tests.gating_fixtures import skill
+
+    # On main: refused, "the harness checks fail on the change (1 failure ...): name 'Demo Skill'".
+    bad_name = "name: Demo Skill"
+    write(gate_repo, "SKILL.md", skill(10).replace("name: demo", bad_name))
+    git(gate_repo, "commit", "-qam", "a bad name, committed without the hook")
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        better = propose(store, config, {"SKILL.md": skill(30).replace("name: demo", bad_name)})
+        outcome = run_gate(store, config, better.candidate)
+        assert outcome.passed, outcome.record.reasons
+        assert [f.state for f in outcome.checks.findings] == ["existing"]
+        # A candidate that brings a failure of its own is still refused.
+        worse = propose(
+            store,
+            config,
+            {
+                "SKILL.md": skill(30)
+                .replace("name: demo", bad_name)
+                .replace("description: A demo skill for gate tests.\n", "")
+            },
+        )
+        with pytest.raises(GateRefused, match="the harness checks fail on the change"):
+            run_gate(store, config, worse.candidate)
