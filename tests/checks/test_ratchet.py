@@ -132,3 +132,19 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
         )
         with pytest.raises(GateRefused, match="the harness checks fail on the change"):
             run_gate(store, config, worse.candidate)
+
+
+def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -> None:
+    from harnessgit.config import Config
+    from harnessgit.evolve.iteration import Draw, check_failure
+    from harnessgit.proposers.models import ProposedEdit
+
+    # On main: "length: body is 675 lines, ..." rejected every edit to this skill.
+    current = long_skill(675)
+    start = Draw(1, "tip", "parent", "p", "skills/demo/SKILL.md", [], current, [], None)
+
+    def edit(text: str) -> ProposedEdit:
+        return ProposedEdit(component="skills/demo/SKILL.md", new_text=text)
+
+    assert check_failure(Config(), start, edit(long_skill(675, "https://example.com/new"))) == ""
+    assert check_failure(Config(), start, edit(long_skill(676))).startswith("length: body is 676 lines")
