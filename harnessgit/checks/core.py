@@ -18,7 +18,7 @@ from harnessgit.checks.duplication import check_duplication
 from harnessgit.checks.edits import check_change_edit, check_file_edit
 from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
 from harnessgit.checks.growth import check_collapse, check_growth
-from harnessgit.checks.length import check_length, measure, too_large
+from harnessgit.checks.length import Size, check_length, measure, too_large
 from harnessgit.checks.models import (
     RULES,
     CheckReport,
@@ -114,6 +114,14 @@ class _Run:
         self.findings: list[Finding] = []
         self.summaries: list[FileSummary] = []
         self.edits: list[tuple[Comparison, int | None, int | None]] = []
+        self._sizes: dict[tuple[str, str], Size] = {}
+
+    def _measure(self, text: str, kind: KindChecks) -> Size:
+        # The summary and the length rule measure the same text: count its tokens once.
+        key = (kind.measure, text)
+        if key not in self._sizes:
+            self._sizes[key] = measure(text, kind, self.tokenizer)
+        return self._sizes[key]
 
     def check(self, version: FileVersion) -> None:
         path, new = version.path, version.new
@@ -123,7 +131,7 @@ class _Run:
         kind = allow.with_limits(plain, overrides)
         summary = FileSummary(path=path, kind=name, status=version.status, old_path=version.old_path)
         if new is not None and new.text is not None:
-            size = measure(new.text, kind, self.tokenizer)
+            size = self._measure(new.text, kind)
             summary = replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens)
         self.summaries.append(summary)
         if new is None:
@@ -158,7 +166,7 @@ class _Run:
         if self.ratchet and old is not None:
             if version.status == "unchanged":
                 findings = [replace(finding, state="existing") for finding in findings]
-            else:
+            elif findings:  # nothing to excuse, nothing to compute: most files, on most commits
                 # A renamed file is judged against its previous path, under that path's
                 # kind: a rule the file was not under before is brought by the change.
                 before = version.old_path or path
@@ -166,7 +174,9 @@ class _Run:
                 old_kind = allow.with_limits(
                     self.config.kinds[old_name], allow.matching(before, self.config.overrides)
                 )
-                findings = ratchet(findings, self._state(before, old_name, old_kind, old, version.reference))
+                rules = {finding.rule for finding in findings}
+                previous = self._state(before, old_name, old_kind, old, version.reference, rules)
+                findings = ratchet(findings, previous)
         if old is None or version.status == "unchanged" or new.text is None:
             return findings
         if old.text is None:
@@ -179,25 +189,32 @@ class _Run:
         return findings + self._against_previous(path, kind, old.text, new.text, record=record)
 
     def _state(
-        self, path: str, name: str, kind: KindChecks, content: Content, reference: Content | None
+        self,
+        path: str,
+        name: str,
+        kind: KindChecks,
+        content: Content,
+        reference: Content | None,
+        rules: Collection[Rule] | None = None,
     ) -> list[Finding]:
         """What one version of a file is, whatever the change: length, format,
-        duplication and growth since the reference."""
+        duplication and growth since the reference (only ``rules``, when given)."""
+        wanted = self.wanted if rules is None else self.wanted & set(rules)
         findings: list[Finding] = []
         if content.too_large:
-            if "length" in self.wanted:
+            if "length" in wanted:
                 findings.append(too_large(path, content.size, self.config.max_file_bytes))
             return findings
         if content.text is None:
-            return check_encoding(path, content) if "format" in self.wanted else []
+            return check_encoding(path, content) if "format" in wanted else []
         text = content.text
-        if "length" in self.wanted:
-            findings += check_length(path, name, kind, measure(text, kind, self.tokenizer), self.tokenizer)
-        if "format" in self.wanted:
+        if "length" in wanted:
+            findings += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
+        if "format" in wanted:
             findings += _format(path, kind, text)
-        if "duplication" in self.wanted and kind.duplication:
+        if "duplication" in wanted and kind.duplication:
             findings += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
-        if "growth" in self.wanted and self.since and reference is not None and reference.text is not None:
+        if "growth" in wanted and self.since and reference is not None and reference.text is not None:
             findings += check_since(path, kind, reference.text, text, self.since)
         return findings
 
