@@ -97,3 +97,13 @@ def test_skipped_files_are_named_with_why(repo: Path) -> None:
     result = run(repo, "check", "eval.py", "notes.txt", "SKILL.md")
     assert result.exit_code == 0
     assert "note: skipped 2 files outside the harness paths: eval.py, notes.txt" in result.output
+
+
+def test_outside_git_a_missing_file_is_a_finding_too(tmp_path: Path) -> None:
+    write(tmp_path, "prompts/a.md", "# A\n\nAnswer briefly.\n")
+    result = run(tmp_path, "check", "prompts/a.md", "prompts/gone.md", "--format", "json")
+    report = json.loads(result.output)
+    assert result.exit_code == 1 and [f["path"] for f in report["files"]] == ["prompts/a.md"]
+    assert [(f["path"], f["message"]) for f in report["findings"]] == [
+        ("prompts/gone.md", "no such file here")
+    ]
