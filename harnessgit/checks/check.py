@@ -45,7 +45,9 @@ def check_change(
     if (source == "tree") != (new is not None):
         raise ValueError("check_change: pass `new` exactly when source is 'tree'")
     collected = collect(store, config, old, source, new, paths=paths, all_files=all_files)
-    reference, notes = growth_reference(store, config, old, new, since)
+    reference, notes = (
+        (None, []) if rules and "growth" not in rules else growth_reference(store, config, old, new, since)
+    )
     if reference is not None:
         collected = with_references(store, collected, reference.commit, config.checks.max_file_bytes)
     collected.notes.extend(notes)

@@ -18,7 +18,7 @@ from harnessgit.checks.growth import check_growth
 from harnessgit.checks.models import Finding
 from harnessgit.config import CheckSections
 from harnessgit.config.sections import KindChecks
-from harnessgit.errors import UnknownRevision
+from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
 from harnessgit.render import short
 from harnessgit.store import Store
@@ -88,7 +88,7 @@ def _resolved(store: Store, rev: str) -> str | None:
     try:
         check_revision(rev)
         return store.resolve_commit(rev)
-    except UnknownRevision:
+    except (UnknownRevision, InvalidName):
         return None  # no commit yet, or no base branch in this clone: nothing to add up from
 
 
