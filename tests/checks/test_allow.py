@@ -109,3 +109,10 @@ def test_a_bad_override_is_a_one_line_config_error(make_repo: Callable[..., Path
     assert result.exit_code == 3
     assert "checks.overrides[0].allow: 'lenght' is not a rule" in result.output
     git(repo, "status")  # the repository is untouched and still usable
+
+
+def test_the_configuration_knows_the_same_rules_as_the_checks() -> None:
+    from harnessgit.checks.models import RULES
+    from harnessgit.config.sections import RULE_NAMES
+
+    assert RULE_NAMES == RULES  # config sits below checks and cannot import them
