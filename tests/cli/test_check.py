@@ -55,7 +55,7 @@ def test_bloated_skill_fails(harness: Path) -> None:
     write(harness, "skills/demo/SKILL.md", GOOD + "".join(f"{i}. Do step {i} now.\n" for i in range(600)))
     result = run(harness, "skills/demo/SKILL.md")
     assert result.exit_code == 1
-    assert "skills/demo/SKILL.md: length: body is 603 lines, over the skill limit of 500" in result.output
+    assert "skills/demo/SKILL.md:505: length: body is 603 lines, over the skill limit of 500" in result.output
     assert "hint: move detail into references/" in result.output
 
 
