@@ -64,7 +64,7 @@ class Block:
 class Section:
     heading: int  # index in Document.headings
     line: int  # the heading's line
-    end_line: int  # last line before the next heading of the same or a higher level
+    end_line: int  # last non-blank line before the next heading of the same or a higher level
     body: str  # the lines after the heading, up to end_line
 
 
@@ -85,6 +85,8 @@ class Document:
                 if later.level <= heading.level:
                     end = later.line - 1
                     break
+            while end > heading.line and not self.lines[end - 1].strip():
+                end -= 1  # the blank lines before the next heading are no part of it
             body = "\n".join(self.lines[max(heading.line, heading.end_line) : end])
             found.append(Section(index, heading.line, end, body))
         return found
