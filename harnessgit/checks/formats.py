@@ -88,10 +88,10 @@ def _misnested(document: Document, block: Block) -> str | None:
     text: a bare fence (no info string) that a misnested block left over."""
     if block.info:
         return None  # "```python" and then the end: a code block that was cut off
-    earlier = [fence for fence in document.fences if fence.end_line < block.line]
-    if earlier:
-        outer = earlier[-1]
-        fence_char = outer.opener[:1]
+    # The first block that quotes a fence of its own kind: its inner close ended it
+    # early, and every fence after it pairs with the wrong partner.
+    for outer in (fence for fence in document.fences if fence.end_line < block.line):
+        fence_char = outer.opener.lstrip("0123456789.)-*+> ")[:1]
         for offset, content in enumerate(outer.text.splitlines(), start=1):
             inner = _FENCE_WITH_INFO.match(content)
             if inner and inner["fence"][0] == fence_char:
@@ -114,14 +114,17 @@ def check_skill(path: str, text: str) -> list[Finding]:
     parts = split_frontmatter(text)
     if parts.unterminated:
         return [
-            failure(
-                path,
-                "format",
-                "frontmatter",
-                "unterminated",
-                "--- ... ---",
-                "frontmatter is never closed with ---",
-                hint,
+            replace(
+                failure(
+                    path,
+                    "format",
+                    "frontmatter",
+                    "unterminated",
+                    "--- ... ---",
+                    "frontmatter is never closed with ---",
+                    hint,
+                ),
+                line=1,  # the opening ---
             )
         ]
     if parts.yaml is None:
@@ -300,14 +303,17 @@ def check_tool_json(path: str, text: str) -> list[Finding]:
         data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         return [
-            failure(
-                path,
-                "format",
-                "JSON",
-                f"line {exc.lineno}",
-                "valid JSON",
-                f"is not valid JSON: {exc.msg} at line {exc.lineno}",
-                hint,
+            replace(
+                failure(
+                    path,
+                    "format",
+                    "JSON",
+                    f"line {exc.lineno}",
+                    "valid JSON",
+                    f"is not valid JSON: {exc.msg} at line {exc.lineno}",
+                    hint,
+                ),
+                line=exc.lineno,
             )
         ]
     tools = data if isinstance(data, list) else [data]

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 BlockKind = Literal["paragraph", "fence", "code", "table", "html"]
 
 # "## 1. Setup", "## Step 2: Setup", "## 2) Setup", "## A. Setup": numbering is not content.
-_NUMBERING = re.compile(r"^(?:(?:step|part|phase|section)\s+)?(?:\d+(?:\.\d+)*|[a-z])[.):]?\s+", re.I)
+_NUMBERING = re.compile(
+    r"^(?:(?:step|part|phase|section|stage)\s+(?:\d+(?:\.\d+)*|[a-z])[.):]?|(?:\d+(?:\.\d+)*|[a-z])[.):])\s+",
+    re.I,
+)
 _MARKUP = str.maketrans("", "", "*_`")
 
 

@@ -181,6 +181,12 @@ def test_nested_fences_are_not_called_truncated() -> None:
     assert finding.line == 8
     assert "looks truncated" not in finding.hint and "nested" in finding.hint
     assert "line 3" in finding.hint and "````" in finding.hint
+    # obra/superpowers writing-plans: closed blocks between the misnested one and the end.
+    between = NESTED.replace(
+        'print("hello")\n```\n', 'print("hello")\n```\nRun it:\n```bash\npytest -q\n```\n'
+    )
+    [finding] = check_fences("p.md", between)
+    assert "block at line 3" in finding.hint
 
 
 def test_a_bare_fence_that_swallows_the_rest_of_the_file_is_not_called_truncated() -> None:
@@ -225,3 +231,10 @@ def test_a_valid_folder_name_is_still_offered() -> None:
 def test_description_findings_point_at_the_description_line() -> None:
     [finding] = check_skill("SKILL.md", skill(f"name: pdf\ndescription: {'d' * 1025}\n"))
     assert finding.line == 3
+
+
+def test_frontmatter_and_json_findings_have_lines() -> None:
+    [unterminated] = check_skill("SKILL.md", "---\nname: pdf\ndescription: cut")
+    assert unterminated.line == 1
+    [bad_json] = check_tool_json("tools/t.json", '{\n  "name": "x",\n  "description": \n}\n')
+    assert bad_json.line == 4
