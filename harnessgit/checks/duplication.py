@@ -48,6 +48,7 @@ _MIN_SECTION_LINES = 3
 # can go quadratic on text of few distinct words; such a file fails its length limit).
 _NEAR_UP_TO = 3000
 _MAX_SECTIONS = 500
+_NEAR_SECTIONS = 16  # earlier sections compared with each one, those sharing most lines
 
 _NUMBERED = re.compile(r"\d+[.)]$")
 _LIST_MARK = {"-", "*", "+", ">"}
@@ -272,6 +273,7 @@ def _near_pairs(
 def _repeated_sections(document: Document, near: float) -> list[Repeat]:
     found: list[Repeat] = []
     bodies: list[tuple[int, int, Counter[str], str]] = []  # (line, end_line, lines, key)
+    holding: dict[str, list[int]] = defaultdict(list)  # line -> bodies that hold it
     covered_until = 0
     for section in document.sections[:_MAX_SECTIONS]:
         lines = [" ".join(line.split()).lower() for line in section.body.splitlines() if line.strip()]
@@ -280,12 +282,7 @@ def _repeated_sections(document: Document, near: float) -> list[Repeat]:
         key, counts = "\n".join(lines), Counter(lines)
         match = None
         if section.line > covered_until:  # a section inside a reported copy is part of it
-            for line, end_line, other, other_key in bodies:
-                if end_line >= section.line:
-                    continue  # an enclosing section holds this one: not a copy of it
-                if other_key == key or _similarity(counts, other) >= near:
-                    match = (line, end_line, other_key == key)
-                    break
+            match = _section_match(section.line, key, counts, bodies, holding, near)
         if match is not None:
             heading = document.headings[section.heading]
             title = f"{'#' * heading.level} {heading.text}"
@@ -294,8 +291,34 @@ def _repeated_sections(document: Document, near: float) -> list[Repeat]:
             )
             covered_until = section.end_line
         else:
+            for line in counts:
+                holding[line].append(len(bodies))
             bodies.append((section.line, section.end_line, counts, key))
     return found
+
+
+def _section_match(
+    line: int,
+    key: str,
+    counts: Counter[str],
+    bodies: list[tuple[int, int, Counter[str], str]],
+    holding: dict[str, list[int]],
+    near: float,
+) -> tuple[int, int, bool] | None:
+    """The first earlier section body that this one repeats: (line, end_line, exactly)."""
+    # A body similar enough shares lines with this one: only those are compared, the
+    # ones sharing most first, and a bounded number of them (text that repeats the
+    # same few lines in every section must not make this quadratic).
+    shared = Counter(index for text in counts for index in holding[text])
+    candidates = sorted(shared, key=lambda index: (-shared[index], index))[:_NEAR_SECTIONS]
+    matches = []
+    for candidate in candidates:
+        first, end_line, other, other_key = bodies[candidate]
+        if end_line >= line:
+            continue  # an enclosing section holds this one: not a copy of it
+        if other_key == key or _similarity(counts, other) >= near:
+            matches.append((first, end_line, other_key == key))
+    return min(matches) if matches else None
 
 
 def _similarity(a: Counter[str], b: Counter[str]) -> float:

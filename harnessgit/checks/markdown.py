@@ -122,9 +122,11 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
+@lru_cache(maxsize=8)
 def parse(text: str) -> Document:
     """The structure of ``text`` (a YAML frontmatter at the top is skipped, as an
-    Agent Skills reader does; line numbers still count it)."""
+    Agent Skills reader does; line numbers still count it). Cached: the format,
+    duplication and collapse rules read the same text; a Document is never changed."""
     lines = text.splitlines()
     front = split_frontmatter(text)
     offset = front.body_line - 1
