@@ -275,16 +275,18 @@ def _repeated_sections(document: Document, near: float) -> list[Repeat]:
     bodies: list[tuple[int, int, Counter[str], str]] = []  # (line, end_line, lines, key)
     holding: dict[str, list[int]] = defaultdict(list)  # line -> bodies that hold it
     covered_until = 0
+    normal = [line.split() for line in document.lines]  # each line once, not once per enclosing section
     for section in document.sections[:_MAX_SECTIONS]:
-        lines = [" ".join(line.split()).lower() for line in section.body.splitlines() if line.strip()]
-        if len(lines) < _MIN_SECTION_LINES or len(" ".join(lines).split()) < MIN_PASSAGE_WORDS:
+        heading = document.headings[section.heading]
+        words = [line for line in normal[max(heading.line, heading.end_line) : section.end_line] if line]
+        if len(words) < _MIN_SECTION_LINES or sum(map(len, words)) < MIN_PASSAGE_WORDS:
             continue
+        lines = [" ".join(line).lower() for line in words]
         key, counts = "\n".join(lines), Counter(lines)
         match = None
         if section.line > covered_until:  # a section inside a reported copy is part of it
             match = _section_match(section.line, key, counts, bodies, holding, near)
         if match is not None:
-            heading = document.headings[section.heading]
             title = f"{'#' * heading.level} {heading.text}"
             found.append(
                 Repeat("section", section.line, section.end_line, match[0], match[1], title, match[2])
@@ -311,11 +313,15 @@ def _section_match(
     # same few lines in every section must not make this quadratic).
     shared = Counter(index for text in counts for index in holding[text])
     candidates = sorted(shared, key=lambda index: (-shared[index], index))[:_NEAR_SECTIONS]
+    size = counts.total()
     matches = []
     for candidate in candidates:
         first, end_line, other, other_key = bodies[candidate]
         if end_line >= line:
             continue  # an enclosing section holds this one: not a copy of it
+        other_size = other.total()
+        if min(size, other_size) < near * max(size, other_size):
+            continue  # sizes too far apart for the similarity to reach `near`
         if other_key == key or _similarity(counts, other) >= near:
             matches.append((first, end_line, other_key == key))
     return min(matches) if matches else None
