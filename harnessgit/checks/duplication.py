@@ -26,6 +26,7 @@ separator rows repeat by design), HTML blocks (``<style>``, ``<script>``), block
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter, defaultdict
@@ -99,10 +100,12 @@ def _words(text: str) -> list[str]:
 
 
 def _code_like(line: str) -> bool:
-    """A line that reads as JSON, CSS or JavaScript pasted outside a fence."""
+    """A line that reads as JSON, CSS or JavaScript pasted outside a fence, or is code."""
     stripped = line.strip()
     if not stripped:
         return True
+    if stripped[0] == stripped[-1] == "`" and stripped.count("`") == 2:
+        return True  # one inline code span: an expression, not a sentence
     if (
         stripped[0] in "{}[]"
         or stripped[-1] in "{;"
@@ -222,6 +225,17 @@ def _exclusive(a: _Unit, b: _Unit) -> bool:
     return a.branch is not None and b.branch is not None and a.branch != b.branch
 
 
+def _template(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The same sentence with other words in the same places ("the build stage" / "the
+    run stage"): a template filled in twice says two things, it does not repeat one."""
+    if len(a) != len(b):
+        return False
+    return all(
+        tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    )
+
+
 def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
     """For each sentence that repeats an earlier one: (that one's index, exactly)."""
     seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
@@ -236,7 +250,8 @@ def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
         sets = [frozenset(units[index].words) for index in unique]
 
         def apart(one: int, other: int) -> bool:
-            return _exclusive(units[unique[one]], units[unique[other]])
+            a, b = units[unique[one]], units[unique[other]]
+            return _exclusive(a, b) or _template(a.words, b.words)
 
         for index, other in _near_pairs(sets, near, apart):
             found.setdefault(unique[index], (unique[other], False))
@@ -337,7 +352,7 @@ def _repeated_headings(document: Document, covered: set[int]) -> list[Repeat]:
     seen: dict[tuple[int, str, int | None], int] = {}
     found = []
     for heading in document.headings:
-        where = (heading.level, heading.key, heading.parent)
+        where = (heading.level, heading.words, heading.parent)
         if where in seen and heading.line not in covered:
             title = f"{'#' * heading.level} {heading.text}"
             found.append(Repeat("heading", heading.line, heading.line, seen[where], seen[where], title, True))

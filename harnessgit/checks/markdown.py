@@ -49,6 +49,11 @@ class Heading:
         """What the heading says: words only, lowercase, numbering and emphasis dropped."""
         return heading_key(self.text)
 
+    @property
+    def words(self) -> str:
+        """The heading as a reader tells it apart: ``Step 1: Setup`` is not ``Step 2: Setup``."""
+        return " ".join(self.text.translate(_MARKUP).split()).lower().rstrip(":")
+
 
 @dataclass(frozen=True)
 class Block:

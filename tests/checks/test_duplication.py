@@ -209,3 +209,34 @@ def test_the_same_heading_under_different_parents_is_fine() -> None:
         "## Shell\n\n### Example\n\nRun the command.\n"
     )
     assert one(text) == []
+
+
+def test_a_template_filled_in_twice_is_not_a_near_repeat() -> None:
+    # github/awesome-copilot containerize-aspnetcore: one question per stage.
+    text = (
+        "4. Custom base image for the build stage of the Docker image "
+        '("None" to use standard Microsoft base image):\n'
+        "5. Custom base image for the run stage of the Docker image "
+        '("None" to use standard Microsoft base image):\n'
+    )
+    assert one(text) == []
+
+
+def test_a_list_item_that_is_one_code_span_is_code() -> None:
+    # github/awesome-copilot geofeed-tuner: invariants written as inline code.
+    text = (
+        "- `Suggestions == sum(1 for e in Entries if e['HasSuggestion'] and not e['HasError'] "
+        "and not e['HasWarning'])`\n"
+        "- `OK == sum(1 for e in Entries if not e['HasError'] and not e['HasWarning'] "
+        "and not e['HasSuggestion'])`\n"
+    )
+    assert one(text) == []
+
+
+def test_numbered_steps_are_different_headings() -> None:
+    # github/awesome-copilot structured-autonomy-generate: a plan template.
+    text = "".join(
+        f"#### Step {n}: {{Action}}\n\nDo the step.\n\n#### Step {n} STOP & COMMIT\n\nCommit.\n\n"
+        for n in (1, 2)
+    )
+    assert one(text) == []
