@@ -31,7 +31,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from harnessgit.checks.markdown import Document, parse
@@ -49,7 +49,8 @@ _MIN_SECTION_LINES = 3
 # can go quadratic on text of few distinct words; such a file fails its length limit).
 _NEAR_UP_TO = 3000
 _MAX_SECTIONS = 500
-_NEAR_SECTIONS = 16  # earlier sections compared with each one, those sharing most lines
+_NEAR_SECTIONS = 16
+MAX_FINDINGS = 25  # per file  # earlier sections compared with each one, those sharing most lines
 
 _NUMBERED = re.compile(r"\d+[.)]$")
 _LIST_MARK = {"-", "*", "+", ">"}
@@ -58,13 +59,13 @@ _RIGHT = ".,;:!?)]}\"'`*_~>|"  # closing punctuation and markup after it
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _JSON_KEY = re.compile(r"""^["'][^"']+["']\s*:""")
 _CSS_RULE = re.compile(r"^[\w.#:\[\]=\"'*>+~, -]+\{")
-# "- `--json`: print the report as JSON": reference docs for a named option, command or
-# field, which parallel text repeats per command by design.
 # "**If using artifacts:**", "### Otherwise": the start of one of several exclusive
 # branches, whose steps repeat in each branch by design.
 _CONDITION = r"(?:if|when|whenever|otherwise|else|unless|without|with|for|option|case|using)\b"
 _BRANCH_LABEL = re.compile(rf"^(\*\*|__)\s*{_CONDITION}[^*_]*?:?\s*\1:?\s*$", re.I)
 _BRANCH_HEADING = re.compile(rf"^{_CONDITION}", re.I)
+# "- `--json`: print the report as JSON": reference docs for a named option, command or
+# field, which parallel text repeats per command by design.
 _CODE_TERM = re.compile(r"^`[^`]+`\s*(?:\([^)]*\)\s*)?[:\u2013\u2014-]")
 
 Kind = Literal["passage", "section", "heading"]
@@ -241,9 +242,9 @@ def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
     seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
     found: dict[int, tuple[int, bool]] = {}
     for index, unit in enumerate(units):
-        same = [other for other in seen[unit.words] if not _exclusive(unit, units[other])]
-        if same:
-            found[index] = (same[0], True)
+        same = next((other for other in seen[unit.words] if not _exclusive(unit, units[other])), None)
+        if same is not None:
+            found[index] = (same, True)
         seen[unit.words].append(index)
     if near < 1 and len(units) <= _NEAR_UP_TO:
         unique = [indexes[0] for indexes in seen.values()]
@@ -404,4 +405,9 @@ def check_duplication(path: str, text: str, near: float, max_duplicates: int) ->
     repeats = find_repeats(text, near)
     if len(repeats) <= max_duplicates:
         return []
-    return [_finding(path, repeat) for repeat in repeats]
+    findings = [_finding(path, repeat) for repeat in repeats[:MAX_FINDINGS]]
+    if len(repeats) > MAX_FINDINGS:
+        # A file pasted into itself is one problem, not thousands of lines of output.
+        more = len(repeats) - MAX_FINDINGS
+        findings[-1] = replace(findings[-1], details=[f"... and {more:,} more repeats in this file"])
+    return findings

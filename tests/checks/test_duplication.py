@@ -47,6 +47,8 @@ def test_each_repeat_is_a_warning_with_its_lines() -> None:
     assert [(f.line, f.end_line) for f in findings[:2]] == [(2, 2), (3, 3)]
     assert findings[0].message.startswith("line 2 repeats line 1 (17 words): Always cite")
     assert check_duplication("p.md", text, 0.85, 12) == []
+    many = check_duplication("p.md", text * 3, 0.85, 0)
+    assert len(many) == 25 and many[-1].details == ["... and 13 more repeats in this file"]
 
 
 # Issue 14: structure-aware duplication. Each excerpt is in the style of a real skill file.
