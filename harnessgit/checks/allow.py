@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from harnessgit import globs
+from harnessgit.checks import markdown
 from harnessgit.checks.models import RULES, Finding, Rule
-from harnessgit.checks.text import code_fences
 from harnessgit.config.sections import CheckOverride, KindChecks
 
 _COMMENT = re.compile(r"<!--\s*harnessgit\s*:(?P<body>.*?)-->", re.DOTALL)
@@ -38,15 +38,26 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def _code_lines(text: str) -> set[int]:
+    """The lines of fenced and indented code blocks, as CommonMark reads them (a fence
+    in a list item or blockquote too). An HTML block is not code: the comment itself is one."""
+    return {
+        line
+        for block in markdown.parse(text).blocks
+        if block.kind in ("fence", "code")
+        for line in range(block.line, block.end_line + 1)
+    }
+
+
 def comments(path: str, text: str) -> Allowed:
     """The ``<!-- harnessgit: allow ... -->`` comments of ``text`` outside code blocks."""
     if "harnessgit" not in text:
         return Allowed()
-    inside = code_fences(text.splitlines()).inside
+    code = _code_lines(text)
     allowed = Allowed()
     for match in _COMMENT.finditer(text):
         line = _line_of(text, match.start())
-        if line <= len(inside) and inside[line - 1]:
+        if line in code:
             continue  # an example in a code block, not a directive
         directive = _ALLOW.fullmatch(match["body"])
         names = [name for name in re.split(r"[\s,]+", directive["names"]) if name] if directive else []

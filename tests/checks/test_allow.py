@@ -15,7 +15,9 @@ from tests.conftest import CONFIG, git, write
 
 FRONT = "---\nname: demo\ndescription: A demo skill.\n---\n"
 LONG_BODY = "".join(f"{i}. Step {i} of the long procedure.\n" for i in range(600))
-REPEATS = "Always cite the source of every claim you make.\n" * 3
+REPEATS = (
+    "\nAlways cite the source document and the page number for every figure you quote in the answer.\n" * 3
+)
 
 
 def findings(repo: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:
@@ -78,7 +80,7 @@ def test_overrides_change_limits_for_some_files_and_keep_the_kinds_other_default
     raised = by[("skills/big/SKILL.md", "length", "body lines")]
     assert raised["state"] == "suppressed" and raised["limit"] == 500  # what the kind would say
     assert "[[checks.overrides]]" in raised["details"][-1]
-    assert by[("skills/big/SKILL.md", "duplication", "repeated lines")]["state"] == "suppressed"
+    assert by[("skills/big/SKILL.md", "duplication", "repeated passage")]["state"] == "suppressed"
     # The kind's other limits still hold: its 5,000-token limit was not overridden.
     tokens = by[("skills/big/SKILL.md", "length", "body tokens (estimated)")]
     assert tokens["state"] == "new" and tokens["limit"] == 5000

@@ -36,7 +36,7 @@ def test_the_gate_call_between_two_commits(harness: Path) -> None:
         report = check_change(store, load_config(harness), base, head(harness))
     assert [file.path for file in report.files] == ["prompts/long.md"]  # eval.py is not harness
     assert report.failed and [finding.rule for finding in report.findings] == ["collapse"]
-    assert "section gone: ## Part 7" in report.findings[0].details
+    assert "section gone: ## Part 7 (line 50 before)" in report.findings[0].details
 
 
 def test_renamed_deleted_and_new_files(harness: Path) -> None:

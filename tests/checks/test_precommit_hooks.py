@@ -10,6 +10,7 @@ changes to tracked files (pre-commit's "shadow repo"), not untracked files.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -150,10 +151,11 @@ def test_repository_templates_pass_at_their_own_root(tmp_path: Path) -> None:
 def test_warnings_show_when_the_hook_passes(harness_repo: Path) -> None:
     # pre-commit hides a passing hook's output unless the hook is verbose: on main the
     # warning below was never seen by whoever committed.
-    repeated = prompt(8) + "Always cite the source of every claim you make.\n" * 2
+    rule = "Always cite the source document and the page number for every figure you quote in the answer.\n\n"
+    repeated = prompt(8) + rule * 2
     result = try_repo(harness_repo, "prompts/system.md", repeated)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "prompts/system.md: duplication: " in result.stdout
+    assert re.search(r"prompts/system\.md:\d+: duplication: ", result.stdout)
     assert "checked 1 harness file: 0 failures, 1 warning" in result.stdout
 
 
