@@ -6,7 +6,11 @@ had, under the same rule and measure and at least as bad, is "existing": it is
 reported but never blocks, so a one-line fix to a file that was already too long
 is not refused (issue 14: 133 of 249 blocked real commits were blocked only by
 failures their parent had). A finding the change makes worse (a longer file, one
-more repeated line) or brings anew stays "new".
+more repeat) or brings anew stays "new".
+
+Duplication findings are one per repeat, each naming its text (value: the repeated
+text's start), so they pair by that text: a repeat the previous version already had
+is existing wherever it moved, a new repeat is new, even when an old one went.
 
 Findings about the change itself (growth in one step, collapse, edit size) have
 no previous side: the change is what they measure, so they are always new.
@@ -20,7 +24,15 @@ from dataclasses import replace
 
 from harnessgit.checks.models import Finding
 
-_Key = tuple[str, str]
+_Key = tuple[str, str, str]
+
+# Rules whose findings are each one thing, named by their value, rather than a measure
+# of the file: a finding is existing only when the previous version had that very one.
+_BY_VALUE = frozenset({"duplication"})
+
+
+def _key(finding: Finding) -> _Key:
+    return (finding.rule, finding.measure, str(finding.value) if finding.rule in _BY_VALUE else "")
 
 
 def _number(value: object) -> float | None:
@@ -45,17 +57,22 @@ def ratchet(new: Sequence[Finding], old: Sequence[Finding]) -> list[Finding]:
     Findings pair up by (rule, measure), worst with worst: a numeric one is existing
     when its partner is at least as far past the limit; any other one (a format
     verdict: "missing", "invalid YAML", an unclosed fence that moved down a line)
-    is existing when the previous version had as many of its kind.
+    is existing when the previous version had as many of its kind. A duplication
+    finding pairs by (rule, measure, value), as a multiset: the same repeat twice
+    before and three times now is two existing and one new.
     """
     before: dict[_Key, list[Finding]] = defaultdict(list)
     for finding in old:
-        before[(finding.rule, finding.measure)].append(finding)
+        before[_key(finding)].append(finding)
     after: dict[_Key, list[int]] = defaultdict(list)
     for index, finding in enumerate(new):
-        after[(finding.rule, finding.measure)].append(index)
+        after[_key(finding)].append(index)
     existing: set[int] = set()
     for key, indexes in after.items():
-        existing |= _pair(new, indexes, before.get(key, []))
+        if key[0] in _BY_VALUE:
+            existing.update(indexes[: len(before.get(key, []))])
+        else:
+            existing |= _pair(new, indexes, before.get(key, []))
     return [
         replace(finding, state="existing") if index in existing else finding
         for index, finding in enumerate(new)

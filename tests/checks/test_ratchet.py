@@ -148,3 +148,93 @@ def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -
 
     assert check_failure(Config(), start, edit(long_skill(675, "https://example.com/new"))) == ""
     assert check_failure(Config(), start, edit(long_skill(676))).startswith("length: body is 676 lines")
+
+
+# Duplication is one finding per repeat, its value the repeated text: the ratchet pairs
+# those by (rule, measure, value), so which repeat is old and which is new stays right.
+CITE = "Always cite the source document and the page number for every figure you quote in the answer."
+VERIFY = "Run the full test suite before you report a task as done, and paste the failing output verbatim."
+
+
+def prose(*paragraphs: str) -> str:
+    return "# Guide\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def states(old: str, new: str) -> list[tuple[str, str, str]]:
+    report = check_files(
+        [FileVersion.from_text("prompts/a.md", old, new)], ChecksSection(), rules=["duplication"]
+    )
+    return [(f.measure, str(f.value)[:12], f.state) for f in report.findings]
+
+
+def test_a_repeat_the_file_had_is_existing_after_an_edit_elsewhere() -> None:
+    old = prose("Intro.", CITE, "Middle.", CITE)
+    assert states(old, prose("A new intro, longer.", CITE, "Middle.", CITE)) == [
+        ("repeated passage", "Always cite ", "existing")
+    ]
+
+
+def test_repeated_sections_and_headings_pair_by_their_titles() -> None:
+    setup = (
+        "## Setup\n\nInstall the tool with pip and check the version it prints before going on.\n\n"
+        "```sh\npip install tool\ntool --version\n```\n\n"
+    )
+    old = "# G\n\n" + setup + "## Notes\n\nOne.\n\n## Notes\n\nTwo.\n\n" + setup
+    assert states(old, old.replace("One.", "One, reworded.")) == [
+        ("repeated heading", "## Notes", "existing"),
+        ("repeated section", "## Setup", "existing"),
+    ]
+    added = old + "## Usage\n\nRun it.\n\n## Usage\n\nRun it again.\n"
+    assert [state for *_rest, state in states(old, added)] == ["existing", "existing", "new"]
+
+
+def test_a_new_repeat_is_new_even_when_an_old_one_went() -> None:
+    old = prose("Intro.", CITE, "Middle.", CITE)
+    # On the (rule, measure) pairing this new repeat was "existing": the old file had one
+    # repeated passage, so one unmatched passage of the new file was excused.
+    swapped = prose("Intro.", CITE, VERIFY, "Middle.", VERIFY)
+    assert states(old, swapped) == [("repeated passage", "Run the full", "new")]
+    both = prose("Intro.", CITE, VERIFY, "Middle.", CITE, VERIFY)
+    assert sorted(states(old, prose("Intro.", CITE, VERIFY, "Middle.", CITE, "End.", VERIFY))) == [
+        ("repeated passage", "Always cite ", "existing"),
+        ("repeated passage", "Run the full", "new"),
+    ]
+    assert states(both, both.replace("Intro.", "Intro, reworded.")) == [
+        ("repeated passage", "Always cite ", "existing")  # one passage of two sentences
+    ]
+
+
+def test_the_same_repeat_once_more_is_one_new_finding() -> None:
+    old = prose(CITE, "Middle.", CITE)
+    assert states(old, prose(CITE, "Middle.", CITE, "End.", CITE)) == [
+        ("repeated passage", "Always cite ", "existing"),
+        ("repeated passage", "Always cite ", "new"),
+    ]
+
+
+def test_duplication_as_a_failure_blocks_only_the_repeat_a_change_brings(
+    make_repo: Callable[..., Path],
+) -> None:
+    # Duplication is a warning by default; a team that makes it a failure must still be
+    # able to fix a link in a file that already repeats itself.
+    from tests.conftest import CONFIG
+
+    repo = make_repo(
+        {"prompts/guide.md": prose("Intro.", CITE, "Middle.", CITE)},
+        config=CONFIG + '\n[checks.severity]\nduplication = "failure"\n',
+    )
+    write(
+        repo, "prompts/guide.md", prose("Intro, see [the guide](https://example.com).", CITE, "Middle.", CITE)
+    )
+    git(repo, "add", "-A")
+    result = run(repo, "check", "--staged", "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)["findings"]
+    assert [(f["rule"], f["level"], f["state"]) for f in found] == [("duplication", "failure", "existing")]
+    # The old repeat fixed, a new one pasted in: one repeat before and after, but not the same.
+    write(repo, "prompts/guide.md", prose("Intro.", CITE, "Middle.", VERIFY, "End.", VERIFY))
+    git(repo, "add", "-A")
+    result = run(repo, "check", "--staged", "--format", "json")
+    assert result.exit_code == 1, result.output
+    found = json.loads(result.output)["findings"]
+    assert [(f["value"][:12], f["state"], f["line"]) for f in found] == [("Run the full", "new", 13)]
