@@ -53,6 +53,21 @@ def test_the_comment_covers_only_what_it_names_and_only_outside_code(repo: Path)
     assert findings(repo, "--all")[0] == 1
 
 
+@pytest.mark.parametrize(
+    "example",
+    [
+        "1. An example of the comment:\n\n   ```markdown\n   <!-- harnessgit: allow length -->\n   ```\n",
+        "> ```markdown\n> <!-- harnessgit: allow length -->\n> ```\n",
+        "An indented example:\n\n    <!-- harnessgit: allow length -->\n",
+    ],
+    ids=["list-item fence", "blockquote fence", "indented code"],
+)
+def test_a_comment_in_code_as_commonmark_reads_it_allows_nothing(repo: Path, example: str) -> None:
+    write(repo, "skills/demo/SKILL.md", FRONT + example + "\n" + LONG_BODY)
+    code, found = findings(repo, "--all")
+    assert code == 1 and {f["state"] for f in found if f["rule"] == "length"} == {"new"}
+
+
 def test_an_unknown_rule_in_the_comment_is_a_failure_at_its_line(repo: Path) -> None:
     write(repo, "skills/demo/SKILL.md", FRONT + "# Demo\n\n<!-- harnessgit: allow lenght, format -->\n")
     code, found = findings(repo, "--all")
