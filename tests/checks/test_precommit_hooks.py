@@ -89,7 +89,7 @@ def test_a_collapsed_prompt_fails_with_a_collapse_finding(harness_repo: Path) ->
 def test_an_invalid_frontmatter_name_fails(harness_repo: Path) -> None:
     result = try_repo(harness_repo, "skills/demo/SKILL.md", GOOD.replace("name: demo", "name: Demo_Skill"))
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "skills/demo/SKILL.md: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
+    assert "skills/demo/SKILL.md:2: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
 
 
 def test_the_project_checks_its_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,7 +151,7 @@ def test_repository_templates_pass_at_their_own_root(tmp_path: Path) -> None:
 def test_warnings_show_when_the_hook_passes(harness_repo: Path) -> None:
     # pre-commit hides a passing hook's output unless the hook is verbose: on main the
     # warning below was never seen by whoever committed.
-    rule = "Always cite the source document and the page number for every figure you quote in the answer.\n\n"
+    rule = "\nAlways cite the source document and the page number for every figure you quote in the answer.\n"
     repeated = prompt(8) + rule * 2
     result = try_repo(harness_repo, "prompts/system.md", repeated)
     assert result.returncode == 0, result.stdout + result.stderr
