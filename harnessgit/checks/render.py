@@ -130,7 +130,7 @@ def annotation(finding: Finding) -> str:
         props.append(f"file={_escape(finding.path, prop=True)}")
         if finding.line is not None:
             props.append(f"line={finding.line}")
-            if finding.end_line is not None:
+            if finding.end_line not in (None, finding.line):  # GitHub: a span, not one line
                 props.append(f"endLine={finding.end_line}")
     state = "" if finding.state == "new" else f" ({finding.state})"
     props.append(f"title={_escape(f'harnessgit {finding.rule}{state}', prop=True)}")

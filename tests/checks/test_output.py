@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,9 @@ def test_annotation_escaping_and_span() -> None:
         "::error file=prompts/a%2Cb%3Ac.md,line=3,endLine=9,title=harnessgit format::"
         "100%25 broken%0Areally%0Ahint: fix"
     )
+    # One line (a repeat, a YAML key: line == end_line) is no span.
+    one_line = replace(finding, line=4, end_line=4)
+    assert annotation(one_line).startswith("::error file=prompts/a%2Cb%3Ac.md,line=4,title=")
     change = Finding(None, "edit-size", "warning", "hunks", 30, 25, "30 hunks", "split it")
     assert annotation(change) == "::warning title=harnessgit edit-size::30 hunks%0Ahint: split it"
 
