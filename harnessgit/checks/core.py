@@ -29,7 +29,7 @@ from harnessgit.checks.models import (
     Level,
     Rule,
 )
-from harnessgit.checks.ratchet import ratchet
+from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config.sections import ChecksSection, KindChecks, Severity
 
@@ -141,12 +141,12 @@ class _Run:
         if kind is not plain:
             # A limit an override raised hides nothing: what the kind's own limits
             # would report is shown as suppressed.
-            seen = {(finding.rule, finding.measure) for finding in findings}
+            seen = {pairing_key(finding) for finding in findings}
             raised = f"limit set by [[checks.overrides]] for {path} in harnessgit.toml"
             findings += [
                 replace(finding, state="suppressed", details=[*finding.details, raised])
                 for finding in self._findings(version, name, plain, record=False)
-                if (finding.rule, finding.measure) not in seen
+                if pairing_key(finding) not in seen
             ]
         levels = allow.levels(overrides)
         findings = [_with_severity(self.config, finding, levels) for finding in findings]

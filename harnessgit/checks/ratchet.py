@@ -31,7 +31,9 @@ _Key = tuple[str, str, str]
 _BY_VALUE = frozenset({"duplication"})
 
 
-def _key(finding: Finding) -> _Key:
+def pairing_key(finding: Finding) -> _Key:
+    """What a finding is the same finding as, across versions or limits: its rule and
+    measure, and for a rule of one finding per thing (duplication) that thing too."""
     return (finding.rule, finding.measure, str(finding.value) if finding.rule in _BY_VALUE else "")
 
 
@@ -63,10 +65,10 @@ def ratchet(new: Sequence[Finding], old: Sequence[Finding]) -> list[Finding]:
     """
     before: dict[_Key, list[Finding]] = defaultdict(list)
     for finding in old:
-        before[_key(finding)].append(finding)
+        before[pairing_key(finding)].append(finding)
     after: dict[_Key, list[int]] = defaultdict(list)
     for index, finding in enumerate(new):
-        after[_key(finding)].append(index)
+        after[pairing_key(finding)].append(index)
     existing: set[int] = set()
     for key, indexes in after.items():
         if key[0] in _BY_VALUE:

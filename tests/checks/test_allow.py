@@ -133,3 +133,21 @@ def test_the_configuration_knows_the_same_rules_as_the_checks() -> None:
     from harnessgit.config.sections import RULE_NAMES
 
     assert RULE_NAMES == RULES  # config sits below checks and cannot import them
+
+
+def test_an_override_that_turns_near_repeats_off_still_shows_them_as_suppressed(
+    make_repo: Callable[..., Path],
+) -> None:
+    # One finding per repeat: the kind's near repeat must be listed as suppressed even
+    # when the file has another repeat of the same measure that the override still reports.
+    config = CONFIG + '\n[[checks.overrides]]\npaths = ["prompts/*.md"]\nnear_duplicate = 1.0\n'
+    repo = make_repo(config=config)
+    cite = "Always cite the source document and the page number for every figure you quote in the answer."
+    check = "Check the totals against the source spreadsheet before you answer, and say which sheet you used."
+    near = "Before you answer, check the totals against the source spreadsheet and say which sheet you used."
+    write(repo, "prompts/system.md", "\n\n".join(["# P", cite, check, "Middle.", cite, "More.", near]) + "\n")
+    _code, found = findings(repo, "--all")
+    assert sorted((f["value"][:12], f["state"]) for f in found if f["rule"] == "duplication") == [
+        ("Always cite ", "new"),
+        ("Before you a", "suppressed"),
+    ]
