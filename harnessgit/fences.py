@@ -1,11 +1,12 @@
 """Fenced code blocks, read the way CommonMark reads them.
 
-Three jobs depend on this: taking a proposer's new text out of its reply,
-telling a complete reply from one cut off mid-block, and the format check of
-harness files (`harnessgit.checks`), which also needs to know which lines are
-code. GEPA once adopted a
+Two jobs depend on this: taking a proposer's new text out of its reply, and
+telling a complete reply from one cut off mid-block. GEPA once adopted a
 truncated reflection output as a new prompt (gepa issue #390); an unclosed fence
 is the cheapest reliable sign of that, so it is detected here, never repaired.
+A reply's top-level fences are all this needs; the checks read whole harness files,
+with fences in list items and blockquotes, through a CommonMark parser
+(`harnessgit.checks.markdown`).
 
 The rules (CommonMark 0.31, "Fenced code blocks"): a fence is a line indented by
 at most three spaces, then at least three backticks or tildes; the rest of the

@@ -7,25 +7,28 @@ these rules stop them before a commit (the pre-commit hook) and before a merge
 The interface (stable; the gate and the CLI use nothing else):
 
 - ``check_change(store, config, old, new=None, *, source="tree", paths=None, rules=None,
-  all_files=False) -> CheckReport``: the harness files that differ between ``old`` (None:
-  every file is new) and a commit or tree (``new``), the index (``source="index"``) or
-  the working tree (``source="worktree"``). ``config`` is anything with ``harness`` and
-  ``checks`` sections: the full `harnessgit.config.Config`, or the lighter
-  `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads without pydantic. The gate calls
-  ``check_change(store, config, base_sha, candidate_sha)`` and passes only when
-  ``report.failed`` is False.
+  all_files=False, ratchet=True, since=None) -> CheckReport``: the harness files that
+  differ between ``old`` (None: every file is new) and a commit or tree (``new``), the
+  index (``source="index"``) or the working tree (``source="worktree"``). ``config`` is
+  anything with ``harness`` and ``checks`` sections: the full `harnessgit.config.Config`,
+  or the lighter `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads
+  without pydantic. The gate calls ``check_change(store, config, base_sha, candidate_sha)``
+  and passes only when ``report.failed`` is False. With the ratchet (the default), a
+  failure a file already had at ``old`` is "existing" and does not block (`checks.ratchet`).
 - ``check_files(files: Sequence[FileVersion], config: ChecksSection, *, rules=None,
-  tokenizer=None) -> CheckReport``: the pure core, no git and no I/O (except
+  tokenizer=None, ratchet=True, since=None) -> CheckReport``: the pure core, no git and no I/O (except
   loading tiktoken when it is installed and asked for). A `FileVersion` is one
   path with its ``old`` and ``new`` `Content` (None: absent); ``Content`` carries
   the byte size, the text when it is UTF-8, and flags for binary, invalid UTF-8
   and too-large files. ``FileVersion.from_text(path, old, new)`` builds one.
 - `CheckReport`: ``files`` (`FileSummary`: path, kind, status, sizes), ``findings``
   (`Finding`: path (None for the whole change), rule, level "failure" or
-  "warning", measure, value, limit, one-line message and hint, details),
-  ``tokenizer`` and ``tokens_exact``, ``notes``, and ``failed``.
+  "warning", measure, value, limit, one-line message and hint, details, line and
+  end_line, state "new" | "existing" | "suppressed"; ``blocks``: a new failure),
+  ``tokenizer`` and ``tokens_exact``, ``notes``, and ``failed`` (a finding blocks).
 
-Rendering (text table, JSON) lives in `harnessgit.checks.render`; nothing here prints.
+Rendering (``path:line:`` text, JSON, GitHub annotations) lives in
+`harnessgit.checks.render`; nothing here prints.
 """
 
 from __future__ import annotations

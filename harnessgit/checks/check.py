@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from harnessgit.checks.collect import Collected, Source, collect
+from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
+from harnessgit.checks.cumulative import growth_reference
 from harnessgit.checks.models import CheckReport, Rule
 from harnessgit.config import CheckSections
 from harnessgit.store import Store
@@ -26,6 +27,8 @@ def check_change(
     paths: list[str] | None = None,
     rules: Collection[Rule] | None = None,
     all_files: bool = False,
+    ratchet: bool = True,
+    since: str | None = None,
 ) -> CheckReport:
     """Check the harness files that differ between ``old`` and the new side: the
     commit (or tree) ``new`` (``source="tree"``, what the gate checks), the index
@@ -34,18 +37,33 @@ def check_change(
 
     ``old`` None compares with nothing (every file is new). The gate calls
     ``check_change(store, config, base_sha, candidate_sha)`` and refuses the
-    candidate when ``report.failed``.
+    candidate when ``report.failed``. With ``ratchet`` (the default), failures a
+    file already had at ``old`` are "existing" and do not block; ``ratchet=False``
+    judges every file as it stands (`harnessgit check --all`). Cumulative growth is
+    measured against the commit ``since`` (default: ``[checks] growth_since``).
     """
     if (source == "tree") != (new is not None):
         raise ValueError("check_change: pass `new` exactly when source is 'tree'")
     collected = collect(store, config, old, source, new, paths=paths, all_files=all_files)
-    return report_for(collected, config, rules)
+    reference, notes = (
+        (None, []) if rules and "growth" not in rules else growth_reference(store, config, old, new, since)
+    )
+    if reference is not None:
+        collected = with_references(store, collected, reference.commit, config.checks.max_file_bytes)
+    collected.notes.extend(notes)
+    return report_for(collected, config, rules, ratchet=ratchet, since=reference.name if reference else None)
 
 
 def report_for(
-    collected: Collected, config: CheckSections, rules: Collection[Rule] | None = None
+    collected: Collected,
+    config: CheckSections,
+    rules: Collection[Rule] | None = None,
+    *,
+    ratchet: bool = True,
+    since: str | None = None,
 ) -> CheckReport:
-    report = check_files(collected.versions, config.checks, rules=rules)
-    if not collected.notes:
+    report = check_files(collected.versions, config.checks, rules=rules, ratchet=ratchet, since=since)
+    missing = [missing_file(path, where) for path, where in collected.missing]
+    if not collected.notes and not missing:
         return report
-    return replace(report, notes=[*collected.notes, *report.notes])
+    return replace(report, findings=[*missing, *report.findings], notes=[*collected.notes, *report.notes])

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from harnessgit import globs
-from harnessgit.checks.models import Content, FileVersion
+from harnessgit.checks.models import Content, FileVersion, Finding, failure
 from harnessgit.config import CheckSections
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
+from harnessgit.render import listing, plural, short
 from harnessgit.store import ZERO, RawChange, Side, Store
 
 Source = Literal["tree", "index", "worktree"]
@@ -39,6 +40,44 @@ class Collected:
     versions: list[FileVersion] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     links: set[str] = field(default_factory=set)  # links and submodules: noted, never read
+    missing: list[tuple[str, str]] = field(default_factory=list)  # named files not there, and where
+
+
+def skipped_note(skipped: list[str]) -> list[str]:
+    """The named files left out, by name: a hook passes every staged file."""
+    if not skipped:
+        return []
+    return [f"skipped {plural(len(skipped), 'file')} outside the harness paths: {listing(skipped, 10)}"]
+
+
+def missing_file(path: str, where: str) -> Finding:
+    return failure(
+        path,
+        "format",
+        "file",
+        "missing",
+        "a file",
+        f"no such file {where}",
+        "check the name; the other files were checked",
+    )
+
+
+def with_references(store: Store, collected: Collected, commit: str, max_bytes: int) -> Collected:
+    """``collected`` with each file's content at ``commit`` (for a renamed file, at its
+    old path when the new one was not there), for cumulative growth."""
+    paths = {path for v in collected.versions for path in (v.path, v.old_path) if path is not None}
+    entries = {
+        path: entry
+        for path, entry in store.entries_at(commit, sorted(paths)).items()
+        if entry.mode in _REGULAR
+    }
+    contents = _read(store, [_Ref(sha=entry.sha) for entry in entries.values()], max_bytes)
+    versions = []
+    for version in collected.versions:
+        entry = entries.get(version.path) or (entries.get(version.old_path) if version.old_path else None)
+        reference = contents[_Ref(sha=entry.sha)] if entry else None
+        versions.append(replace(version, reference=reference))
+    return replace(collected, versions=versions)
 
 
 def is_harness(path: str, config: CheckSections) -> bool:
@@ -82,9 +121,8 @@ def collect(
     else:
         wanted = sorted(by_path)
     selected = [path for path in wanted if _selected(path, by_path.get(path), config)]
-    if paths is not None and len(selected) < len(wanted):
-        skipped = len(wanted) - len(selected)
-        out.notes.append(f"skipped {skipped} file{'s' if skipped != 1 else ''} outside the harness paths")
+    if paths is not None:
+        out.notes += skipped_note([path for path in wanted if path not in selected])
     unchanged = _unchanged_refs(store, source, new, [path for path in selected if path not in by_path], out)
     pairs: list[tuple[str, str | None, _Ref | None, _Ref | None]] = []
     for path in selected:
@@ -94,8 +132,10 @@ def collect(
                 continue
             ref = unchanged.get(path)
             if ref is None:
-                where = f" in {new[:12]}" if source == "tree" and new else ""
-                raise HarnessgitError(f"{path}: no such file{where}")
+                # A finding, not an abort: the other named files are still checked.
+                where = {"tree": f"in {short(new)}", "index": "in the index", "worktree": "here"}[source]
+                out.missing.append((path, where))
+                continue
             pairs.append((path, None, ref, ref))
             continue
         old_ref = _blob_ref(path, change.old, out) if change.old else None
@@ -213,8 +253,10 @@ def disk_versions(root: Path, paths: list[str], config: CheckSections) -> Collec
     """Files outside any git repository: every file is new, nothing to compare with."""
     out = Collected(notes=["not in a git repository: growth, collapse and edit size need a previous version"])
     selected = [path for path in paths if is_harness(path, config)]
-    if len(selected) < len(paths):
-        out.notes.append(f"skipped {len(paths) - len(selected)} files outside the harness paths")
+    out.notes += skipped_note([path for path in paths if path not in selected])
     for path in selected:
+        if not (root / path).exists():
+            out.missing.append((path, "here"))
+            continue
         out.versions.append(FileVersion(path=path, new=read_disk(root / path, config.checks.max_file_bytes)))
     return out

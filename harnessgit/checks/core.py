@@ -6,17 +6,30 @@ ones read from a repository) and get a `CheckReport` back.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from typing import cast
 
 from harnessgit import globs
+from harnessgit.checks import allow
 from harnessgit.checks.compare import Comparison, compare
+from harnessgit.checks.cumulative import check_since
 from harnessgit.checks.duplication import check_duplication
 from harnessgit.checks.edits import check_change_edit, check_file_edit
 from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
 from harnessgit.checks.growth import check_collapse, check_growth
-from harnessgit.checks.length import check_length, measure, too_large
-from harnessgit.checks.models import RULES, CheckReport, FileSummary, FileVersion, Finding, Rule
+from harnessgit.checks.length import Size, check_length, measure, too_large
+from harnessgit.checks.models import (
+    RULES,
+    CheckReport,
+    Content,
+    FileSummary,
+    FileVersion,
+    Finding,
+    Level,
+    Rule,
+)
+from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config.sections import ChecksSection, KindChecks, Severity
 
@@ -37,25 +50,30 @@ def check_files(
     *,
     rules: Collection[Rule] | None = None,
     tokenizer: Tokenizer | None = None,
+    ratchet: bool = True,
+    since: str | None = None,
 ) -> CheckReport:
     """Check each file version with the rules of its kind, and the change as a whole.
 
     ``rules`` limits the run to some rules (default: all that are not "off" in
     ``[checks.severity]``); ``tokenizer`` defaults to the one the config asks for.
+    With ``ratchet`` (change mode), a finding the previous version already had is
+    "existing" and does not block (`harnessgit.checks.ratchet`); without it (``--all``)
+    every finding is judged as it stands. ``since`` describes the revision of the
+    versions' ``reference`` content, for cumulative growth.
     """
     notes: list[str] = []
     if tokenizer is None:
         tokenizer, notes = load_tokenizer(config)
     wanted = {rule for rule in (rules or RULES) if _severity(config, rule) != "off"}
-    run = _Run(config, wanted, tokenizer, notes)
+    run = _Run(config, wanted, tokenizer, notes, ratchet=ratchet, since=since)
     for version in files:
         run.check(version)
     if "edit-size" in wanted:
         run.findings += check_change_edit(run.edits, config.change_max_hunks, config.change_max_changed_lines)
-    findings = [_with_severity(config, finding) for finding in run.findings]
     return CheckReport(
         files=run.summaries,
-        findings=findings,
+        findings=run.findings,
         tokenizer=tokenizer.name,
         tokens_exact=tokenizer.exact,
         notes=notes,
@@ -67,71 +85,153 @@ def _severity(config: ChecksSection, rule: Rule) -> Severity | None:
     return value
 
 
-def _with_severity(config: ChecksSection, finding: Finding) -> Finding:
-    level = _severity(config, finding.rule)
+def _with_severity(
+    config: ChecksSection, finding: Finding, levels: Mapping[Rule, str] | None = None
+) -> Finding:
+    level = (levels or {}).get(finding.rule) or _severity(config, finding.rule)
     if level is None or level == "off" or level == finding.level:
         return finding
-    return replace(finding, level=level)
+    return replace(finding, level=cast("Level", level))
 
 
 class _Run:
     def __init__(
-        self, config: ChecksSection, wanted: set[Rule], tokenizer: Tokenizer, notes: list[str]
+        self,
+        config: ChecksSection,
+        wanted: set[Rule],
+        tokenizer: Tokenizer,
+        notes: list[str],
+        *,
+        ratchet: bool,
+        since: str | None,
     ) -> None:
         self.config = config
         self.wanted = wanted
         self.tokenizer = tokenizer
         self.notes = notes
+        self.ratchet = ratchet
+        self.since = since
         self.findings: list[Finding] = []
         self.summaries: list[FileSummary] = []
         self.edits: list[tuple[Comparison, int | None, int | None]] = []
+        self._sizes: dict[tuple[str, str], Size] = {}
+
+    def _measure(self, text: str, kind: KindChecks) -> Size:
+        # The summary and the length rule measure the same text: count its tokens once.
+        key = (kind.measure, text)
+        if key not in self._sizes:
+            self._sizes[key] = measure(text, kind, self.tokenizer)
+        return self._sizes[key]
 
     def check(self, version: FileVersion) -> None:
-        path, new, old = version.path, version.new, version.old
+        path, new = version.path, version.new
         name = kind_of(path, self.config)
-        kind = self.config.kinds[name]
+        overrides = allow.matching(path, self.config.overrides)
+        plain = self.config.kinds[name]
+        kind = allow.with_limits(plain, overrides)
         summary = FileSummary(path=path, kind=name, status=version.status, old_path=version.old_path)
+        if new is not None and new.text is not None:
+            size = self._measure(new.text, kind)
+            summary = replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens)
+        self.summaries.append(summary)
         if new is None:
-            self.summaries.append(summary)
             return
-        if new.too_large:
-            self.summaries.append(summary)
-            if "length" in self.wanted:
-                self.findings.append(too_large(path, new.size, self.config.max_file_bytes))
-            return
-        if new.text is None:
-            self.summaries.append(summary)
-            if "format" in self.wanted:
-                self.findings += check_encoding(path, new)
-            return
-        text = new.text
-        size = measure(text, kind, self.tokenizer)
-        self.summaries.append(replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens))
-        if "length" in self.wanted:
-            self.findings += check_length(path, name, kind, size, self.tokenizer)
-        if "format" in self.wanted:
-            self.findings += _format(path, kind, text)
-        if "duplication" in self.wanted and kind.duplication:
-            self.findings += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
-        if old is None or version.status == "unchanged":
-            return
-        if old.text is None:
-            self.notes.append(
-                f"{version.old_path or path}: the previous version is not readable text; "
-                "growth, collapse and edit size were not checked"
-            )
-            return
-        self._against_previous(path, kind, old.text, text)
+        findings = self._findings(version, name, kind, record=True)
+        by = allow.configured(overrides)
+        if kind is not plain:
+            # A limit an override raised hides nothing: what the kind's own limits
+            # would report is shown as suppressed.
+            seen = {pairing_key(finding) for finding in findings}
+            raised = f"limit set by [[checks.overrides]] for {path} in harnessgit.toml"
+            findings += [
+                replace(finding, state="suppressed", details=[*finding.details, raised])
+                for finding in self._findings(version, name, plain, record=False)
+                if pairing_key(finding) not in seen
+            ]
+        levels = allow.levels(overrides)
+        findings = [_with_severity(self.config, finding, levels) for finding in findings]
+        comments = allow.comments(path, new.text) if new.text is not None else allow.Allowed()
+        findings = allow.suppress(allow.suppress(findings, by), comments.by)
+        errors = comments.errors if "format" in self.wanted else []
+        if self.ratchet and version.old is not None and version.old.text is not None and errors:
+            errors = ratchet(errors, allow.comments(path, version.old.text).errors)
+        self.findings += findings + errors
 
-    def _against_previous(self, path: str, kind: KindChecks, old: str, new: str) -> None:
+    def _findings(self, version: FileVersion, name: str, kind: KindChecks, *, record: bool) -> list[Finding]:
+        """The findings of one file under ``kind``: its state, ratcheted against the
+        previous version's, then what the change itself did."""
+        path, new, old = version.path, version.new, version.old
+        assert new is not None
+        findings = self._state(path, name, kind, new, version.reference)
+        if self.ratchet and old is not None:
+            if version.status == "unchanged":
+                findings = [replace(finding, state="existing") for finding in findings]
+            elif findings:  # nothing to excuse, nothing to compute: most files, on most commits
+                # A renamed file is judged against its previous path, under that path's
+                # kind: a rule the file was not under before is brought by the change.
+                before = version.old_path or path
+                old_name = kind_of(before, self.config)
+                old_kind = allow.with_limits(
+                    self.config.kinds[old_name], allow.matching(before, self.config.overrides)
+                )
+                rules = {finding.rule for finding in findings}
+                previous = self._state(before, old_name, old_kind, old, version.reference, rules)
+                findings = ratchet(findings, previous)
+        if old is None or version.status == "unchanged" or new.text is None:
+            return findings
+        if old.text is None:
+            if record:
+                self.notes.append(
+                    f"{version.old_path or path}: the previous version is not readable text; "
+                    "growth, collapse and edit size were not checked"
+                )
+            return findings
+        return findings + self._against_previous(path, kind, old.text, new.text, record=record)
+
+    def _state(
+        self,
+        path: str,
+        name: str,
+        kind: KindChecks,
+        content: Content,
+        reference: Content | None,
+        rules: Collection[Rule] | None = None,
+    ) -> list[Finding]:
+        """What one version of a file is, whatever the change: length, format,
+        duplication and growth since the reference (only ``rules``, when given)."""
+        wanted = self.wanted if rules is None else self.wanted & set(rules)
+        findings: list[Finding] = []
+        if content.too_large:
+            if "length" in wanted:
+                findings.append(too_large(path, content.size, self.config.max_file_bytes))
+            return findings
+        if content.text is None:
+            return check_encoding(path, content) if "format" in wanted else []
+        text = content.text
+        if "length" in wanted:
+            findings += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
+        if "format" in wanted:
+            findings += _format(path, kind, text)
+        if "duplication" in wanted and kind.duplication:
+            findings += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+        if "growth" in wanted and self.since and reference is not None and reference.text is not None:
+            findings += check_since(path, kind, reference.text, text, self.since)
+        return findings
+
+    def _against_previous(
+        self, path: str, kind: KindChecks, old: str, new: str, *, record: bool
+    ) -> list[Finding]:
         comparison = compare(old, new)
+        findings = []
         if "growth" in self.wanted:
-            self.findings += check_growth(path, kind, old, new)
+            findings += check_growth(path, kind, old, new)
         if "collapse" in self.wanted:
-            self.findings += check_collapse(path, kind, old, new, comparison)
+            findings += check_collapse(path, kind, old, new, comparison)
         if "edit-size" in self.wanted:
-            self.findings += check_file_edit(path, comparison, kind.max_hunks, kind.max_changed_lines)
-            self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))
+            findings += check_file_edit(path, comparison, kind.max_hunks, kind.max_changed_lines)
+            if record:
+                self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))
+        return findings
 
 
 def _format(path: str, kind: KindChecks, text: str) -> list[Finding]:

@@ -1,129 +1,413 @@
-"""The duplication rule: lines and bullets that repeat, or nearly repeat, an earlier one.
+"""The duplication rule: passages, sections and headings that repeat an earlier one.
 
 Optimisers that append a lesson per failure often restate a rule the text already
-holds, in new words: appending without merging is how bloat grows. Lines compare after
-normalisation (list markers, case, spacing and closing punctuation dropped); a
-near duplicate shares at least ``near_duplicate`` of its words (Jaccard).
-Code blocks, headings and short lines (a label such as "Example:") are ignored.
+holds, in new words: appending without merging is how bloat grows. What is compared
+is what a reader reads as prose, in the structure CommonMark gives the file
+(`harnessgit.checks.markdown`):
+
+- **Passages.** Paragraphs and list items are split into sentences, each normalised
+  to its words (list markers, case, spacing and edge punctuation dropped; a leading dot
+  stays: ``.worktrees/`` is not ``worktrees/``). A sentence repeats an earlier one when
+  their words are equal, or share at least ``near_duplicate`` of them (Jaccard).
+  Repeated sentences that follow each other in both places form one passage, and a
+  passage is reported only from ``MIN_PASSAGE_WORDS`` words on: shorter repeats are
+  the boilerplate of parallel text (the same step in two exclusive branches, the same
+  option documented for each command), which a reader expects, not bloat.
+- **Sections.** A heading's section (its body, code included, down to the next
+  heading of its level) that repeats an earlier section's body: a pasted section,
+  however code-heavy, is one finding.
+- **Headings.** The same heading at the same level under the same parent: two
+  sections a reader cannot tell apart.
+
+Ignored: code (fenced, indented, in lists and blockquotes), tables (header and
+separator rows repeat by design), HTML blocks (``<style>``, ``<script>``), blockquotes
+(quoted examples), and lines that read as JSON, CSS or JavaScript outside a fence.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
 
+from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding
-from harnessgit.checks.text import code_fences, listed, shorten
+from harnessgit.checks.text import shorten
 
-_NUMBERED = re.compile(r"\d+[.)]\s")
-_PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~|-+=#/\\"
-_MIN_WORDS = 4
-_MIN_CHARS = 20
-# Even filtered, near-duplicate search can go quadratic on text of few distinct
-# words: above this many candidate lines only exact repeats are looked for (a
-# harness file that long already fails its length limit).
+# A passage this long is a statement a reader would notice twice: a restated lesson is
+# one or two sentences of 15-40 words. The doc-coauthoring skill's repeated branch step
+# ("Inform them that the initial structure with placeholders for all sections will be
+# created.") is 14 words, each command's `--json` line in a CLI reference about 10.
+MIN_PASSAGE_WORDS = 15
+# A section is compared when its body has this many non-blank lines and passage words.
+_MIN_SECTION_LINES = 3
+# Above this many sentences only exact repeats are looked for (near-duplicate search
+# can go quadratic on text of few distinct words; such a file fails its length limit).
 _NEAR_UP_TO = 3000
-_MAX_DETAILS = 10
+_MAX_SECTIONS = 500
+_NEAR_SECTIONS = 16
+MAX_FINDINGS = 25  # per file  # earlier sections compared with each one, those sharing most lines
+
+_NUMBERED = re.compile(r"\d+[.)]$")
+_LIST_MARK = {"-", "*", "+", ">"}
+_LEFT = "([{\"'`*_~<|"  # markup and opening punctuation before a word
+_RIGHT = ".,;:!?)]}\"'`*_~>|"  # closing punctuation and markup after it
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_JSON_KEY = re.compile(r"""^["'][^"']+["']\s*:""")
+_CSS_RULE = re.compile(r"^[\w.#:\[\]=\"'*>+~, -]+\{")
+# "**If using artifacts:**", "### Otherwise": the start of one of several exclusive
+# branches, whose steps repeat in each branch by design.
+_CONDITION = r"(?:if|when|whenever|otherwise|else|unless|without|with|for|option|case|using)\b"
+_BRANCH_LABEL = re.compile(rf"^(\*\*|__)\s*{_CONDITION}[^*_]*?:?\s*\1:?\s*$", re.I)
+_BRANCH_HEADING = re.compile(rf"^{_CONDITION}", re.I)
+# "- `--json`: print the report as JSON": reference docs for a named option, command or
+# field, which parallel text repeats per command by design.
+_CODE_TERM = re.compile(r"^`[^`]+`\s*(?:\([^)]*\)\s*)?[:\u2013\u2014-]")
+
+Kind = Literal["passage", "section", "heading"]
 
 
 @dataclass(frozen=True)
 class Repeat:
-    line: int  # 1-based
-    first: int  # the earlier line it repeats
+    kind: Kind
+    line: int  # 1-based: where the repeat is
+    end_line: int
+    first: int  # where the earlier occurrence is
+    first_end: int
     text: str
     exact: bool
+    words: int = 0
 
 
-def _words(line: str) -> list[str]:
-    """A line's words, lowercased: list markers, spacing and punctuation drop out."""
-    words = [word for token in line.lower().split() if (word := token.strip(_PUNCTUATION))]
-    if words and line[:1].isdigit() and _NUMBERED.match(line):
+@dataclass(frozen=True)
+class _Unit:
+    line: int
+    end_line: int
+    words: tuple[str, ...]
+    text: str
+    branch: int | None = None  # line of the "**If ...:**" label or "### If ..." heading it is under
+
+
+def _words(text: str) -> list[str]:
+    """A sentence's words, lowercased: list markers, spacing and edge punctuation drop out."""
+    words = [word for token in text.lower().split() if (word := token.lstrip(_LEFT).rstrip(_RIGHT))]
+    while words and (words[0] in _LIST_MARK or _NUMBERED.match(words[0])):
         del words[0]  # "3. Check the totals" says what "- Check the totals" says
     return words
 
 
+def _code_like(line: str) -> bool:
+    """A line that reads as JSON, CSS or JavaScript pasted outside a fence, or is code."""
+    stripped = line.strip()
+    if not stripped:
+        return True
+    if stripped[0] == stripped[-1] == "`" and stripped.count("`") == 2:
+        return True  # one inline code span: an expression, not a sentence
+    if (
+        stripped[0] in "{}[]"
+        or stripped[-1] in "{;"
+        or _JSON_KEY.match(stripped)
+        or _CSS_RULE.match(stripped)
+    ):
+        return True
+    visible = stripped.replace(" ", "")
+    return sum(char.isalpha() for char in visible) < 0.5 * len(visible)
+
+
+def _branches(document: Document) -> dict[int, int]:
+    """For each paragraph's first line, the branch label it is under (its line), if any.
+
+    A label paragraph opens a branch that lasts until the next label or a heading above
+    the section it sits in; a conditional heading, until the next heading of its level."""
+    events = sorted(
+        [(heading.line, heading.level, heading.text, True) for heading in document.headings]
+        + [(block.line, 0, block.text, False) for block in document.blocks if block.kind == "paragraph"]
+    )
+    branch: tuple[int, int] | None = None  # (label line, level that ends it)
+    section_level = 1
+    found = {}
+    for line, level, text, is_heading in events:
+        if is_heading:
+            if branch is not None and level <= branch[1]:
+                branch = None
+            section_level = level + 1
+            if _BRANCH_HEADING.match(text):
+                branch = (line, level)
+        elif _BRANCH_LABEL.match(text.splitlines()[0] if text else ""):
+            branch = (line, section_level - 2)  # ends at a heading above its section
+        if not is_heading and branch is not None:
+            found[line] = branch[0]
+    return found
+
+
+def _sentences(document: Document, skip: set[int]) -> list[_Unit]:
+    """The prose of the document as sentences, each with the lines it spans."""
+    branches = _branches(document)
+    units = []
+    for block in document.blocks:
+        if block.kind != "paragraph" or block.quoted or block.line in skip:
+            continue
+        if block.in_list and _CODE_TERM.match(block.text):
+            continue
+        # A paragraph's inline source keeps one line per source line.
+        kept = [
+            (number, line)
+            for number, line in enumerate(block.text.splitlines(), start=block.line)
+            if not _code_like(line)
+        ]
+        if not kept:
+            continue
+        joined, starts = "", []
+        for number, line in kept:
+            starts.append((len(joined), number))
+            joined += line.strip() + " "
+        position = 0
+        for sentence in _SENTENCE_END.split(joined.strip()):
+            begin = joined.index(sentence, position)
+            position = begin + len(sentence)
+            first = max(number for offset, number in starts if offset <= begin)
+            last = max(number for offset, number in starts if offset < position)
+            words = tuple(_words(sentence))
+            if words:
+                units.append(_Unit(first, last, words, sentence, branches.get(block.line)))
+    return units
+
+
 def find_repeats(text: str, near: float) -> list[Repeat]:
-    lines = text.splitlines()
-    fenced = code_fences(lines).inside
-    seen: dict[str, int] = {}
-    unique: list[tuple[int, frozenset[str], str]] = []  # (line, words, original)
-    repeats = []
-    for number, (line, in_code) in enumerate(zip(lines, fenced, strict=True), start=1):
-        stripped = line.strip()
-        if in_code or len(stripped) < _MIN_CHARS or stripped[0] == "#":
-            continue
-        words = _words(stripped)
-        key = " ".join(words)
-        if len(words) < _MIN_WORDS or len(key) < _MIN_CHARS:
-            continue
-        if key in seen:
-            repeats.append(Repeat(number, seen[key], stripped, exact=True))
-            continue
-        seen[key] = number
-        unique.append((number, frozenset(words), stripped))
-    if near < 1 and len(unique) <= _NEAR_UP_TO:
-        repeats += _near_repeats(unique, near)
-    return sorted(repeats, key=lambda repeat: repeat.line)
+    document = parse(text)
+    sections = _repeated_sections(document, near)
+    covered = {number for repeat in sections for number in range(repeat.line, repeat.end_line + 1)}
+    headings = _repeated_headings(document, covered)
+    passages = _repeated_passages(_sentences(document, covered), near)
+    return sorted(sections + headings + passages, key=lambda repeat: repeat.line)
 
 
-def _near_repeats(unique: list[tuple[int, frozenset[str], str]], near: float) -> list[Repeat]:
+def _repeated_passages(units: list[_Unit], near: float) -> list[Repeat]:
+    earlier = _earlier(units, near)
+    found = []
+    index = 0
+    while index < len(units):
+        if index not in earlier:
+            index += 1
+            continue
+        # Grow the run while the next sentence repeats the sentence after the last one's match.
+        start, (first, exact) = index, earlier[index]
+        last_first = first
+        while index + 1 in earlier and earlier[index + 1][0] == last_first + 1:
+            index += 1
+            last_first = earlier[index][0]
+            exact = exact and earlier[index][1]
+        run = units[start : index + 1]
+        words = sum(len(unit.words) for unit in run)
+        if words >= MIN_PASSAGE_WORDS:
+            text = " ".join(unit.text for unit in run)
+            found.append(
+                Repeat(
+                    "passage",
+                    run[0].line,
+                    run[-1].end_line,
+                    units[first].line,
+                    units[last_first].end_line,
+                    text,
+                    exact,
+                    words,
+                )
+            )
+        index += 1
+    return found
+
+
+def _exclusive(a: _Unit, b: _Unit) -> bool:
+    """Two sentences in different branches (\"**If X:**\" and \"**If not X:**\") never both apply."""
+    return a.branch is not None and b.branch is not None and a.branch != b.branch
+
+
+def _template(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The same sentence with other words in the same places ("the build stage" / "the
+    run stage"): a template filled in twice says two things, it does not repeat one."""
+    if len(a) != len(b):
+        return False
+    return all(
+        tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    )
+
+
+def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
+    """For each sentence that repeats an earlier one: (that one's index, exactly)."""
+    seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    found: dict[int, tuple[int, bool]] = {}
+    for index, unit in enumerate(units):
+        same = next((other for other in seen[unit.words] if not _exclusive(unit, units[other])), None)
+        if same is not None:
+            found[index] = (same, True)
+        seen[unit.words].append(index)
+    if near < 1 and len(units) <= _NEAR_UP_TO:
+        unique = [indexes[0] for indexes in seen.values()]
+        sets = [frozenset(units[index].words) for index in unique]
+
+        def apart(one: int, other: int) -> bool:
+            a, b = units[unique[one]], units[unique[other]]
+            return _exclusive(a, b) or _template(a.words, b.words)
+
+        for index, other in _near_pairs(sets, near, apart):
+            found.setdefault(unique[index], (unique[other], False))
+    return found
+
+
+def _near_pairs(
+    sets: list[frozenset[str]], near: float, apart: Callable[[int, int], bool]
+) -> list[tuple[int, int]]:
     # Prefix filtering (Bayardo et al., "Scaling up all pairs similarity search",
-    # WWW 2007): with each line's words ordered rarest first, two lines whose
-    # Jaccard similarity reaches `near` share a word among the first
+    # WWW 2007): with each set's words ordered rarest first, two sets whose Jaccard
+    # similarity reaches `near` share a word among the first
     # |words| - ceil(near * |words|) + 1 of each. Only those pairs are compared.
-    frequency = Counter(word for _line, words, _text in unique for word in words)
+    frequency = Counter(word for words in sets for word in words)
     rarest_first = sorted(frequency, key=lambda word: (frequency[word], word))
     rank = {word: position for position, word in enumerate(rarest_first)}
     index: dict[str, list[int]] = defaultdict(list)
     found = []
-    for position, (line, words, text) in enumerate(unique):
+    for position, words in enumerate(sets):
         ordered = sorted(words, key=rank.__getitem__)
         prefix = ordered[: len(ordered) - math.ceil(near * len(ordered)) + 1]
         candidates = {other for word in prefix for other in index[word]}
         for word in prefix:
             index[word].append(position)
         for other in sorted(candidates):
-            earlier, other_words, _other_text = unique[other]
+            other_words = sets[other]
             shared = len(words & other_words)
-            if shared / (len(words) + len(other_words) - shared) >= near:
-                found.append(Repeat(line, earlier, text, exact=False))
+            if shared / (len(words) + len(other_words) - shared) >= near and not apart(position, other):
+                found.append((position, other))
                 break
     return found
+
+
+def _repeated_sections(document: Document, near: float) -> list[Repeat]:
+    found: list[Repeat] = []
+    bodies: list[tuple[int, int, Counter[str], str]] = []  # (line, end_line, lines, key)
+    holding: dict[str, list[int]] = defaultdict(list)  # line -> bodies that hold it
+    covered_until = 0
+    normal = [line.split() for line in document.lines]  # each line once, not once per enclosing section
+    for section in document.sections[:_MAX_SECTIONS]:
+        heading = document.headings[section.heading]
+        words = [line for line in normal[max(heading.line, heading.end_line) : section.end_line] if line]
+        if len(words) < _MIN_SECTION_LINES or sum(map(len, words)) < MIN_PASSAGE_WORDS:
+            continue
+        lines = [" ".join(line).lower() for line in words]
+        key, counts = "\n".join(lines), Counter(lines)
+        match = None
+        if section.line > covered_until:  # a section inside a reported copy is part of it
+            match = _section_match(section.line, key, counts, bodies, holding, near)
+        if match is not None:
+            title = f"{'#' * heading.level} {heading.text}"
+            found.append(
+                Repeat("section", section.line, section.end_line, match[0], match[1], title, match[2])
+            )
+            covered_until = section.end_line
+        else:
+            for line in counts:
+                holding[line].append(len(bodies))
+            bodies.append((section.line, section.end_line, counts, key))
+    return found
+
+
+def _section_match(
+    line: int,
+    key: str,
+    counts: Counter[str],
+    bodies: list[tuple[int, int, Counter[str], str]],
+    holding: dict[str, list[int]],
+    near: float,
+) -> tuple[int, int, bool] | None:
+    """The first earlier section body that this one repeats: (line, end_line, exactly)."""
+    # A body similar enough shares lines with this one: only those are compared, the
+    # ones sharing most first, and a bounded number of them (text that repeats the
+    # same few lines in every section must not make this quadratic).
+    shared = Counter(index for text in counts for index in holding[text])
+    candidates = sorted(shared, key=lambda index: (-shared[index], index))[:_NEAR_SECTIONS]
+    size = counts.total()
+    matches = []
+    for candidate in candidates:
+        first, end_line, other, other_key = bodies[candidate]
+        if end_line >= line:
+            continue  # an enclosing section holds this one: not a copy of it
+        other_size = other.total()
+        if min(size, other_size) < near * max(size, other_size):
+            continue  # sizes too far apart for the similarity to reach `near`
+        if other_key == key or _similarity(counts, other) >= near:
+            matches.append((first, end_line, other_key == key))
+    return min(matches) if matches else None
+
+
+def _similarity(a: Counter[str], b: Counter[str]) -> float:
+    """Jaccard similarity of two multisets of lines."""
+    shared = sum((a & b).values())
+    return shared / (sum(a.values()) + sum(b.values()) - shared)
+
+
+def _repeated_headings(document: Document, covered: set[int]) -> list[Repeat]:
+    seen: dict[tuple[int, str, int | None], int] = {}
+    found = []
+    for heading in document.headings:
+        where = (heading.level, heading.words, heading.parent)
+        if where in seen and heading.line not in covered:
+            title = f"{'#' * heading.level} {heading.text}"
+            found.append(Repeat("heading", heading.line, heading.line, seen[where], seen[where], title, True))
+        seen.setdefault(where, heading.line)
+    return found
+
+
+def _span(line: int, end_line: int) -> str:
+    return f"line {line}" if line == end_line else f"lines {line}-{end_line}"
+
+
+def _finding(path: str, repeat: Repeat) -> Finding:
+    verb = "repeat" if repeat.exact else "nearly repeat"
+    if repeat.kind == "heading":
+        message = (
+            f"heading {shorten(repeat.text, 50)!r} repeats the one at line {repeat.first} "
+            "(same level and parent)"
+        )
+        hint = "merge the two sections, or give each a heading that says what it holds"
+    elif repeat.kind == "section":
+        message = (
+            f"section {shorten(repeat.text, 50)!r} ({_span(repeat.line, repeat.end_line)}) {verb}s "
+            f"the section at {_span(repeat.first, repeat.first_end)}"
+        )
+        hint = "keep one copy of the section and refer to it: pasted sections cost tokens and drift apart"
+    else:
+        span = _span(repeat.line, repeat.end_line)
+        verb = verb if span.startswith("lines") else verb + "s"
+        message = (
+            f"{span} {verb} {_span(repeat.first, repeat.first_end)} ({repeat.words} words): "
+            f"{shorten(repeat.text, 60)}"
+        )
+        hint = "merge the repeats into one statement: repeated rules cost tokens and drift apart"
+    return Finding(
+        path=path,
+        rule="duplication",
+        level="warning",
+        measure=f"repeated {repeat.kind}",
+        value=shorten(repeat.text, 40),
+        limit=None,
+        message=message,
+        hint=hint,
+        line=repeat.line,
+        end_line=repeat.end_line,
+    )
 
 
 def check_duplication(path: str, text: str, near: float, max_duplicates: int) -> list[Finding]:
     repeats = find_repeats(text, near)
     if len(repeats) <= max_duplicates:
         return []
-    exact = sum(1 for repeat in repeats if repeat.exact)
-    kinds = ", ".join(
-        part
-        for part in (
-            f"{exact} exact" if exact else "",
-            f"{len(repeats) - exact} near" if len(repeats) > exact else "",
-        )
-        if part
-    )
-    details = listed(
-        [
-            f"line {repeat.line} {'repeats' if repeat.exact else 'nearly repeats'} line {repeat.first}: "
-            f"{shorten(repeat.text, 60)}"
-            for repeat in repeats
-        ],
-        _MAX_DETAILS,
-    )
-    return [
-        Finding(
-            path=path,
-            rule="duplication",
-            level="warning",
-            measure="repeated lines",
-            value=len(repeats),
-            limit=max_duplicates,
-            message=f"{len(repeats)} lines repeat an earlier line ({kinds})",
-            hint="merge the repeats into one statement: repeated rules cost tokens and drift apart",
-            details=details,
-        )
-    ]
+    findings = [_finding(path, repeat) for repeat in repeats[:MAX_FINDINGS]]
+    if len(repeats) > MAX_FINDINGS:
+        # A file pasted into itself is one problem, not thousands of lines of output.
+        more = len(repeats) - MAX_FINDINGS
+        findings[-1] = replace(findings[-1], details=[f"... and {more:,} more repeats in this file"])
+    return findings

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
+from harnessgit.checks.markdown import Block, Document, parse
 from harnessgit.checks.models import Content, Finding, failure
-from harnessgit.checks.text import code_fences, shorten, split_frontmatter
+from harnessgit.checks.text import shorten, split_frontmatter
 
 # Agent Skills specification: name is 1-64 characters of lowercase letters, digits
 # and single hyphens (no leading, trailing or doubled hyphen); description 1-1,024.
@@ -25,6 +27,8 @@ SKILL_DESCRIPTION_MAX = 1024
 # OpenAI and Anthropic both restrict function names to these characters, at most 64.
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _NAME_RULE = "1-64 of a-z 0-9 and single -"
+_FENCE_WITH_INFO = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*[^`\s]")
+_HEADING_LINE = re.compile(r" {0,3}#{1,6}[ \t]+\S")
 
 
 def check_encoding(path: str, content: Content) -> list[Finding]:
@@ -56,21 +60,53 @@ def check_encoding(path: str, content: Content) -> list[Finding]:
 
 
 def check_fences(path: str, text: str) -> list[Finding]:
-    fences = code_fences(text.splitlines())
-    if fences.unterminated_at is None:
+    document = parse(text)
+    block = document.unterminated_fence()
+    if block is None:
         return []
     return [
-        failure(
-            path,
-            "format",
-            "unterminated code fence",
-            f"line {fences.unterminated_at}",
-            "closed fences",
-            f"code fence {shorten(fences.opener, 30)} at line {fences.unterminated_at} is never closed",
-            "the text looks truncated (a cut-off LLM output was once adopted as a candidate, gepa #390): "
-            "restore the end",
+        replace(
+            failure(
+                path,
+                "format",
+                "unterminated code fence",
+                f"line {block.line}",
+                "closed fences",
+                f"code fence {shorten(block.opener, 30)} at line {block.line} is never closed",
+                _misnested(document, block)
+                or "the text looks truncated (a cut-off LLM output was once adopted as a candidate, "
+                "gepa #390): restore the end",
+            ),
+            line=block.line,
+            end_line=block.end_line,
         )
     ]
+
+
+def _misnested(document: Document, block: Block) -> str | None:
+    """What an unclosed fence looks like when it is an authoring error, not a cut-off
+    text: a bare fence (no info string) that a misnested block left over."""
+    if block.info:
+        return None  # "```python" and then the end: a code block that was cut off
+    # The first block that quotes a fence of its own kind: its inner close ended it
+    # early, and every fence after it pairs with the wrong partner.
+    for outer in (fence for fence in document.fences if fence.end_line < block.line):
+        fence_char = outer.opener.lstrip("0123456789.)-*+> ")[:1]
+        for offset, content in enumerate(outer.text.splitlines(), start=1):
+            inner = _FENCE_WITH_INFO.match(content)
+            if inner and inner["fence"][0] == fence_char:
+                return (
+                    f"the fences look nested, not truncated: the block at line {outer.line} quotes a fence "
+                    f"(line {outer.line + offset}) whose close ended it at line {outer.end_line}, so the "
+                    f"fences after it pair up wrongly; fence the outer block with a longer run (````) or ~~~"
+                )
+    swallowed = block.text.splitlines()
+    if any(_HEADING_LINE.match(content) or _FENCE_WITH_INFO.match(content) for content in swallowed):
+        return (
+            "the fences do not pair up: this bare fence turns the rest of the file (headings and "
+            "fenced blocks included) into code; a fence is missing or one too many above it"
+        )
+    return None
 
 
 def check_skill(path: str, text: str) -> list[Finding]:
@@ -78,14 +114,17 @@ def check_skill(path: str, text: str) -> list[Finding]:
     parts = split_frontmatter(text)
     if parts.unterminated:
         return [
-            failure(
-                path,
-                "format",
-                "frontmatter",
-                "unterminated",
-                "--- ... ---",
-                "frontmatter is never closed with ---",
-                hint,
+            replace(
+                failure(
+                    path,
+                    "format",
+                    "frontmatter",
+                    "unterminated",
+                    "--- ... ---",
+                    "frontmatter is never closed with ---",
+                    hint,
+                ),
+                line=1,  # the opening ---
             )
         ]
     if parts.yaml is None:
@@ -98,21 +137,7 @@ def check_skill(path: str, text: str) -> list[Finding]:
         # yaml.safe_load, with libyaml's loader when PyYAML was built with it (faster).
         data = yaml.load(parts.yaml, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        line = f" at line {where.line + 2}" if where is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return [
-            failure(
-                path,
-                "format",
-                "frontmatter",
-                "invalid YAML",
-                "YAML mapping",
-                f"frontmatter is not valid YAML: {problem}{line}",
-                "quote a value that holds ': ' or ' #' or starts with [ { * & ! |, e.g. "
-                'description: "Use when: ..."',
-            )
-        ]
+        return [_yaml_error(path, parts.yaml, exc)]
     if not isinstance(data, dict):
         return [
             failure(
@@ -125,7 +150,48 @@ def check_skill(path: str, text: str) -> list[Finding]:
                 hint,
             )
         ]
-    return _skill_name(path, data.get("name")) + _skill_description(path, data.get("description"))
+    findings = _skill_name(path, data.get("name")) + _skill_description(path, data.get("description"))
+    # Frontmatter line n is line n + 1 of the file (line 1 is the opening ---).
+    return [replace(finding, line=_key_line(parts.yaml, finding.measure)) for finding in findings]
+
+
+def _key_line(yaml_text: str, measure: str) -> int | None:
+    key = measure.split()[0]  # "name", "description", "description characters"
+    for number, line in enumerate(yaml_text.splitlines(), start=2):
+        if re.match(rf"{key}[ \t]*:", line):
+            return number
+    return None
+
+
+def _yaml_error(path: str, yaml_text: str, exc: Exception) -> Finding:
+    where = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    line = where.line + 2 if where is not None else None
+    bad = (
+        yaml_text.splitlines()[where.line]
+        if where is not None and where.line < len(yaml_text.splitlines())
+        else ""
+    )
+    if "\t" in bad[: len(bad) - len(bad.lstrip())] or "tab" in problem:
+        # libyaml says only "found character that cannot start any token" for a tab.
+        hint = "YAML does not allow tabs in indentation: indent with spaces"
+    else:
+        hint = (
+            "quote a value that holds ': ' or ' #' or starts with [ { * & ! |, e.g. "
+            'description: "Use when: ..."'
+        )
+    return replace(
+        failure(
+            path,
+            "format",
+            "frontmatter",
+            "invalid YAML",
+            "YAML mapping",
+            f"frontmatter is not valid YAML: {problem}{f' at line {line}' if line else ''}",
+            hint,
+        ),
+        line=line,
+    )
 
 
 def _folder(path: str) -> str | None:
@@ -134,8 +200,20 @@ def _folder(path: str) -> str | None:
     return parts[-2] if len(parts) > 1 else None
 
 
+def _name_hint(path: str) -> str:
+    folder = _folder(path)
+    rule = "lowercase letters, digits and single hyphens"
+    if folder is None or _valid_name(folder):
+        return f"name the skill like its folder{f' ({folder!r})' if folder else ''}: {rule}"
+    return f"use {rule}; the folder {folder!r} is not a valid skill name either: rename it to match the name"
+
+
+def _valid_name(name: str) -> bool:
+    return 1 <= len(name) <= SKILL_NAME_MAX and SKILL_NAME.fullmatch(name) is not None
+
+
 def _skill_name(path: str, name: Any) -> list[Finding]:
-    hint = "name the skill like its folder: lowercase letters, digits and single hyphens"
+    hint = _name_hint(path)
     if name is None:
         return [failure(path, "format", "name", "missing", _NAME_RULE, "frontmatter has no name", hint)]
     if not isinstance(name, str):
@@ -150,7 +228,7 @@ def _skill_name(path: str, name: Any) -> list[Finding]:
                 hint,
             )
         ]
-    if not 1 <= len(name) <= SKILL_NAME_MAX or not SKILL_NAME.fullmatch(name):
+    if not _valid_name(name):
         return [
             failure(
                 path,
@@ -172,7 +250,9 @@ def _skill_name(path: str, name: Any) -> list[Finding]:
                 name,
                 f"folder name {folder!r}",
                 f"name {name!r} differs from its folder {folder!r}",
-                "rename the folder or the skill so that they match",
+                "rename the folder or the skill so that they match"
+                if _valid_name(folder)
+                else f"rename the folder to {name!r}: {folder!r} is not a valid skill name",
             )
         ]
     return []
@@ -223,14 +303,17 @@ def check_tool_json(path: str, text: str) -> list[Finding]:
         data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         return [
-            failure(
-                path,
-                "format",
-                "JSON",
-                f"line {exc.lineno}",
-                "valid JSON",
-                f"is not valid JSON: {exc.msg} at line {exc.lineno}",
-                hint,
+            replace(
+                failure(
+                    path,
+                    "format",
+                    "JSON",
+                    f"line {exc.lineno}",
+                    "valid JSON",
+                    f"is not valid JSON: {exc.msg} at line {exc.lineno}",
+                    hint,
+                ),
+                line=exc.lineno,
             )
         ]
     tools = data if isinstance(data, list) else [data]

@@ -11,8 +11,9 @@ below no adaptation at all (arXiv 2510.04618). Files smaller than
 from __future__ import annotations
 
 from harnessgit.checks.compare import Comparison
+from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding, Level
-from harnessgit.checks.text import heading_key, headings, listed
+from harnessgit.checks.text import listed
 from harnessgit.config.sections import KindChecks
 
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
@@ -21,6 +22,9 @@ _MAX_DETAILS = 50
 # Below this many non-blank lines, "share of lines kept" says nothing: rewriting a
 # three-line prompt is an edit, not a collapse (its size still counts).
 _MIN_LINES = 5
+# A change that keeps at least this share of the characters is never a collapse by
+# what it rewrote: sections and lines kept count only below it.
+KEEPS_CONTENT = 0.5
 
 
 def check_growth(path: str, kind: KindChecks, old: str, new: str) -> list[Finding]:
@@ -51,11 +55,18 @@ def check_growth(path: str, kind: KindChecks, old: str, new: str) -> list[Findin
 def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: Comparison) -> list[Finding]:
     if not kind.collapse or len(old) < max(kind.small_file_chars, 1):
         return []
-    old_headings = headings(old)
-    new_keys = {heading_key(heading) for heading in headings(new)}
-    gone = [heading for heading in old_headings if heading_key(heading) not in new_keys]
     size_share = len(new) / len(old)
-    section_share = 1 - len(gone) / len(old_headings) if old_headings else 1.0
+    # Collapse is lost content. A change that keeps half the characters has not lost
+    # it, whatever it rewrote or renamed (issue 14: 15 of 43 collapse findings in
+    # replayed history were on files that did not shrink at all): the sections and
+    # lines that survive describe a collapse once the size says there is one.
+    content_counts = size_share < KEEPS_CONTENT
+    if size_share >= kind.collapse_min_size and not content_counts:
+        return []
+    before = parse(old)
+    gone = lost_sections(before, parse(new)) if before.headings else []
+    old_sections = before.headings
+    section_share = 1 - len(gone) / len(old_sections) if old_sections else 1.0
     # (measure, value, limit, reason): the first that trips is the finding's measure.
     tripped = []
     if size_share < kind.collapse_min_size:
@@ -67,16 +78,20 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
                 f"shrank to {size_share:.0%} of its previous size ({len(old):,} -> {len(new):,} characters)",
             )
         )
-    if len(old_headings) >= 2 and section_share < kind.collapse_min_kept_sections:
+    if content_counts and len(old_sections) >= 2 and section_share < kind.collapse_min_kept_sections:
         tripped.append(
             (
                 "share of sections kept",
                 section_share,
                 kind.collapse_min_kept_sections,
-                f"{len(gone)} of {len(old_headings)} sections disappeared",
+                f"{len(gone)} of {len(old_sections)} sections disappeared",
             )
         )
-    if comparison.old_lines >= _MIN_LINES and comparison.kept_share < kind.collapse_min_kept_lines:
+    if (
+        content_counts
+        and comparison.old_lines >= _MIN_LINES
+        and comparison.kept_share < kind.collapse_min_kept_lines
+    ):
         tripped.append(
             (
                 "share of lines kept",
@@ -89,7 +104,9 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
     if not tripped:
         return []
     measure, value, limit, _reason = tripped[0]
-    details = listed([f"section gone: {heading}" for heading in gone], _MAX_DETAILS, "more sections")
+    details = listed(
+        [f"section gone: {title} (line {line} before)" for title, line in gone], _MAX_DETAILS, "more sections"
+    )
     return [
         Finding(
             path=path,
@@ -103,3 +120,43 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
             details=details,
         )
     ]
+
+
+def lost_sections(before: Document, after: Document) -> list[tuple[str, int]]:
+    """The sections of ``before`` that ``after`` no longer holds, as (heading, line in ``before``).
+
+    A section survives when a heading of ``after`` says the same (numbering, emphasis,
+    case and level aside: ``## Setup`` -> ``### 1. Setup``), or when at least half of
+    its own lines are still in ``after`` under whatever heading, or when a section
+    nested in it survives."""
+    new_keys = {heading.key for heading in after.headings}
+    new_lines = {_normal(line) for line in after.lines if line.strip()}
+    kept = []
+    for index, heading in enumerate(before.headings):
+        own = _own_lines(before, index)
+        survives = heading.key in new_keys or (
+            bool(own) and sum(line in new_lines for line in own) >= len(own) / 2
+        )
+        kept.append(survives)
+    # A parent lives on in any of its children (backwards: children come after it).
+    for index in range(len(before.headings) - 1, -1, -1):
+        parent = before.headings[index].parent
+        if kept[index] and parent is not None:
+            kept[parent] = True
+    return [
+        (f"{'#' * heading.level} {heading.text}", heading.line)
+        for heading, survives in zip(before.headings, kept, strict=True)
+        if not survives
+    ]
+
+
+def _own_lines(document: Document, index: int) -> list[str]:
+    """A heading's own text: its lines up to the next heading of any level."""
+    heading = document.headings[index]
+    start = max(heading.line, heading.end_line)
+    end = document.headings[index + 1].line - 1 if index + 1 < len(document.headings) else len(document.lines)
+    return [_normal(line) for line in document.lines[start:end] if line.strip()]
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.split())

@@ -30,15 +30,16 @@ class Size:
     lines: int
     tokens: int
     scope: str  # "" for the whole file, "body " for the text after the frontmatter
+    first_line: int = 1  # the file's line number of the measured text's first line
 
 
 def measure(text: str, kind: KindChecks, tokenizer: Tokenizer) -> Size:
-    scope = ""
+    scope, first = "", 1
     if kind.measure == "body":
         parts = split_frontmatter(text)
         if parts.yaml is not None:
-            text, scope = parts.body, "body "
-    return Size(len(text), count_lines(text), tokenizer.count(text), scope)
+            text, scope, first = parts.body, "body ", parts.body_line
+    return Size(len(text), count_lines(text), tokenizer.count(text), scope, first)
 
 
 def check_length(
@@ -63,6 +64,8 @@ def check_length(
                     limit=limit,
                     message=f"{size.scope}is {value:,} {unit}, over the {kind_name} limit of {limit:,}",
                     hint=hint,
+                    # Lines: where the text passes the limit, so an editor opens there.
+                    line=size.first_line + limit if unit == "lines" else None,
                 )
             )
     return findings

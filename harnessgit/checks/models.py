@@ -55,12 +55,15 @@ class Content:
 class FileVersion:
     """One file in a change. ``old`` is None for a new file (or one that did not
     exist at the revision compared against), ``new`` is None for a deleted file;
-    ``old_path`` names the previous path of a renamed file."""
+    ``old_path`` names the previous path of a renamed file; ``reference`` is the
+    file at the revision cumulative growth is measured against (None: not there,
+    or no reference)."""
 
     path: str
     old: Content | None = None
     new: Content | None = None
     old_path: str | None = None
+    reference: Content | None = None
 
     @classmethod
     def from_text(

@@ -1,11 +1,27 @@
-"""How a `CheckReport` looks: a table for people, JSON for programs."""
+"""How a `CheckReport` looks: lines for people and editors, JSON for programs, and
+GitHub workflow annotations for CI.
+
+Text lines start ``path:line:`` (``path:`` when a finding is about the whole file),
+the form compilers use, so editors and terminals jump to the place. Only what
+blocks gets its details and hint; new warnings, existing failures (the ratchet)
+and suppressed findings are one line each, and the last line counts them all,
+so a passing pre-commit hook still says what it saw in one line.
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from harnessgit.checks.models import CheckReport, Finding
-from harnessgit.render import table, to_json
+from harnessgit.render import plural, to_json
 
 CHANGE = "(whole change)"
+Format = Literal["text", "json", "github"]
+FORMATS: tuple[Format, ...] = ("text", "json", "github")
+_STATE_WORDS = {
+    "existing": "existing: the file had it before this change; not blocking",
+    "suppressed": "suppressed; not blocking",
+}
 
 
 def printable(text: str) -> str:
@@ -15,6 +31,14 @@ def printable(text: str) -> str:
 
 def report_json(report: CheckReport) -> str:
     return printable(to_json(report))
+
+
+def render(report: CheckReport, form: Format, *, quiet: bool = False) -> str:
+    if form == "json":
+        return report_json(report)
+    if form == "github":
+        return report_github(report, quiet=quiet)
+    return report_text(report, quiet=quiet)
 
 
 def number(value: int | float | str | None) -> str:
@@ -33,25 +57,35 @@ def _measured(finding: Finding) -> str:
     return f"{number(finding.value)} {finding.measure}"
 
 
-def _where(finding: Finding) -> str:
-    return finding.path if finding.path is not None else CHANGE
+def where(finding: Finding) -> str:
+    """``path:line`` (or ``path``, or the whole change) for the start of a line."""
+    if finding.path is None:
+        return CHANGE
+    return f"{finding.path}:{finding.line}" if finding.line is not None else finding.path
+
+
+def _order(finding: Finding) -> tuple[int, bool, str, int]:
+    group = 0 if finding.blocks else 1 if finding.state == "new" else 2 if finding.state == "existing" else 3
+    return (group, finding.path is None, finding.path or "", finding.line or 0)
 
 
 def report_text(report: CheckReport, *, quiet: bool = False) -> str:
     out = []
-    findings = sorted(report.findings, key=lambda f: (f.level != "failure", f.path is None, f.path or ""))
-    if findings:
-        # render.table imports tabulate only when there is a table to print.
-        rows = [[_where(f), f.rule, f.level, _measured(f), number(f.limit)] for f in findings]
-        out.append(table(rows, ["file", "rule", "level", "measured", "limit"]))
-        out.append("")
-        for finding in findings:
-            out.append(f"{_where(finding)}: {finding.rule}: {finding.message}")
+    for finding in sorted(report.findings, key=_order):
+        head = f"{where(finding)}: {finding.rule}: {finding.message}"
+        if finding.blocks:
+            limit = f", limit {number(finding.limit)}" if finding.limit is not None else ""
+            out.append(head)
+            out.append(f"  {finding.level}: {_measured(finding)}{limit}")
             out += [f"  {detail}" for detail in finding.details]
             out.append(f"  hint: {finding.hint}")
+        elif finding.state == "new":
+            out.append(f"{head} ({finding.level})")
+        else:
+            out.append(f"{head} ({finding.level}, {_STATE_WORDS[finding.state]})")
+            if finding.state == "suppressed" and finding.details:
+                out.append(f"  {finding.details[-1]}")  # what allowed it
     if not quiet:
-        if findings:
-            out.append("")
         out += [f"note: {note}" for note in report.notes]
         out.append(summary(report))
     return printable("\n".join(out))
@@ -60,15 +94,53 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
 def summary(report: CheckReport) -> str:
     files = len(report.files)
     if not files:
-        return "no harness files to check"
-    failures, warnings = report.count("failure"), report.count("warning")
-    counted = f"{files} harness file{'s' if files != 1 else ''}"
+        return "no harness files to check" + _aside(report)
+    findings = report.findings
+    failures = sum(1 for f in findings if f.blocks)
+    warnings = sum(1 for f in findings if f.state == "new" and f.level == "warning")
+    counted = f"checked {plural(files, 'harness file')}"
     tokens = (
         "" if report.tokens_exact else f" (tokens: {report.tokenizer}; harnessgit[tokens] counts exactly)"
     )
-    if not failures and not warnings:
-        return f"checked {counted}: no findings{tokens}"
-    counts = (
-        f"{failures} failure{'s' if failures != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    )
-    return f"checked {counted}: {counts}{tokens}"
+    if not findings:
+        return f"{counted}: no findings{tokens}"
+    return f"{counted}: {plural(failures, 'failure')}, {plural(warnings, 'warning')}{_aside(report)}{tokens}"
+
+
+def _aside(report: CheckReport) -> str:
+    existing = sum(1 for f in report.findings if f.state == "existing")
+    suppressed = sum(1 for f in report.findings if f.state == "suppressed")
+    parts = [f"{existing} existing" if existing else "", f"{suppressed} suppressed" if suppressed else ""]
+    said = " and ".join(part for part in parts if part)
+    return f"; not blocking: {said}" if said else ""
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    # GitHub's workflow command encoding (actions/toolkit, command.ts).
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def annotation(finding: Finding) -> str:
+    """One GitHub workflow command: a blocking finding is an error, a new warning a
+    warning, an existing or suppressed finding a notice."""
+    command = "error" if finding.blocks else "warning" if finding.state == "new" else "notice"
+    props = []
+    if finding.path is not None:
+        props.append(f"file={_escape(finding.path, prop=True)}")
+        if finding.line is not None:
+            props.append(f"line={finding.line}")
+            if finding.end_line not in (None, finding.line):  # GitHub: a span, not one line
+                props.append(f"endLine={finding.end_line}")
+    state = "" if finding.state == "new" else f" ({finding.state})"
+    props.append(f"title={_escape(f'harnessgit {finding.rule}{state}', prop=True)}")
+    message = "\n".join([finding.message, *finding.details, f"hint: {finding.hint}"])
+    return f"::{command} {','.join(props)}::{_escape(message)}"
+
+
+def report_github(report: CheckReport, *, quiet: bool = False) -> str:
+    out = [annotation(finding) for finding in sorted(report.findings, key=_order)]
+    if not quiet:
+        out += [f"note: {note}" for note in report.notes]
+        out.append(summary(report))
+    return printable("\n".join(out))

@@ -13,11 +13,13 @@ from harnessgit.cli._base import State, cli, echo
 if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
     from harnessgit.checks.models import CheckReport, Rule
+    from harnessgit.checks.render import Format
     from harnessgit.store import Store
 
 # The rule names of harnessgit.checks.models.RULES, spelt out so that `--help` does
 # not import the checks (tests/cli/test_check.py keeps the two equal).
 RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
+FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
 
 
 @cli.command()
@@ -52,7 +54,21 @@ RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-siz
     type=click.Choice(RULE_NAMES),
     help="Run only this rule (repeatable). Default: every rule not turned off in [checks.severity].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--since",
+    metavar="REV",
+    help="Also measure growth against this revision, so many small steps add up. Default: "
+    "[checks] growth_since (the merge base with [harness] base, or the last label).",
+)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: `path:line: rule: message` lines; json: the report; github: workflow annotations.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json).")
 @click.pass_obj
 def check(
     state: State,
@@ -62,17 +78,21 @@ def check(
     rev: str | None,
     all_files: bool,
     rules: tuple[str, ...],
+    since: str | None,
+    form: Format,
     as_json: bool,
 ) -> int:
     """Check harness files for bloat, collapse, bad format, duplication and large edits.
 
     Without FILES, checks the harness files changed since --against (default
-    HEAD) in the working tree, the index (--staged) or a commit (--rev). Exits 1
-    when a rule fails, 0 when there are only warnings. Limits come from
-    [checks] in harnessgit.toml; the defaults need no configuration.
+    HEAD) in the working tree, the index (--staged) or a commit (--rev). A
+    failure the file already had there is reported as existing and does not
+    block (the ratchet); --all judges every harness file as it stands. Exits 1
+    when a failure blocks, 0 otherwise. Limits come from [checks] in
+    harnessgit.toml; the defaults need no configuration.
     """
     from harnessgit.checks.check import check_change
-    from harnessgit.checks.render import report_json, report_text
+    from harnessgit.checks.render import render
     from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
     from harnessgit.store import Store
@@ -87,7 +107,7 @@ def check(
         # a lock on harnessgit's refs.
         store = Store.discover(state.directory, preflight=False)
     except NotARepository:
-        if staged or rev or against or not files:
+        if staged or rev or against or since or not files:
             raise
         report = _outside_git(here, files, selected)
     else:
@@ -99,15 +119,31 @@ def check(
                 new = store.resolve_commit(rev)
                 old = store.resolve_commit(against) if against else _first_parent(store, new)
                 report = check_change(
-                    store, config, old, new, paths=paths, rules=selected, all_files=all_files
+                    store,
+                    config,
+                    old,
+                    new,
+                    paths=paths,
+                    rules=selected,
+                    all_files=all_files,
+                    ratchet=not all_files,
+                    since=since,
                 )
             else:
                 old = store.resolve_commit(against) if against else _head(store)
                 source: Source = "index" if staged else "worktree"
                 report = check_change(
-                    store, config, old, source=source, paths=paths, rules=selected, all_files=all_files
+                    store,
+                    config,
+                    old,
+                    source=source,
+                    paths=paths,
+                    rules=selected,
+                    all_files=all_files,
+                    ratchet=not all_files,
+                    since=since,
                 )
-    echo(report_json(report) if as_json else report_text(report, quiet=state.quiet))
+    echo(render(report, "json" if as_json else form, quiet=state.quiet))
     return 1 if report.failed else 0
 
 

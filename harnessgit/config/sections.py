@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
@@ -141,6 +141,55 @@ def _builtin_kinds() -> dict[str, KindChecks]:
     return _read_kinds({}, "checks.kinds")
 
 
+RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
+
+
+def _rule_names(names: list[str]) -> None:
+    for name in names:
+        if name not in RULE_NAMES:
+            raise ValueError(f"{name!r} is not a rule (rules: {', '.join(RULE_NAMES)})")
+
+
+@dataclass(frozen=True)
+class CheckOverride:
+    """One ``[[checks.overrides]]`` table: files matching ``paths`` keep their kind,
+    with the limits it names changed, the rules in ``allow`` suppressed and the
+    levels of ``severity`` ("off": suppressed). Suppressed findings are still
+    reported (state "suppressed"), never dropped."""
+
+    paths: list[str] = field(metadata={"nonempty": True, "check": _globs})
+    allow: list[str] = field(default_factory=list, metadata={"check": _rule_names})
+    severity: SeverityOverrides = field(default_factory=SeverityOverrides)
+    # The kind keys this override sets (checked as [checks.kinds] keys are); the
+    # others keep the file's kind's values.
+    limits: dict[str, Any] = field(default_factory=dict, metadata={"toml": False})
+
+
+_OVERRIDE_KEYS = {"paths", "allow", "severity"}
+
+
+def _read_overrides(tables: Any, key: str) -> list[CheckOverride]:
+    if not isinstance(tables, list):
+        raise SettingError(key, "must be an array of tables ([[checks.overrides]])")
+    overrides = []
+    for index, table in enumerate(tables):
+        where = f"{key}[{index}]"
+        if not isinstance(table, dict):
+            raise SettingError(where, "must be a table")
+        limits = {name: value for name, value in table.items() if name not in _OVERRIDE_KEYS}
+        # Read as a kind's keys: every key known and valid, with the kind's own messages.
+        read = read_table(KindChecks, limits, where)
+        own = read_table(CheckOverride, {k: v for k, v in table.items() if k in _OVERRIDE_KEYS}, where)
+        overrides.append(replace(own, limits={name: getattr(read, name) for name in limits}))
+    return overrides
+
+
+def _growth_since(value: str) -> None:
+    if value in ("auto", "merge-base", "none") or (value.startswith("label:") and len(value) > len("label:")):
+        return
+    raise ValueError(f"must be 'auto', 'merge-base', 'label:NAME' or 'none', not {value!r}")
+
+
 @dataclass(frozen=True)
 class ChecksSection:
     # "auto": tiktoken when installed (the `tokens` extra), else the estimate below.
@@ -154,6 +203,12 @@ class ChecksSection:
     change_max_changed_lines: int | None = field(default=400, metadata={"ge": 1})
     severity: SeverityOverrides = field(default_factory=SeverityOverrides)
     kinds: dict[str, KindChecks] = field(default_factory=_builtin_kinds, metadata={"read": _read_kinds})
+    overrides: list[CheckOverride] = field(default_factory=list, metadata={"read": _read_overrides})
+    # Growth is also measured against a reference ("auto": the merge base with
+    # [harness] base, or on that branch the newest label behind it; "merge-base";
+    # "label:NAME"; "none": off), so many small steps are seen like one big one
+    # (docs/checks.md, cumulative growth).
+    growth_since: str = field(default="auto", metadata={"check": _growth_since})
 
     def globs(self) -> list[str]:
         return [glob for kind in self.kinds.values() for glob in kind.paths]

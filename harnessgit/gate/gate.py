@@ -172,9 +172,9 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     before anything is evaluated or recorded: a refusal spends no gate attempt."""
     label, branch, shown = sides.label, sides.branch, sides.shown
     checks = check_change(store, sides.settings.config, sides.base.commit, sides.candidate.commit)
-    failing = [
-        f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.level == "failure"
-    ]
+    # Only what the candidate brings blocks: a failure its base already had is
+    # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
+    failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]
     refused = []
     if store.is_ancestor(sides.candidate.commit, sides.base.commit):
         refused.append(f"{label} is merged into {shown} already: there is nothing to gate")

@@ -140,14 +140,17 @@ def _md_files(result: ReviewResult) -> Section:
 
 def _md_checks(result: ReviewResult) -> Section:
     report = result.checks
-    failures, warnings = report.count("failure"), report.count("warning")
+    # Existing (the base had them) and suppressed findings are listed but not counted as failures.
+    failures = sum(1 for f in report.findings if f.blocks)
+    warnings = sum(1 for f in report.findings if f.level == "warning" and f.state == "new")
     head = [
         f"**Checks:** {plural(failures, 'failure')}, {plural(warnings, 'warning')}."
         if report.findings
         else "**Checks:** no findings."
     ]
     body = [
-        f"- **{f.level}** {md_code(f.path) if f.path else 'the change'}: {f.rule}: {md_text(f.message)} "
+        f"- **{f.level if f.state == 'new' else f'{f.level}, {f.state}'}** "
+        f"{md_code(f.path) if f.path else 'the change'}: {f.rule}: {md_text(f.message)} "
         f"_{md_text(f.hint)}_"
         for f in sorted(report.findings, key=lambda f: (f.level != "failure", f.path or ""))
     ]

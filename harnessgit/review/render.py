@@ -138,8 +138,13 @@ def _file_lines(result: ReviewResult) -> list[str]:
         "",
         f"files changed: {len(result.files)}",
         table(files, ["file", "change", "lines", "size", ""]),
-        f"checks: {checks.count('failure')} failures, {checks.count('warning')} warnings",
-        *[f"  {f.level}: {f.path or 'the change'}: {f.rule}: {f.message}" for f in checks.findings],
+        f"checks: {plural(sum(f.blocks for f in checks.findings), 'failure')}, "
+        f"{plural(sum(f.level == 'warning' and f.state == 'new' for f in checks.findings), 'warning')}",
+        *[
+            f"  {f.level}{'' if f.state == 'new' else f' ({f.state})'}: "
+            f"{f.path or 'the change'}: {f.rule}: {f.message}"
+            for f in checks.findings
+        ],
     ]
 
 

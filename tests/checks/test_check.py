@@ -36,7 +36,7 @@ def test_the_gate_call_between_two_commits(harness: Path) -> None:
         report = check_change(store, load_config(harness), base, head(harness))
     assert [file.path for file in report.files] == ["prompts/long.md"]  # eval.py is not harness
     assert report.failed and [finding.rule for finding in report.findings] == ["collapse"]
-    assert "section gone: ## Part 7" in report.findings[0].details
+    assert "section gone: ## Part 7 (line 50 before)" in report.findings[0].details
 
 
 def test_renamed_deleted_and_new_files(harness: Path) -> None:
@@ -87,7 +87,7 @@ def test_worktree_includes_untracked_and_explicit_unchanged_files(harness: Path)
         everything = check_change(store, config, head(harness), source="worktree", all_files=True)
     assert [(f.path, f.rule) for f in changed.findings] == [("prompts/untracked.md", "format")]
     assert [(f.path, f.status) for f in named.files] == [("skills/demo/SKILL.md", "unchanged")]
-    assert named.notes == ["skipped 1 file outside the harness paths"]
+    assert named.notes == ["skipped 1 file outside the harness paths: eval.py"]
     assert {f.path for f in everything.files} == {
         "SKILL.md",
         "prompts/long.md",
@@ -107,8 +107,16 @@ def test_unborn_head_and_missing_files(tmp_path: Path) -> None:
         report = check_change(store, load_config(repo), None, source="index")
         assert [(f.path, f.status) for f in report.files] == [("SKILL.md", "added")]
         assert report.failed
-        with pytest.raises(HarnessgitError, match=r"prompts/nope\.md: no such file"):
-            check_change(store, load_config(repo), None, source="worktree", paths=["prompts/nope.md"])
+        # A missing named file is a failing finding; the other named files are still checked.
+        named = check_change(
+            store, load_config(repo), None, source="worktree", paths=["prompts/nope.md", "SKILL.md"]
+        )
+        assert (named.findings[0].path, named.findings[0].rule, named.findings[0].message) == (
+            "prompts/nope.md",
+            "format",
+            "no such file here",
+        )
+        assert [f.path for f in named.files] == ["SKILL.md"] and named.failed
 
 
 def test_symlinks_are_noted_not_followed(harness: Path) -> None:

@@ -1,42 +1,244 @@
 from __future__ import annotations
 
-from harnessgit.checks.duplication import check_duplication, find_repeats
+from harnessgit.checks.duplication import _words, check_duplication, find_repeats
+from harnessgit.checks.models import Finding
+
+RULE = "Always cite the source document and the page number for every figure you quote in the answer"
 
 
 def test_exact_repeats_after_normalisation() -> None:
     text = (
-        "- Always cite the source document.\n"
-        "Some other guidance that is unrelated here.\n"
-        "* always cite the SOURCE document\n"
-        "1. Always cite the source document!\n"
+        f"- {RULE}.\n"
+        "Some other guidance that is unrelated here.\n\n"
+        f"* {RULE.lower().replace('source', 'SOURCE')}\n\n"
+        f"1. {RULE}!\n"
     )
     repeats = find_repeats(text, 0.85)
-    assert [(r.line, r.first, r.exact) for r in repeats] == [(3, 1, True), (4, 1, True)]
+    assert [(r.line, r.first, r.exact) for r in repeats] == [(4, 1, True), (6, 1, True)]
 
 
 def test_near_duplicates_by_shared_words() -> None:
     text = (
-        "- Check the totals against the source spreadsheet before you answer.\n"
-        "- Before you answer, check the totals against the source spreadsheet.\n"
-        "- Open the real workbook and locate the headers across sheets.\n"
+        "- Check the totals against the source spreadsheet before you answer, and say which sheet you used.\n"
+        "- Before you answer, check the totals against the source spreadsheet and say which sheet you used.\n"
+        "- Open the real workbook and locate the headers across sheets before you read any of the values.\n"
     )
     [repeat] = find_repeats(text, 0.85)
     assert (repeat.line, repeat.first, repeat.exact) == (2, 1, False)
     assert find_repeats(text, 1.0) == []  # near-duplicate search off
 
 
-def test_code_headings_and_short_lines_are_ignored() -> None:
+def test_code_and_short_lines_are_ignored() -> None:
     text = (
-        "```\nprint('the same line of code')\nprint('the same line of code')\n```\n"
-        "Example:\nExample:\n# Title here is long enough\n# Title here is long enough\n"
+        "```\nprint('the same line of code, long enough to count as a passage of words')\n"
+        "print('the same line of code, long enough to count as a passage of words')\n```\n"
+        "Example:\n\nExample:\n"
     )
     assert find_repeats(text, 0.85) == []
 
 
-def test_finding_is_a_warning_with_details() -> None:
-    text = "".join("- Always answer in JSON with the keys given.\n" for _ in range(13))
-    [finding] = check_duplication("p.md", text, 0.85, 0)
-    assert (finding.rule, finding.level, finding.value, finding.limit) == ("duplication", "warning", 12, 0)
-    assert finding.details[0].startswith("line 2 repeats line 1: - Always answer in JSON")
-    assert finding.details[-1] == "... and 2 more"
+def test_each_repeat_is_a_warning_with_its_lines() -> None:
+    text = "".join(f"- {RULE}.\n" for _ in range(13))
+    findings = check_duplication("p.md", text, 0.85, 0)
+    assert len(findings) == 12
+    assert {(f.rule, f.level, f.measure) for f in findings} == {
+        ("duplication", "warning", "repeated passage")
+    }
+    assert [(f.line, f.end_line) for f in findings[:2]] == [(2, 2), (3, 3)]
+    assert findings[0].message.startswith("line 2 repeats line 1 (17 words): Always cite")
     assert check_duplication("p.md", text, 0.85, 12) == []
+    many = check_duplication("p.md", text * 3, 0.85, 0)
+    assert len(many) == 25 and many[-1].details == ["... and 13 more repeats in this file"]
+
+
+# Issue 14: structure-aware duplication. Each excerpt is in the style of a real skill file.
+
+
+def one(text: str, near: float = 0.85) -> list[Finding]:
+    return check_duplication("skills/x/SKILL.md", text, near, 0)
+
+
+def test_table_header_rows_repeated_are_not_duplication() -> None:
+    table = (
+        "| Command | What it does | When to use it |\n"
+        "|---------|--------------|----------------|\n"
+        "| `{name}` | Runs the {name} step | Before every commit to main |\n"
+    )
+    text = "## Build\n\n" + table.format(name="build") + "\n## Test\n\n" + table.format(name="test")
+    assert one(text) == []
+
+
+def test_worktrees_rows_are_not_normalised_into_one() -> None:
+    # obra/superpowers using-git-worktrees: two rows that differ by the leading dot.
+    assert _words("Use `.worktrees/` when it exists") != _words("Use `worktrees/` when it exists")
+    text = (
+        "Check for an existing `.worktrees/` directory in the project root and use it when found.\n\n"
+        "Check for an existing `worktrees/` directory in the project root and use it when found.\n"
+    )
+    assert all(repeat.exact is False for repeat in find_repeats(text, 0.85))
+
+
+def test_code_in_blockquotes_indented_code_and_style_blocks_are_ignored() -> None:
+    call = "response = client.messages.create(model=MODEL, max_tokens=1024, messages=history)"
+    quoted = f"> ```python\n> {call}\n> ```\n"
+    indented = f"    {call}\n"
+    style = (
+        "<style>\n.slide-title { font-family: Georgia, serif; font-size: 44px; color: #1a1a2e; }\n</style>\n"
+    )
+    text = "\n".join(
+        ["Call it like this:", quoted, "Or:", indented, style, "Again:", quoted, indented, style]
+    )
+    assert one(text) == []
+
+
+def test_json_and_css_outside_fences_are_ignored() -> None:
+    # Pasted config outside a fence is still config, not prose.
+    block = (
+        '"description": "The absolute path to the file that the tool should read from disk",\n'
+        '"type": "string", "minLength": 1, "maxLength": 4096, "pattern": "^/"\n'
+    )
+    css = "body { margin: 0 auto; padding: 24px 48px; font-family: Inter, Helvetica, sans-serif; }\n"
+    text = f"Input schema:\n{block}\n{css}\nOutput schema:\n{block}\n{css}"
+    assert one(text) == []
+
+
+def test_the_same_step_in_exclusive_branches_is_short_boilerplate() -> None:
+    # anthropics/skills doc-coauthoring: the same 12-word step under "If ..." and "If no ...".
+    text = (
+        "**If access to artifacts is available:**\n"
+        "Use `create_file` to create an artifact.\n\n"
+        "Inform them that the initial structure with placeholders for all sections will be created.\n\n"
+        "**If no access to artifacts:**\n"
+        "Create a markdown file in the working directory.\n\n"
+        "Inform them that the initial structure with placeholders for all sections will be created.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_longer_step_repeated_in_exclusive_branches_is_not_a_repeat() -> None:
+    # anthropics/skills doc-coauthoring: 21 words, once per branch.
+    step = (
+        "Ask them to read through it and indicate what to change. "
+        "Note that being specific helps learning for the next sections."
+    )
+    text = (
+        "### Step 5: Draft\n\n**If using artifacts:**\nAfter drafting, provide a link to the artifact.\n\n"
+        f"{step}\n\n**If using a file (no artifacts):**\nAfter drafting, confirm completion.\n\n"
+        f"Inform them the section has been drafted. {step}\n"
+    )
+    assert one(text) == []
+    # The same text outside the branches is a repeat.
+    assert len(one(text.replace("**If using a file (no artifacts):**", "Then:"))) == 1
+
+
+def test_per_command_parameter_docs_are_short_boilerplate() -> None:
+    text = "".join(
+        f"### {command}\n\n- `--json`: print the report as JSON instead of a table.\n"
+        f"- `--quiet`: print nothing but errors and the final summary line.\n\n"
+        for command in ("check", "review", "gate")
+    )
+    assert one(text) == []
+
+
+LESSON = (
+    "Always verify the totals against the source spreadsheet before you report any figure, "
+    "because rounding in the pivot table hides errors."
+)
+
+
+def test_a_restated_lesson_is_found_with_both_lines() -> None:
+    text = f"# Rules\n\n- {LESSON}\n- Keep answers short.\n\n## Lessons\n\n- {LESSON}\n"
+    [finding] = one(text)
+    assert (finding.rule, finding.level, finding.measure) == ("duplication", "warning", "repeated passage")
+    assert (finding.line, finding.end_line) == (8, 8)
+    assert "line 3" in finding.message
+
+
+def test_a_lesson_restated_in_other_words_is_a_near_repeat() -> None:
+    reworded = LESSON.replace("Always verify", "Verify").replace("before you report", "before reporting")
+    text = f"- {LESSON}\n- Keep answers short.\n- {reworded}\n"
+    [finding] = one(text, near=0.75)
+    assert finding.line == 3 and "nearly" in finding.message
+
+
+def test_a_repeated_run_of_bullets_is_one_passage() -> None:
+    # anthropics/skills theme-factory: the same three bullets in two sections.
+    bullets = (
+        "- A cohesive color palette with hex codes\n"
+        "- Complementary font pairings for headers and body text\n"
+        "- A distinct visual identity suitable for different contexts and audiences\n"
+    )
+    text = (
+        f"## Purpose\n\nEach theme includes:\n{bullets}\n## Theme Details\n\nEach theme defines:\n{bullets}"
+    )
+    [finding] = one(text)
+    assert (finding.line, finding.end_line) == (11, 13)
+    assert "lines 4-6" in finding.message
+
+
+def code_heavy_section(title: str) -> str:
+    lines = [f"## {title}", "", "Fill the form fields, then flatten the result:", "", "```python"]
+    lines += [f"writer.update_page_form_field_values(page_{i}, fields[{i}])" for i in range(58)]
+    lines += ["```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_pasted_code_heavy_section_is_found() -> None:
+    section = code_heavy_section("Fill a PDF form")
+    assert section.count("\n") >= 65
+    text = "# PDF\n\n" + section + "## Merge\n\nUse the merge script.\n\n" + section
+    [finding] = one(text)
+    assert finding.measure == "repeated section"
+    first = 3
+    second = text.splitlines().index("## Fill a PDF form", first) + 1
+    assert finding.line == second and finding.end_line is not None and finding.end_line >= second + 62
+    assert f"at lines {first}-" in finding.message
+
+
+def test_a_duplicate_heading_under_the_same_parent() -> None:
+    text = (
+        "# Skill\n\n## Examples\n\nConvert the invoice to CSV.\n\n"
+        "## Setup\n\nInstall the tools.\n\n## Examples\n\nMerge two reports into one.\n"
+    )
+    [finding] = one(text)
+    assert (finding.measure, finding.line) == ("repeated heading", 11)
+    assert "line 3" in finding.message
+
+
+def test_the_same_heading_under_different_parents_is_fine() -> None:
+    text = (
+        "# Skill\n\n## Python\n\n### Example\n\nRun the script.\n\n"
+        "## Shell\n\n### Example\n\nRun the command.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_template_filled_in_twice_is_not_a_near_repeat() -> None:
+    # github/awesome-copilot containerize-aspnetcore: one question per stage.
+    text = (
+        "4. Custom base image for the build stage of the Docker image "
+        '("None" to use standard Microsoft base image):\n'
+        "5. Custom base image for the run stage of the Docker image "
+        '("None" to use standard Microsoft base image):\n'
+    )
+    assert one(text) == []
+
+
+def test_a_list_item_that_is_one_code_span_is_code() -> None:
+    # github/awesome-copilot geofeed-tuner: invariants written as inline code.
+    text = (
+        "- `Suggestions == sum(1 for e in Entries if e['HasSuggestion'] and not e['HasError'] "
+        "and not e['HasWarning'])`\n"
+        "- `OK == sum(1 for e in Entries if not e['HasError'] and not e['HasWarning'] "
+        "and not e['HasSuggestion'])`\n"
+    )
+    assert one(text) == []
+
+
+def test_numbered_steps_are_different_headings() -> None:
+    # github/awesome-copilot structured-autonomy-generate: a plan template.
+    text = "".join(
+        f"#### Step {n}: {{Action}}\n\nDo the step.\n\n#### Step {n} STOP & COMMIT\n\nCommit.\n\n"
+        for n in (1, 2)
+    )
+    assert one(text) == []

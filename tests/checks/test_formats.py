@@ -115,3 +115,126 @@ def test_tool_json_that_does_not_parse() -> None:
 
 def test_tool_json_with_a_byte_order_mark() -> None:
     assert check_tool_json("tools/w.json", "\ufeff" + json.dumps(ANTHROPIC)) == []
+
+
+# Issue 14: structure as CommonMark reads it, and hints that say what the text looks like.
+
+LIST_ITEM_FENCE = """\
+## Set up the worktree
+
+1. Create it beside the repository:
+2. ```sh
+   git worktree add ../feature -b feature
+   ```
+3. Run the project's setup in it.
+
+> Quote a command the user ran:
+> ```text
+> $ git status
+> ```
+
+Done.
+"""
+
+
+def test_a_fence_opened_on_a_list_item_line_or_in_a_blockquote_is_closed() -> None:
+    assert check_fences("skills/wt/SKILL.md", LIST_ITEM_FENCE) == []
+
+
+def test_a_fence_its_container_ends_is_not_truncation() -> None:
+    # CommonMark ends the fence with its list item; the text goes on after it.
+    text = "- Run:\n  ```sh\n  make test\n- Then commit.\n\nAll done, and the file goes on.\n"
+    assert check_fences("p.md", text) == []
+
+
+def test_an_unclosed_fence_in_a_list_item_at_the_end_still_fails_with_its_line() -> None:
+    text = '## Steps\n\n1. Call the tool:\n   ```json\n   {"query": "open the\n'
+    [finding] = check_fences("p.md", text)
+    assert (finding.line, finding.end_line) == (4, 5)
+    assert "at line 4 is never closed" in finding.message
+    assert "gepa #390" in finding.hint
+
+
+def test_the_truncation_finding_has_a_line() -> None:
+    [finding] = check_fences("p.md", 'Intro\n```json\n{"answer": \n')
+    assert (finding.line, finding.end_line) == (2, 3)
+
+
+NESTED = """\
+## Example output
+
+```markdown
+# Report
+```python
+print("hello")
+```
+```
+
+## Next steps
+
+Write the summary.
+"""
+
+
+def test_nested_fences_are_not_called_truncated() -> None:
+    [finding] = check_fences("p.md", NESTED)
+    assert finding.line == 8
+    assert "looks truncated" not in finding.hint and "nested" in finding.hint
+    assert "line 3" in finding.hint and "````" in finding.hint
+    # obra/superpowers writing-plans: closed blocks between the misnested one and the end.
+    between = NESTED.replace(
+        'print("hello")\n```\n', 'print("hello")\n```\nRun it:\n```bash\npytest -q\n```\n'
+    )
+    [finding] = check_fences("p.md", between)
+    assert "block at line 3" in finding.hint
+
+
+def test_a_bare_fence_that_swallows_the_rest_of_the_file_is_not_called_truncated() -> None:
+    text = "## A\n\n```\ncode\n```\n```\n\n## B\n\nMore prose here.\n"
+    [finding] = check_fences("p.md", text)
+    assert finding.line == 6
+    assert "truncated" not in finding.hint and "do not pair up" in finding.hint
+
+
+def test_a_tab_in_yaml_indentation_gets_a_tab_hint() -> None:
+    text = skill("name: pdf\ndescription: d\nmetadata:\n  a: 1\n\tb: 2\n")
+    [finding] = check_skill("SKILL.md", text)
+    assert "tab" in finding.hint and "quote" not in finding.hint
+    assert finding.line == 6
+
+
+def test_a_tab_at_the_start_of_a_key_gets_a_tab_hint() -> None:
+    [finding] = check_skill("SKILL.md", skill("name: pdf\n\tdescription: d\n"))
+    assert "tab" in finding.hint and "quote" not in finding.hint
+
+
+def test_a_colon_in_a_value_still_gets_the_quoting_hint() -> None:
+    [finding] = check_skill("SKILL.md", skill("name: pdf\ndescription: Use when: a colon\n"))
+    assert "quote" in finding.hint
+    assert finding.line == 3
+
+
+def test_an_invalid_folder_name_is_not_offered_as_the_skill_name() -> None:
+    [finding] = check_skill("skills/PDF_Tools/SKILL.md", skill("name: PDF Tools\ndescription: d\n"))
+    assert "name the skill like its folder" not in finding.hint
+    assert "'PDF_Tools' is not a valid skill name" in finding.hint
+    assert finding.line == 2
+    [differs] = check_skill("skills/PDF_Tools/SKILL.md", skill("name: pdf-tools\ndescription: d\n"))
+    assert "rename the folder to 'pdf-tools'" in differs.hint
+
+
+def test_a_valid_folder_name_is_still_offered() -> None:
+    [finding] = check_skill("skills/pdf-tools/SKILL.md", skill("name: PDF Tools\ndescription: d\n"))
+    assert "'pdf-tools'" in finding.hint
+
+
+def test_description_findings_point_at_the_description_line() -> None:
+    [finding] = check_skill("SKILL.md", skill(f"name: pdf\ndescription: {'d' * 1025}\n"))
+    assert finding.line == 3
+
+
+def test_frontmatter_and_json_findings_have_lines() -> None:
+    [unterminated] = check_skill("SKILL.md", "---\nname: pdf\ndescription: cut")
+    assert unterminated.line == 1
+    [bad_json] = check_tool_json("tools/t.json", '{\n  "name": "x",\n  "description": \n}\n')
+    assert bad_json.line == 4

@@ -44,26 +44,86 @@ def test_collapse_lists_the_sections_that_disappeared() -> None:
     assert (finding.rule, finding.level, finding.measure) == ("collapse", "failure", "size / previous size")
     assert finding.limit == 0.5 and finding.value < 0.1
     assert finding.details == [
-        "section gone: ## Tools",
-        "section gone: ## Output format",
-        "section gone: ## Examples",
-        "section gone: ## Edge cases",
+        "section gone: ## Tools (line 10 before)",
+        "section gone: ## Output format (line 19 before)",
+        "section gone: ## Examples (line 28 before)",
+        "section gone: ## Edge cases (line 37 before)",
     ]
     assert "4 of 5 sections disappeared" in finding.message
 
 
-def test_collapse_by_lost_sections_at_equal_size() -> None:
+def test_lost_sections_count_once_half_the_characters_are_gone() -> None:
+    # With a lower size limit, a shrink to 40% that drops three of four sections is
+    # still a collapse: by the sections lost.
     old = sections(["A", "B", "C", "D"])
-    new = sections(["A"]) + "".join(f"- filler line {i} with new words in it\n" for i in range(28))
-    [finding] = check_collapse("p.md", PROMPT, old, new, compare(old, new))
+    new = sections(["A"]) + "".join(f"- filler line {i} with new words\n" for i in range(6))
+    assert 0.3 < len(new) / len(old) < 0.5
+    kind = KindChecks(collapse_min_size=0.3)
+    [finding] = check_collapse("p.md", kind, old, new, compare(old, new))
     assert finding.measure == "share of sections kept" and finding.value == 0.25
 
 
-def test_collapse_by_lost_lines_in_a_full_rewrite() -> None:
+def test_a_full_rewrite_at_equal_size_is_not_collapse() -> None:
+    # Issue 14: collapse means lost content; a rewrite that keeps the size lost none.
     old = "".join(f"Rule {i}: always do thing {i} first.\n" for i in range(30))
     new = "".join(f"Guideline {i}: consider doing item {i} early.\n" for i in range(30))
+    assert check_collapse("p.md", PROMPT, old, new, compare(old, new)) == []
+
+
+def test_a_rewrite_that_grows_is_not_collapse() -> None:
+    # A rewrite that grew 1.3x and renamed every section: growth may speak, collapse not.
+    old = sections(["Inputs", "Tools", "Output format", "Examples"])
+    new = sections(["What you receive", "What you may call", "What you return", "Worked cases"], lines=11)
+    new = new.replace("check the input carefully", "read the request closely")
+    assert len(new) > len(old)
+    assert check_collapse("p.md", PROMPT, old, new, compare(old, new)) == []
+
+
+def test_a_change_that_keeps_half_the_characters_never_collapses() -> None:
+    old = sections(["A", "B", "C", "D", "E"])
+    new = sections(["A", "B"]) + "".join(
+        f"- note {i}: a longer remark that replaces a section\n" for i in range(10)
+    )
+    assert 0.5 <= len(new) / len(old) < 0.7
+    kind = KindChecks(collapse_min_kept_sections=0.9, collapse_min_kept_lines=0.9)
+    assert check_collapse("p.md", kind, old, new, compare(old, new)) == []
+
+
+TITLES = [f"Topic {name}" for name in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"] + ["Topic AA", "Topic AB"]
+
+
+def test_numbered_headings_are_the_same_sections() -> None:
+    # Issue 14: "## X" -> "## 1. X" over 28 sections reported "27 of 28 sections disappeared".
+    old = sections(TITLES, lines=3)
+    renamed = "".join(
+        f"## {number}. {title}\n"
+        + "".join(f"- {title} rule {i}: check the input carefully before answering.\n" for i in range(3))
+        for number, title in enumerate(TITLES, start=1)
+    )
+    assert check_collapse("p.md", PROMPT, old, renamed, compare(old, renamed)) == []
+    new = "".join(
+        f"## {number}. {title}\n- {title} rule 0: check the input carefully before answering.\n"
+        for number, title in enumerate(TITLES, start=1)
+    )
+    assert len(new) / len(old) < 0.5  # half of every section cut: a collapse by size
     [finding] = check_collapse("p.md", PROMPT, old, new, compare(old, new))
-    assert finding.measure == "share of lines kept" and finding.value == 0.0
+    assert finding.measure == "size / previous size"
+    assert "disappeared" not in finding.message and finding.details == []
+
+
+def test_a_renamed_section_whose_text_survives_is_not_lost() -> None:
+    old = sections(["Tools", "Inputs", "Output format", "Examples", "Edge cases"], lines=6)
+    kept = sections(["Tools"], lines=6).replace("## Tools", "## Available tools and when to call them")
+    new = kept + "## Summary\nAnswer briefly.\n"
+    [finding] = check_collapse("p.md", PROMPT, old, new, compare(old, new))
+    gone = [detail.split(" (")[0] for detail in finding.details]
+    assert gone == [
+        "section gone: ## Inputs",
+        "section gone: ## Output format",
+        "section gone: ## Examples",
+        "section gone: ## Edge cases",
+    ]
+    assert "(line 8 before)" in finding.details[0]
 
 
 def test_a_small_edit_is_not_collapse_and_collapse_can_be_off() -> None:

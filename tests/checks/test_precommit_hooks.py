@@ -10,6 +10,7 @@ changes to tracked files (pre-commit's "shadow repo"), not untracked files.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,7 +74,7 @@ def test_a_bloated_skill_fails(harness_repo: Path) -> None:
     bloated = GOOD + "".join(f"{i}. Also consider case number {i}.\n" for i in range(600))
     result = try_repo(harness_repo, "skills/demo/SKILL.md", bloated)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "skills/demo/SKILL.md: length: body is 604 lines, over the skill limit of 500" in result.stdout
+    assert "skills/demo/SKILL.md:505: length: body is 604 lines, over the skill limit of 500" in result.stdout
 
 
 @pytest.mark.slow
@@ -88,7 +89,7 @@ def test_a_collapsed_prompt_fails_with_a_collapse_finding(harness_repo: Path) ->
 def test_an_invalid_frontmatter_name_fails(harness_repo: Path) -> None:
     result = try_repo(harness_repo, "skills/demo/SKILL.md", GOOD.replace("name: demo", "name: Demo_Skill"))
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "skills/demo/SKILL.md: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
+    assert "skills/demo/SKILL.md:2: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
 
 
 def test_the_project_checks_its_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,3 +145,29 @@ def test_repository_templates_pass_at_their_own_root(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, f"{template.name}: {result.stdout}{result.stderr}"
         assert "no findings" in result.stdout
+
+
+@pytest.mark.slow
+def test_warnings_show_when_the_hook_passes(harness_repo: Path) -> None:
+    # pre-commit hides a passing hook's output unless the hook is verbose: on main the
+    # warning below was never seen by whoever committed.
+    rule = "\nAlways cite the source document and the page number for every figure you quote in the answer.\n"
+    repeated = prompt(8) + rule * 2
+    result = try_repo(harness_repo, "prompts/system.md", repeated)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"prompts/system\.md:\d+: duplication: ", result.stdout)
+    assert "checked 1 harness file: 0 failures, 1 warning" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_one_line_fix_in_a_file_already_too_long_passes_the_hook(harness_repo: Path) -> None:
+    # The shape: a link fixed in a 675-line SKILL.md exited 1 on main.
+    body = "".join(f"{i}. Step {i}: see the guide for details.\n" for i in range(674))
+    long = GOOD + "See [the guide](http://example.com/old).\n" + body
+    write(harness_repo, "skills/demo/SKILL.md", long)
+    git(harness_repo, "commit", "-qam", "a long skill")
+    result = try_repo(harness_repo, "skills/demo/SKILL.md", long.replace("http://", "https://"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not blocking: 2 existing" in result.stdout
+    worse = try_repo(harness_repo, "skills/demo/SKILL.md", long + "One more line.\n")
+    assert worse.returncode == 1 and "lines, over the skill limit of 500" in worse.stdout

@@ -55,7 +55,7 @@ def test_bloated_skill_fails(harness: Path) -> None:
     write(harness, "skills/demo/SKILL.md", GOOD + "".join(f"{i}. Do step {i} now.\n" for i in range(600)))
     result = run(harness, "skills/demo/SKILL.md")
     assert result.exit_code == 1
-    assert "skills/demo/SKILL.md: length: body is 603 lines, over the skill limit of 500" in result.output
+    assert "skills/demo/SKILL.md:505: length: body is 603 lines, over the skill limit of 500" in result.output
     assert "hint: move detail into references/" in result.output
 
 
@@ -133,7 +133,7 @@ def test_malformed_frontmatter(harness: Path) -> None:
     write(harness, "skills/demo/SKILL.md", "---\nname: demo\ndescription: [unclosed\n---\n# Demo\n")
     result = run(harness)
     assert result.exit_code == 1
-    assert "skills/demo/SKILL.md: format: frontmatter is not valid YAML" in result.output
+    assert "skills/demo/SKILL.md:4: format: frontmatter is not valid YAML" in result.output
 
 
 def test_rev_checks_a_commit_against_its_parent(harness: Path) -> None:
@@ -197,7 +197,7 @@ def test_file_names_that_are_not_utf8(harness: Path) -> None:
         handle.write(b"```\nunclosed\n")
     result = run(harness)
     assert result.exit_code == 1
-    assert "prompts/caf\ufffd.md: format: code fence ``` at line 1 is never closed" in result.output
+    assert "prompts/caf\ufffd.md:1: format: code fence ``` at line 1 is never closed" in result.output
     report = json.loads(run(harness, "--json").output)
     assert report["findings"][0]["path"] == "prompts/caf\ufffd.md"
 
