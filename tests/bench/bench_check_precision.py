@@ -288,6 +288,11 @@ class Tally:
     judged: Counter[tuple[str, str]] = field(default_factory=Counter)
     false: Counter[tuple[str, str]] = field(default_factory=Counter)
     unjudged: list[dict[str, Any]] = field(default_factory=list)
+    # The same finding on the same file recurs in every replayed edit of that file: also
+    # count each (repo, path, rule, key) once, with its verdict (any "false" wins).
+    distinct: dict[tuple[str, str], dict[tuple[str, ...], str | None]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
 
     def add(
         self, repo: str, commit: str, finding: dict[str, Any], judgments: dict[Any, Any], where: str
@@ -296,6 +301,12 @@ class Tally:
         self.findings[key] += 1
         self.states[(*key, finding.get("state", "new"))] += 1
         verdict = judgments.get(identity(repo, commit, finding))
+        once = self.distinct[key]
+        ident_once = identity(repo, "", finding)
+        if verdict is not None or ident_once not in once:
+            old = once.get(ident_once)
+            now = verdict["verdict"] if verdict else None
+            once[ident_once] = "false" if "false" in (old, now) else (now or old)
         if verdict is None:
             ident = identity(repo, commit, finding)
             self.unjudged.append(
@@ -393,7 +404,7 @@ def print_figures(results: dict[str, Any], figures: dict[str, Any]) -> None:
     print()
     header = (
         f"{'rule':<12} {'level':<8} {'findings':>8} {'new':>5} {'exist':>5} {'suppr':>5} "
-        f"{'judged':>6} {'false':>5} {'false%':>6}"
+        f"{'judged':>6} {'false':>5} {'false%':>6} | {'distinct':>8} {'judged':>6} {'false':>5} {'false%':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -406,17 +417,27 @@ def print_figures(results: dict[str, Any], figures: dict[str, Any]) -> None:
             states = [tally.states[(rule, level, s)] for s in ("new", "existing", "suppressed")]
             judged, false = tally.judged[key], tally.false[key]
             counts = f"{tally.findings[key]:>8} {states[0]:>5} {states[1]:>5} {states[2]:>5}"
-            print(f"{rule:<12} {level:<8} {counts} {judged:>6} {false:>5} {_rate(false, judged):>6}")
+            once = list(tally.distinct[key].values())
+            d_judged, d_false = sum(v is not None for v in once), once.count("false")
+            distinct = f"{len(once):>8} {d_judged:>6} {d_false:>5} {_rate(d_false, d_judged):>6}"
+            rates = f"{judged:>6} {false:>5} {_rate(false, judged):>6}"
+            print(f"{rule:<12} {level:<8} {counts} {rates} | {distinct}")
+            totals[f"distinct {level}"] = [
+                a + b
+                for a, b in zip(totals[f"distinct {level}"], (len(once), d_judged, d_false), strict=True)
+            ]
             totals[level][0] += tally.findings[key]
             totals[level][1] += tally.judged[key]
             totals[level][2] += tally.false[key]
     print()
     fail, warn = totals["failure"], totals["warning"]
     unjudged = Counter((u["rule"], u["finding"]["level"]) for u in tally.unjudged)
-    print(f"failures: {fail[0]} ({fail[1]} judged, {fail[2]} false: {_rate(fail[2], fail[1])}; target <= 5%)")
-    print(
-        f"warnings: {warn[0]} ({warn[1]} judged, {warn[2]} false: {_rate(warn[2], warn[1])}; target <= 20%)"
-    )
+    for level, (found, judged, false), target in (("failures", fail, "5%"), ("warnings", warn, "20%")):
+        found_d, judged_d, false_d = totals[f"distinct {level[:-1]}"]
+        print(
+            f"{level}: {found} ({judged} judged, {false} false: {_rate(false, judged)}; target <= {target}); "
+            f"distinct: {found_d} ({judged_d} judged, {false_d} false: {_rate(false_d, judged_d)})"
+        )
     print(
         f"unjudged: {len(tally.unjudged)} "
         + ", ".join(f"{r} {lv} {n}" for (r, lv), n in sorted(unjudged.items()))
