@@ -55,41 +55,51 @@ NOT_DUPLICATED = [
     ]
 ]
 
-_reports: dict[str, dict[str, Any]] = {}
+Reports = dict[str, dict[str, Any]]
 
 
-def findings_for(corpus_path: str, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The `--all` findings on one corpus file, its folder checked as a repository."""
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
+    """`harnessgit check --all --json` on each corpus folder, checked as a repository of
+    its own (once per module: five repositories). The function-scoped hermetic seal
+    does not reach a module fixture, so the same settings are made here."""
+    out: Reports = {}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+        env.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        env.delenv("GIT_CONFIG_GLOBAL", raising=False)
+        for who in ("AUTHOR", "COMMITTER"):
+            env.setenv(f"GIT_{who}_NAME", "Test Author")
+            env.setenv(f"GIT_{who}_EMAIL", "test@example.com")
+        for folder in sorted(path for path in CORPUS.iterdir() if path.is_dir()):
+            repo = tmp_path_factory.mktemp(folder.name) / "repo"
+            shutil.copytree(folder, repo)
+            git(repo, "init", "-q", "-b", "main")
+            git(repo, "add", "-A")
+            git(repo, "commit", "-qm", "corpus")
+            result = run(repo, "check", "--all", "--json")
+            assert result.exit_code in (0, 1), result.output
+            out[folder.name] = json.loads(result.stdout)
+    return out
+
+
+def findings_for(corpus_path: str, reports: Reports) -> list[dict[str, Any]]:
+    """The findings on one corpus file (FOLDER/PATH)."""
     folder, path = corpus_path.split("/", 1)
-    if folder not in _reports:
-        repo = tmp_path_factory.mktemp(folder) / "repo"
-        shutil.copytree(CORPUS / folder, repo)
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "corpus")
-        result = run(repo, "check", "--all", "--json")
-        assert result.exit_code in (0, 1), result.output
-        _reports[folder] = json.loads(result.stdout)
-    report = _reports[folder]
+    report = reports[folder]
     assert path in {file["path"] for file in report["files"]}, f"{path} is not a harness file of its folder"
     return [finding for finding in report["findings"] if finding["path"] == path]
 
 
 @pytest.mark.parametrize("corpus_path", HEALTHY)
-def test_a_healthy_real_file_has_no_failure(
-    corpus_path: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    failures = [f for f in findings_for(corpus_path, tmp_path_factory) if f["level"] == "failure"]
+def test_a_healthy_real_file_has_no_failure(corpus_path: str, reports: Reports) -> None:
+    failures = [f for f in findings_for(corpus_path, reports) if f["level"] == "failure"]
     assert failures == []
 
 
 @pytest.mark.parametrize("corpus_path", NOT_DUPLICATED)
-def test_structure_is_not_reported_as_duplication(
-    corpus_path: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    repeats = [
-        f["message"] for f in findings_for(corpus_path, tmp_path_factory) if f["rule"] == "duplication"
-    ]
+def test_structure_is_not_reported_as_duplication(corpus_path: str, reports: Reports) -> None:
+    repeats = [f["message"] for f in findings_for(corpus_path, reports) if f["rule"] == "duplication"]
     assert repeats == []
 
 
