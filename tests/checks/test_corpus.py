@@ -4,8 +4,8 @@ tests/checks/corpus/ holds healthy files copied from public skill and prompt
 repositories (their README names source, commit and licence). The precision benchmark
 (tests/bench/bench_check_precision.py) judged a finding on each of them false. Each
 folder is checked as a repository of its own with `harnessgit check --all`, as a team
-adopting harnessgit would run it. Cases main still gets wrong are strict xfails, so they
-turn into failures (and lose their mark) once the fix merges.
+adopting harnessgit would run it. Cases still got wrong are strict xfails, so they turn
+into failures (and lose their mark) once a fix lands.
 """
 
 from __future__ import annotations
@@ -24,15 +24,11 @@ from tests.cli.runner import run
 from tests.conftest import git, write
 
 CORPUS = Path(__file__).with_name("corpus")
-_MARKDOWN = "issue 14: fixed on i14-markdown"
-_NOT_YET = "issue 14: not fixed on i14-markdown yet"
+_NOT_YET = "issue 14: still reported"
 
 # Every harness file of the corpus: `--all` must report no failure on it.
 HEALTHY = [
-    pytest.param(
-        "github-awesome-copilot/instructions/dotnet-upgrade.instructions.md",
-        marks=pytest.mark.xfail(strict=True, reason=f"{_MARKDOWN}: a fence closed inside a list item"),
-    ),
+    "github-awesome-copilot/instructions/dotnet-upgrade.instructions.md",  # a fence closed in a list item
     "github-awesome-copilot/skills/csharp-docs/SKILL.md",
     "obra-superpowers/skills/using-git-worktrees/SKILL.md",
     "wshobson-agents/plugins/cloud-infrastructure/skills/multi-cloud-architecture/SKILL.md",
@@ -44,16 +40,21 @@ HEALTHY = [
 
 # Files whose every duplication warning was judged false (the README says why).
 NOT_DUPLICATED = [
-    pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=reason))
-    for path, reason in [
-        ("github-awesome-copilot/skills/csharp-docs/SKILL.md", f"{_NOT_YET}: per-tag documentation"),
-        ("obra-superpowers/skills/using-git-worktrees/SKILL.md", f"{_MARKDOWN}: table rows"),
-        ("wshobson-agents/plugins/cloud-infrastructure/skills/multi-cloud-architecture/SKILL.md", _MARKDOWN),
-        ("wshobson-agents/plugins/startup-business-analyst/commands/financial-projections.md", _MARKDOWN),
-        ("wshobson-agents/plugins/tdd-workflows/commands/tdd-cycle.md", _MARKDOWN),
-        ("K-Dense-AI-claude-scientific-skills/scientific-skills/paper-lookup/SKILL.md", _MARKDOWN),
-        ("danielmiessler-fabric/data/patterns/analyze_claims/system.md", f"{_NOT_YET}: 'true' vs 'false'"),
-    ]
+    "obra-superpowers/skills/using-git-worktrees/SKILL.md",  # table rows
+    "wshobson-agents/plugins/cloud-infrastructure/skills/multi-cloud-architecture/SKILL.md",
+    "wshobson-agents/plugins/startup-business-analyst/commands/financial-projections.md",
+    "wshobson-agents/plugins/tdd-workflows/commands/tdd-cycle.md",
+    "K-Dense-AI-claude-scientific-skills/scientific-skills/paper-lookup/SKILL.md",
+    *(
+        pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=reason))
+        for path, reason in [
+            ("github-awesome-copilot/skills/csharp-docs/SKILL.md", f"{_NOT_YET}: per-tag documentation"),
+            (
+                "danielmiessler-fabric/data/patterns/analyze_claims/system.md",
+                f"{_NOT_YET}: 'true' vs 'false'",
+            ),
+        ]
+    ),
 ]
 
 Reports = dict[str, dict[str, Any]]
@@ -104,7 +105,6 @@ def test_structure_is_not_reported_as_duplication(corpus_path: str, reports: Rep
     assert repeats == []
 
 
-@pytest.mark.xfail(strict=True, reason=f"{_MARKDOWN}: collapse judged by size and surviving content")
 def test_a_rewrite_that_keeps_two_thirds_of_the_characters_is_not_collapse() -> None:
     history = CORPUS / "danielmiessler-fabric" / "history"
     before = (history / "analyze_paper.before.md").read_text()
