@@ -194,7 +194,11 @@ def settle(repo: Path, argv: list[str]) -> bool:
     tip the killed revert made, so the rerun would be a different step."""
     hg(repo, "doctor", "--fix", check=False)  # an older harnessgit has none: the rerun must repair
     rerun = hg(repo, *argv, check=False)
-    return rerun.returncode in (0, 1)  # 1: the gate's honest "no" is a finished step
+    if rerun.returncode in (0, 1):  # 1: the gate's honest "no" is a finished step
+        return True
+    said = (rerun.stderr.strip().splitlines() or [""])[-1]
+    print(f"    rerun of {' '.join(argv[:2])} exited {rerun.returncode}: {said[:300]}", flush=True)
+    return False
 
 
 SHIM = """#!/bin/sh
@@ -250,8 +254,11 @@ def trial(base: Path, where: Path, step: Step, delay: float, extra: dict[str, st
     settled = settle(repo, argv)
     if not before <= records(repo):
         return "lost"
-    if settled and not problems(repo):
+    left = problems(repo)
+    if settled and not left:
         return "repaired by rerun"
+    if left:
+        print(f"    left after the rerun: {'; '.join(left)}", flush=True)
     return "needs manual repair"
 
 
