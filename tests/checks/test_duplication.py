@@ -422,3 +422,54 @@ def test_an_abbreviation_does_not_end_a_sentence() -> None:
         "of the data file.\n"
     )
     assert one(text) == []
+
+
+def test_paragraphs_that_open_alike_share_their_closing_sentence() -> None:
+    # danielmiessler/fabric create_better_frame: the negative and the positive frames.
+    closing = "Each frame / bullet should be wide in scope and be less than 16 words."
+    text = (
+        "# NEGATIVE\n\n- In a section called NEGATIVE FRAMES, output 1 - 5 of the most negative frames "
+        f"you found in the input. {closing}\n\n"
+        "# POSITIVE\n\n- In a section called POSITIVE FRAMES, output 1 - 5 different frames that are "
+        f"positive and could replace the negative frames you found. {closing}\n"
+    )
+    assert one(text) == []
+
+
+def test_a_sentence_restated_in_a_paragraph_that_opens_otherwise_is_a_repeat() -> None:
+    # github/awesome-copilot quality-playbook: guidance restated in a later phase.
+    again = (
+        "You don't need to have observed these failures, you know from training that they happen "
+        "to systems of this type."
+    )
+    text = (
+        f"2. **Domain-knowledge risk analysis.** Step back from the code. {again}\n\n"
+        f"Generate at least 5 ranked failure scenarios from this knowledge. {again}\n"
+    )
+    assert [f.line for f in one(text)] == [3]
+
+
+def test_headings_over_nothing_but_code_label_their_examples() -> None:
+    # github/awesome-copilot code-review-generic: an Examples heading after each principle.
+    text = (
+        "## Code Quality Standards\n\n### Clean Code\n\n- Descriptive names\n\n"
+        "### Examples\n\n```javascript\nconst d = 86400;\n```\n\n"
+        "### Error Handling\n\n- Fail fast\n\n"
+        "### Examples\n\n```python\ndef process(user_id): ...\n```\n"
+    )
+    assert one(text) == []
+    # a duplicate heading over prose is still one
+    prose = text.replace("```python\ndef process(user_id): ...\n```", "Merge the two reports.")
+    assert [f.measure for f in one(prose)] == ["repeated heading"]
+
+
+def test_a_duplicate_heading_with_prose_in_its_subsections_is_a_repeat() -> None:
+    # github/awesome-copilot power-bi-visualization-expert: generated text appended a
+    # second "Advanced Visualization Techniques" section.
+    text = (
+        "# Expert\n\n## Advanced Visualization Techniques\n\n"
+        "### 1. Custom Visuals\n\nUse certified visuals.\n\n"
+        "## Response Structure\n\nAnswer in steps.\n\n"
+        "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\nUse a theme file.\n"
+    )
+    assert [f.line for f in one(text)] == [13]
