@@ -213,11 +213,13 @@ def _sentences(document: Document, skip: set[int]) -> list[_Unit]:
 
 
 def _unquoted(text: str) -> str:
-    """``text`` with what its quotation marks enclose blanked out (same length)."""
+    """``text`` with each quotation one word (same length): a quoted example counts as
+    one word, and quoted names ("Key Challenges" / "Available Tools") still differ."""
     masked = _CODE_SPAN.sub(lambda match: "x" * len(match.group()), text)
-    spans = [match.span() for match in _QUOTED.finditer(masked)]
-    for start, end in reversed(spans):
-        text = text[:start] + " " * (end - start) + text[end:]
+    for match in reversed(list(_QUOTED.finditer(masked))):
+        start, end = match.span()
+        word = "\u00ab" + "".join(char for char in text[start:end].lower() if char.isalnum())
+        text = text[:start] + word[: end - start].ljust(end - start) + text[end:]
     return text
 
 
@@ -447,17 +449,19 @@ def _repeated_headings(document: Document, covered: set[int], branches: dict[int
     "**If access to sub-agents:**" and under "**If no access:**"), nor when the heading
     comes three or more times there: then it labels each item of a series ("### Prompt"
     over each example prompt), and the series is how a reader tells them apart. Nor when
-    neither heading has prose under it: "### Examples" over a code block after each
-    principle names the example, "#### End of Sigma Rule" marks a place."""
+    neither heading has prose or subsections under it: "### Examples" over a code block
+    after each principle names the example, "#### End of Sigma Rule" marks a place."""
     seen: dict[tuple[int, str, int | None], list[int]] = defaultdict(list)
     for heading in document.headings:
         seen[(heading.level, heading.words, heading.parent)].append(heading.line)
     by_line = {heading.line: heading for heading in document.headings}
     paragraphs = sorted(block.line for block in document.blocks if block.kind == "paragraph")
-    prose = {  # the headings with prose in their section, subsections included
+    starts = [heading.line for heading in document.headings]
+    prose = {  # the headings with prose or subsections in their section
         section.line
         for section in document.sections
         if bisect.bisect_right(paragraphs, section.end_line) > bisect.bisect_right(paragraphs, section.line)
+        or bisect.bisect_right(starts, section.end_line) > bisect.bisect_right(starts, section.line)
     }
     found = []
     for lines in seen.values():

@@ -473,3 +473,28 @@ def test_a_duplicate_heading_with_prose_in_its_subsections_is_a_repeat() -> None
         "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\nUse a theme file.\n"
     )
     assert [f.line for f in one(text)] == [13]
+
+
+def test_quoted_names_still_tell_sentences_apart() -> None:
+    # github/awesome-copilot modernize-java: the same step for other sections of plan.md.
+    text = (
+        '6. Read HTML comments in "Available Tools" and "RULES" sections of `plan.md` to '
+        "understand rules and expected format\n"
+        "7. Detect all available JDKs and build tools\n\n"
+        "#### 2. Design & Review\n\n"
+        '1. Read HTML comments in "Key Challenges" and "Upgrade Steps" and "RULES" sections of '
+        "`plan.md` to understand rules and expected format\n"
+    )
+    assert one(text) == []
+
+
+def test_a_duplicate_heading_over_code_in_subsections_is_a_repeat() -> None:
+    # github/awesome-copilot power-bi-visualization-expert: the appended second section's
+    # subsections hold only code blocks, and it is still a second section of that name.
+    text = (
+        "# Expert\n\n## Advanced Visualization Techniques\n\n"
+        "### 1. Custom Visuals\n\n```\nCustom Visual Selection Criteria\n```\n\n"
+        "## Response Structure\n\nAnswer in steps.\n\n"
+        "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\n```json\n{}\n```\n"
+    )
+    assert [f.line for f in one(text)] == [15]
