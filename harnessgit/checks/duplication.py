@@ -80,8 +80,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<![iI]\.[eE]\.)(?<![eE]\.[gG]\.)(?<!\bv
 _CODE_SPAN = re.compile(r"(`+).+?\1")
 _QUOTED = re.compile(r'"+[^"]*"+|\u201c[^\u201d]*\u201d')
 # A blank to fill in: "[Specific justification]" (not a link "[text](url)", "[text][ref]",
-# nor a checkbox "[ ]") or "______". A passage holding one is a template shown twice.
-_BLANK = re.compile(r"\[[^\]]*[^\W\d_][^\]]*\](?![(\[:])|_{3,}")
+# nor a checkbox "[ ]", "[x]") or "______". A passage holding one is a template shown twice.
+_BLANK = re.compile(r"\[([^\[\]]*)\](?![(\[:])|_{3,}")
 # "not", "never", "don't": a near repeat that adds or drops one says the opposite.
 _NEGATION = re.compile(r"^(?:not|no|never|none|nor|cannot|without|\w+n't)$")
 # Box-drawing characters (U+2500-U+257F): a tree or table drawn in text, not prose.
@@ -249,9 +249,7 @@ def _repeated_passages(units: list[_Unit], near: float) -> list[Repeat]:
             exact = exact and earlier[index][1]
         run = units[start : index + 1]
         words = sum(len(unit.words) for unit in run)
-        if words >= MIN_PASSAGE_WORDS and not any(
-            _BLANK.search(_CODE_SPAN.sub("", unit.text)) for unit in run
-        ):
+        if words >= MIN_PASSAGE_WORDS and not any(map(_has_blank, run)):
             text = " ".join(unit.text for unit in run)
             found.append(
                 Repeat(
@@ -267,6 +265,13 @@ def _repeated_passages(units: list[_Unit], near: float) -> list[Repeat]:
             )
         index += 1
     return found
+
+
+def _has_blank(unit: _Unit) -> bool:
+    return any(
+        match[1] is None or (match[1].strip().lower() != "x" and any(map(str.isalpha, match[1])))
+        for match in _BLANK.finditer(_CODE_SPAN.sub("", unit.text))
+    )
 
 
 def _exclusive(a: _Unit, b: _Unit) -> bool:
@@ -449,8 +454,8 @@ def _repeated_headings(document: Document, covered: set[int], branches: dict[int
     "**If access to sub-agents:**" and under "**If no access:**"), nor when the heading
     comes three or more times there: then it labels each item of a series ("### Prompt"
     over each example prompt), and the series is how a reader tells them apart. Nor when
-    neither heading has prose or subsections under it: "### Examples" over a code block
-    after each principle names the example, "#### End of Sigma Rule" marks a place."""
+    the repeat has no prose and no subsections under it: "### Examples" over a code
+    block after each principle names that example."""
     seen: dict[tuple[int, str, int | None], list[int]] = defaultdict(list)
     for heading in document.headings:
         seen[(heading.level, heading.words, heading.parent)].append(heading.line)
@@ -473,7 +478,8 @@ def _repeated_headings(document: Document, covered: set[int], branches: dict[int
                 for first in lines[:position]
                 if first not in branches or line not in branches or branches[first] == branches[line]
             ]
-            earlier = [first for first in earlier if first in prose or line in prose]
+            if line not in prose:
+                continue
             if earlier and line not in covered:
                 heading = by_line[line]
                 title = f"{'#' * heading.level} {heading.text}"

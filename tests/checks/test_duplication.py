@@ -498,3 +498,13 @@ def test_a_duplicate_heading_over_code_in_subsections_is_a_repeat() -> None:
         "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\n```json\n{}\n```\n"
     )
     assert [f.line for f in one(text)] == [15]
+
+
+def test_a_repeated_heading_over_nothing_but_code_labels_it() -> None:
+    # wshobson/agents python-packaging: a README template's "## Quick Start" over its code,
+    # after the skill's own "## Quick Start" section.
+    text = (
+        "# Packaging\n\n## Quick Start\n\nBuild a wheel first.\n\n### Minimal layout\n\nOne package.\n\n"
+        "## Templates\n\n## Quick Start\n\n```python\nfrom my_package import x\n```\n"
+    )
+    assert one(text) == []
