@@ -63,6 +63,9 @@ class Block:
     text: str  # a paragraph's inline source, a code block's content, an HTML block's source
     quoted: bool = False  # inside a blockquote
     in_list: bool = False  # inside a list item
+    # The list items it is in, outermost first, each as (its list's line, its own line):
+    # two blocks in sibling items of one list are parallel, like the steps of a procedure.
+    items: tuple[tuple[int, int], ...] = ()
     info: str = ""  # a fence's info string
     closed: bool = True  # a fence ended by its closing line (not by the end of its container)
     opener: str = ""  # a fence's opening line as written
@@ -139,17 +142,23 @@ def parse(text: str) -> Document:
     headings: list[Heading] = []
     blocks: list[Block] = []
     open_headings: list[int] = []  # the chain of enclosing headings, by index
-    quoted = in_list = 0
+    quoted = 0
+    lists: list[int] = []  # the lines of the open lists
+    items: list[tuple[int, int]] = []  # the open list items: (list line, item line)
     for position, token in enumerate(tokens):
         kind = token.type
         if kind == "blockquote_open":
             quoted += 1
         elif kind == "blockquote_close":
             quoted -= 1
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append(token.map[0] + 1 + offset if token.map else 0)
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
         elif kind == "list_item_open":
-            in_list += 1
+            items.append((lists[-1], token.map[0] + 1 + offset if token.map else 0))
         elif kind == "list_item_close":
-            in_list -= 1
+            items.pop()
         elif kind == "heading_open" and token.map is not None:
             level = int(token.tag[1])
             while open_headings and headings[open_headings[-1]].level >= level:
@@ -162,14 +171,14 @@ def parse(text: str) -> Document:
         elif token.map is not None:
             block = _block(token, tokens, position, lines, offset)
             if block is not None:
-                blocks.append(_placed(block, quoted > 0, in_list > 0))
+                blocks.append(_placed(block, quoted > 0, tuple(items)))
     return Document(lines, headings, blocks, front.body_line)
 
 
-def _placed(block: Block, quoted: bool, in_list: bool) -> Block:
-    if not quoted and not in_list:
+def _placed(block: Block, quoted: bool, items: tuple[tuple[int, int], ...]) -> Block:
+    if not quoted and not items:
         return block
-    return replace(block, quoted=quoted, in_list=in_list)
+    return replace(block, quoted=quoted, in_list=bool(items), items=items)
 
 
 def _block(token: Token, tokens: list[Token], position: int, lines: list[str], offset: int) -> Block | None:

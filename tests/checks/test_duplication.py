@@ -242,3 +242,269 @@ def test_numbered_steps_are_different_headings() -> None:
         for n in (1, 2)
     )
     assert one(text) == []
+
+
+# The precision benchmark over six skill repositories (tests/bench on i14-corpus): 66 of
+# 139 duplication warnings judged false. Each test below is one kind of false warning,
+# in the style of the file it came from, or a true one that must stay.
+
+
+def test_a_sentence_shared_by_sibling_items_that_differ_is_a_skeleton() -> None:
+    # danielmiessler/fabric extract_wisdom_agents: one item per output section, each
+    # closing with the same instructions for the agent team.
+    team = (
+        "Ten of the agents should have different perspectives and backgrounds, e.g., one agent "
+        "could be an expert in psychology, another in philosophy, another in technology."
+    )
+    text = "".join(
+        f"- Create a team of AI agents that will extract {what} from the input into a section "
+        f"called {name}. {team}\n\n"
+        for what, name in (("a summary", "SUMMARY"), ("the best ideas", "IDEAS"), ("quotes", "QUOTES"))
+    )
+    assert one(text) == []
+
+
+def test_nested_items_under_sibling_items_are_parallel() -> None:
+    # github/awesome-copilot csharp-docs: the same rule under each documentation tag.
+    text = (
+        "- Use `<param>` to describe method parameters.\n"
+        "  - The description should be a noun phrase that doesn't specify the data type of the value.\n"
+        "  - Begin with an introductory article.\n"
+        "- Use `<returns>` to describe what the method returns.\n"
+        "  - The description should be a noun phrase that doesn't specify the data type of the value.\n"
+        "  - Begin with an introductory article.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_pasted_item_in_the_same_list_is_still_a_repeat() -> None:
+    # danielmiessler/fabric create_rpg_summary: a block of output rules pasted twice.
+    rules = [
+        "Do not complain about anything, especially copyright, as all the content comes from the players.",
+        "Only output Markdown and never use bold or italics, only the section headings.",
+    ]
+    text = "".join(f"- {rule}\n" for rule in rules * 2)
+    assert [f.line for f in one(text)] == [3]
+
+
+def test_a_slot_filled_with_other_words_is_a_template() -> None:
+    # danielmiessler/fabric analyze_paper_simple: one output item per kind of summary.
+    text = (
+        "- A 32-word summary of the implications stated or implied by the paper, in the style of "
+        "Paul Graham, starting with the word IMPLICATIONS: which is not part of the 32 words.\n"
+        "- A 32-word summary of the primary recommendation stated or implied by the paper, in the "
+        "style of Paul Graham, starting with the word RECOMMENDATION: which is not part of the 32 words.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_negation_is_the_point_not_a_repeat() -> None:
+    # danielmiessler/fabric analyze_prose: the rating scale's two neighbouring levels.
+    text = (
+        "Use this if it's not a new idea, but it's a new way of implementing it, or it's a new "
+        "way of explaining it.\n\n"
+        "Use this if it's not a new idea, and it's not a new way of implementing it, or it's not "
+        "a new way of explaining it.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_restatement_with_words_added_and_dropped_is_still_near() -> None:
+    # github/awesome-copilot azure-iac-exporter: a procedure restated at a later step.
+    text = (
+        "**Azure MCP Resource Tool Call (Data Plane Metadata)**: Call the resource tool to gather "
+        "data plane metadata for each resource you export.\n\n"
+        "Then write the template.\n\n"
+        "**Azure MCP Resource Tool Call (Data Plane Metadata)**: Call the resource tool for each "
+        "resource you export.\n"
+    )
+    [finding] = one(text)
+    assert finding.line == 5
+
+
+def test_quoted_example_text_is_not_compared() -> None:
+    # danielmiessler/fabric improve_prompt: example inputs that vary one message of the
+    # same dialogue quote the same question and expert answer.
+    example = (
+        'Question: """What event is Neil Armstrong most famous for and on what date did it occur? '
+        'Assume UTC time."""\n\n'
+        'Expert Answer: """Neil Armstrong is most famous for being the first person to walk on the '
+        'moon. This historic event occurred on July 21, 1969."""\n\n'
+    )
+    text = f"Here's a substandard answer:\n\n{example}Here's a contradicting answer:\n\n{example}"
+    assert one(text) == []
+
+
+def test_quotes_inside_code_spans_do_not_hide_a_repeat() -> None:
+    # github/awesome-copilot tasksync: the same command restated all through the file.
+    line = (
+        "Universal: `python3 -c \"import readline; task = input('')\"` is the command you run to "
+        "request the next task from the user every single time."
+    )
+    assert [f.line for f in one(f"{line}\n\nThen wait.\n\n{line}\n")] == [5]
+
+
+def test_a_repeated_template_with_blanks_to_fill_is_not_a_repeat() -> None:
+    # danielmiessler/fabric create_reading_plan: the output format shows its example
+    # entry in each phase.
+    entry = (
+        "- Man's Search for Meaning, by Victor Frankl. This book was chosen because _________. "
+        "(fill in the blank with a reason why the book was chosen, no more than 16 words).\n\n"
+        "- Next entry\n- Next entry\n\n"
+    )
+    text = f"## Phase 1\n\nStart with the classics.\n\n{entry}## Phase 2\n\nThen go deeper.\n\n{entry}"
+    assert one(text) == []
+    # github/awesome-copilot Ultimate-Transparent-Thinking-Beast-Mode: per-phase fields.
+    fields = (
+        "**Web Search Assessment**: [NEEDED/NOT NEEDED/DEFERRED]\n"
+        "**Reasoning**: [Specific justification for web search decision]\n"
+        "**Approach 1**: [Creative solution path 1]\n**Approach 2**: [Creative solution path 2]\n\n"
+    )
+    assert one(f"PHASE 1:\n\n{fields}PHASE 2:\n\n{fields}") == []
+
+
+def test_a_link_is_not_a_blank_to_fill() -> None:
+    # wshobson/agents c4-context: a definition given twice, with its link.
+    rule = (
+        "According to the [C4 model](https://c4model.com/diagrams/system-context), a system context "
+        "diagram shows the system as a box in the centre, surrounded by its users and other systems."
+    )
+    assert [f.line for f in one(f"{rule}\n\n## Later\n\n{rule}\n")] == [5]
+
+
+def test_the_same_heading_in_exclusive_branches_is_fine() -> None:
+    # anthropics/skills doc-coauthoring: the same first step with and without sub-agents.
+    text = (
+        "## Stage 3: Reader Testing\n\n"
+        "**If access to sub-agents is available (e.g., in Claude Code):**\n\n"
+        "### Step 1: Predict Reader Questions\n\nAsk what a reader would ask.\n\n"
+        "### Step 2: Test with Sub-Agent\n\nRun the sub-agent.\n\n"
+        "**If no access to sub-agents (e.g., claude.ai web interface):**\n\n"
+        "### Step 1: Predict Reader Questions\n\nList the questions for the user.\n\n"
+        "### Step 2: Setup Testing\n\nOpen a new conversation.\n"
+    )
+    assert one(text) == []
+
+
+def test_a_heading_that_labels_each_item_of_a_series_is_fine() -> None:
+    # github/awesome-copilot elasticsearch-observability: one heading per example prompt.
+    text = "## Debugging\n\n" + "".join(
+        f"### Prompt\n\nMy `{name}` service is failing. Correlate its logs and traces.\n\n"
+        for name in ("checkout", "payment", "search")
+    )
+    assert one(text) == []
+    # two of the same are still two sections a reader cannot tell apart
+    assert [f.line for f in one("## Debugging\n\n### Prompt\n\nOne.\n\n### Prompt\n\nTwo.\n")] == [7]
+
+
+def test_a_box_drawing_diagram_is_not_prose() -> None:
+    # wshobson/agents code-explain: a recursion tree drawn outside a fence.
+    text = (
+        "├─> Base case check: {example_input} == 0? No\n"
+        "├─> Recursive call: {func_name}({example_input - 1}) returns to the caller\n"
+        "│ ├─> Base case check: {example_input - 1} == 0? No\n"
+        "│ ├─> Recursive call: {func_name}({example_input - 2}) returns to the caller\n"
+        "│ │ ├─> Base case check: {example_input - 2} == 0? No\n"
+        "│ │ ├─> Recursive call: {func_name}({example_input - 3}) returns to the caller\n"
+    )
+    assert one(text) == []
+
+
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    # github/awesome-copilot update-code-from-shorthand: two rules whose endings differ.
+    text = (
+        "- If any text following the file name implies `no need to edit code`, then in all "
+        "probability this is to update a data file i.e. `JSON` or `XML` and means the edits "
+        "should be focused on formatting the data.\n"
+        "- If any text following the file name implies `no need to edit code` and `add data`, then "
+        "in all probability this is to update a data file i.e. `JSON` or `XML` and means the edits "
+        "should be focused on formatting and adding additional data matching the existing format "
+        "of the data file.\n"
+    )
+    assert one(text) == []
+
+
+def test_paragraphs_that_open_alike_share_their_closing_sentence() -> None:
+    # danielmiessler/fabric create_better_frame: the negative and the positive frames.
+    closing = "Each frame / bullet should be wide in scope and be less than 16 words."
+    text = (
+        "# NEGATIVE\n\n- In a section called NEGATIVE FRAMES, output 1 - 5 of the most negative frames "
+        f"you found in the input. {closing}\n\n"
+        "# POSITIVE\n\n- In a section called POSITIVE FRAMES, output 1 - 5 different frames that are "
+        f"positive and could replace the negative frames you found. {closing}\n"
+    )
+    assert one(text) == []
+
+
+def test_a_sentence_restated_in_a_paragraph_that_opens_otherwise_is_a_repeat() -> None:
+    # github/awesome-copilot quality-playbook: guidance restated in a later phase.
+    again = (
+        "You don't need to have observed these failures, you know from training that they happen "
+        "to systems of this type."
+    )
+    text = (
+        f"2. **Domain-knowledge risk analysis.** Step back from the code. {again}\n\n"
+        f"Generate at least 5 ranked failure scenarios from this knowledge. {again}\n"
+    )
+    assert [f.line for f in one(text)] == [3]
+
+
+def test_headings_over_nothing_but_code_label_their_examples() -> None:
+    # github/awesome-copilot code-review-generic: an Examples heading after each principle.
+    text = (
+        "## Code Quality Standards\n\n### Clean Code\n\n- Descriptive names\n\n"
+        "### Examples\n\n```javascript\nconst d = 86400;\n```\n\n"
+        "### Error Handling\n\n- Fail fast\n\n"
+        "### Examples\n\n```python\ndef process(user_id): ...\n```\n"
+    )
+    assert one(text) == []
+    # a duplicate heading over prose is still one
+    prose = text.replace("```python\ndef process(user_id): ...\n```", "Merge the two reports.")
+    assert [f.measure for f in one(prose)] == ["repeated heading"]
+
+
+def test_a_duplicate_heading_with_prose_in_its_subsections_is_a_repeat() -> None:
+    # github/awesome-copilot power-bi-visualization-expert: generated text appended a
+    # second "Advanced Visualization Techniques" section.
+    text = (
+        "# Expert\n\n## Advanced Visualization Techniques\n\n"
+        "### 1. Custom Visuals\n\nUse certified visuals.\n\n"
+        "## Response Structure\n\nAnswer in steps.\n\n"
+        "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\nUse a theme file.\n"
+    )
+    assert [f.line for f in one(text)] == [13]
+
+
+def test_quoted_names_still_tell_sentences_apart() -> None:
+    # github/awesome-copilot modernize-java: the same step for other sections of plan.md.
+    text = (
+        '6. Read HTML comments in "Available Tools" and "RULES" sections of `plan.md` to '
+        "understand rules and expected format\n"
+        "7. Detect all available JDKs and build tools\n\n"
+        "#### 2. Design & Review\n\n"
+        '1. Read HTML comments in "Key Challenges" and "Upgrade Steps" and "RULES" sections of '
+        "`plan.md` to understand rules and expected format\n"
+    )
+    assert one(text) == []
+
+
+def test_a_duplicate_heading_over_code_in_subsections_is_a_repeat() -> None:
+    # github/awesome-copilot power-bi-visualization-expert: the appended second section's
+    # subsections hold only code blocks, and it is still a second section of that name.
+    text = (
+        "# Expert\n\n## Advanced Visualization Techniques\n\n"
+        "### 1. Custom Visuals\n\n```\nCustom Visual Selection Criteria\n```\n\n"
+        "## Response Structure\n\nAnswer in steps.\n\n"
+        "## Advanced Visualization Techniques\n\n### 1. Custom Report Themes\n\n```json\n{}\n```\n"
+    )
+    assert [f.line for f in one(text)] == [15]
+
+
+def test_a_repeated_heading_over_nothing_but_code_labels_it() -> None:
+    # wshobson/agents python-packaging: a README template's "## Quick Start" over its code,
+    # after the skill's own "## Quick Start" section.
+    text = (
+        "# Packaging\n\n## Quick Start\n\nBuild a wheel first.\n\n### Minimal layout\n\nOne package.\n\n"
+        "## Templates\n\n## Quick Start\n\n```python\nfrom my_package import x\n```\n"
+    )
+    assert one(text) == []

@@ -89,3 +89,17 @@ def test_markdown_it_is_imported_only_when_markdown_is_parsed() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "True"]
+
+
+def test_blocks_know_the_list_items_they_are_in() -> None:
+    # Sibling items of one list are parallel (the duplication rule's skeleton test).
+    text = "---\nname: x\n---\n- one\n  - inner\n- two\n\nafter\n\n1. first\n"
+    blocks = parse(text).blocks
+    assert [(block.text, block.items) for block in blocks] == [
+        ("one", ((4, 4),)),
+        ("inner", ((4, 4), (5, 5))),
+        ("two", ((4, 6),)),
+        ("after", ()),
+        ("first", ((10, 10),)),
+    ]
+    assert [block.in_list for block in blocks] == [True, True, True, False, True]
