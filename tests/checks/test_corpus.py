@@ -24,7 +24,6 @@ from tests.cli.runner import run
 from tests.conftest import git, write
 
 CORPUS = Path(__file__).with_name("corpus")
-_NOT_YET = "issue 14: still reported"
 
 # Every harness file of the corpus: `--all` must report no failure on it.
 HEALTHY = [
@@ -45,16 +44,8 @@ NOT_DUPLICATED = [
     "wshobson-agents/plugins/startup-business-analyst/commands/financial-projections.md",
     "wshobson-agents/plugins/tdd-workflows/commands/tdd-cycle.md",
     "K-Dense-AI-claude-scientific-skills/scientific-skills/paper-lookup/SKILL.md",
-    *(
-        pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=reason))
-        for path, reason in [
-            ("github-awesome-copilot/skills/csharp-docs/SKILL.md", f"{_NOT_YET}: per-tag documentation"),
-            (
-                "danielmiessler-fabric/data/patterns/analyze_claims/system.md",
-                f"{_NOT_YET}: 'true' vs 'false'",
-            ),
-        ]
-    ),
+    "github-awesome-copilot/skills/csharp-docs/SKILL.md",  # per-tag documentation
+    "danielmiessler-fabric/data/patterns/analyze_claims/system.md",  # true vs false claims
 ]
 
 Reports = dict[str, dict[str, Any]]
