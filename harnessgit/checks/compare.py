@@ -16,7 +16,6 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from itertools import zip_longest
 
 # difflib's "autojunk" treats lines that make up over 1% of a long text as junk,
 # which keeps matching fast but splits real matches around them. Exact matching
@@ -56,26 +55,22 @@ def compare(old: str, new: str) -> Comparison:
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=not exact)
     kept = sum(block.size for block in matcher.get_matching_blocks())
     gone, came = [False] * len(a), [False] * len(b)
+    hunks = 0
     # Words are compared over each of difflib's hunks (changes and the few equal lines
     # between them), not change by change: a formatter joins and splits lines, and a
     # line such as `}` that matches by chance must not cut a re-wrapped block in two.
+    # A hunk counts when a word in it changed: never more hunks than git shows.
     for group in matcher.get_grouped_opcodes(CONTEXT):
         changes = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in group if tag != "equal"]
         if not changes:
             continue
         (i0, _i, j0, _j), (_k, i9, _l, j9) = changes[0], changes[-1]
         old_gone, new_came = _reworded(a[i0:i9], b[j0:j9])
+        hunks += any(old_gone) or any(new_came)
         for i1, i2, j1, j2 in changes:
             gone[i1:i2] = old_gone[i1 - i0 : i2 - i0]
             came[j1:j2] = new_came[j1 - j0 : j2 - j0]
-    # One row per line position of the diff, True where words changed: hunks are the
-    # runs of changed rows, grouped as git groups them.
-    rows: list[bool] = []
-    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        rows += [old or new for old, new in zip_longest(gone[i1:i2], came[j1:j2], fillvalue=False)]
-    return Comparison(
-        old_lines=len(a), kept_lines=kept, added=sum(came), removed=sum(gone), hunks=_hunks(rows)
-    )
+    return Comparison(old_lines=len(a), kept_lines=kept, added=sum(came), removed=sum(gone), hunks=hunks)
 
 
 def _reworded(old: list[str], new: list[str]) -> tuple[list[bool], list[bool]]:
@@ -103,17 +98,3 @@ def _reworded(old: list[str], new: list[str]) -> tuple[list[bool], list[bool]]:
             for _word, index in new_words[start + j1 : start + j2]:
                 came[index] = True
     return gone, came
-
-
-def _hunks(rows: list[bool]) -> int:
-    """Runs of changed rows, merged when at most 2 * CONTEXT unchanged rows apart
-    (difflib's and git's grouping)."""
-    hunks, gap = 0, None
-    for changed in rows:
-        if not changed:
-            gap = None if gap is None else gap + 1
-            continue
-        if gap is None or gap > 2 * CONTEXT:
-            hunks += 1
-        gap = 0
-    return hunks

@@ -137,3 +137,12 @@ def test_a_real_rewrite_is_still_large() -> None:
     comparison = compare(BEFORE_PRETTIER, rewrite)
     assert comparison.changed_lines >= 14 and comparison.hunks == 1
     assert [f.measure for f in check_file_edit("cmd.md", comparison, 0, 10)] == ["hunks", "changed lines"]
+
+
+def test_a_formatting_pass_never_counts_more_hunks_than_git() -> None:
+    # Two real changes in one block that a formatter also re-marked: git shows one
+    # hunk, and the unchanged words between the changes do not cut it in two.
+    old = "".join(f"* Step {i}: run the migration for shard {i}\n" for i in range(20))
+    new = old.replace("* ", "- ").replace("shard 0\n", "shard zero\n").replace("shard 19\n", "shard last\n")
+    comparison = compare(old, new)
+    assert (comparison.removed, comparison.added, comparison.hunks) == (2, 2, 1)
