@@ -4,7 +4,8 @@ Blank lines are left out on both sides, so adding or removing blank lines is
 neither an edit nor lost content, and trailing whitespace is ignored.
 
 What counts as changed is the words: inside each changed region, a line is changed
-only when its letters and digits are not the ones the other side has there. So a
+only when its letters and digits are not the ones the other side has there (a line
+without any, such as a fence or a brace, goes with the line next to it). So a
 formatter's pass (prettier re-wrapping a paragraph, `*` -> `-` bullets, `*em*` ->
 `_em_`, table padding, re-indented code, quotes) changes no line, while a rewrite
 changes every line it rewords. Lines outside changed regions are never looked at
@@ -97,4 +98,25 @@ def _reworded(old: list[str], new: list[str]) -> tuple[list[bool], list[bool]]:
                 gone[index] = True
             for _word, index in new_words[start + j1 : start + j2]:
                 came[index] = True
-    return gone, came
+    old_worded = {index for _word, index in old_words}
+    new_worded = {index for _word, index in new_words}
+    return _with_wordless(gone, old_worded), _with_wordless(came, new_worded)
+
+
+def _with_wordless(changed: list[bool], worded: set[int]) -> list[bool]:
+    """A line without words (a fence, a brace, a rule) changed with the worded line
+    next to it, before or after: a deleted code block takes its fences and braces along,
+    while a formatter's `}` -> `},` beside unchanged lines stays formatting."""
+    out = list(changed)
+    before = after = False
+    for index in range(len(changed)):
+        if index in worded:
+            before = changed[index]
+        elif before:
+            out[index] = True
+    for index in range(len(changed) - 1, -1, -1):
+        if index in worded:
+            after = changed[index]
+        elif after:
+            out[index] = True
+    return out

@@ -146,3 +146,20 @@ def test_a_formatting_pass_never_counts_more_hunks_than_git() -> None:
     new = old.replace("* ", "- ").replace("shard 0\n", "shard zero\n").replace("shard 19\n", "shard last\n")
     comparison = compare(old, new)
     assert (comparison.removed, comparison.added, comparison.hunks) == (2, 2, 1)
+
+
+def test_deleting_a_code_block_counts_its_lines_without_words() -> None:
+    # Issue 14's benchmark: sections cut from a SKILL.md are half code, and a fence or a
+    # closing brace has no word of its own; git counts them, and so does edit-size.
+    block = """```typescript
+const tokens = {
+  colors: {
+    primary: "#0066cc",
+  },
+};
+```
+"""
+    old = "## Design tokens\n\nKeep tokens in one file.\n\n" + block + "\n## Theming\n\nUse CSS variables.\n"
+    new = old.replace(block, "")
+    comparison = compare(old, new)
+    assert (comparison.removed, comparison.added, comparison.hunks) == (7, 0, 1)
