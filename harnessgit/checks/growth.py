@@ -84,12 +84,10 @@ def check_collapse(
         return []
     went = moved_out(old, new, moved() if moved else {})
     moved_chars = sum(len(line) * count for lines in went.values() for line, count in lines.items())
-    moved_lines = sum(lines.total() for lines in went.values())
     # Collapse is lost content. A change that keeps half the characters, here or moved
     # to its other files, has not lost it, whatever it rewrote or renamed (issue 14: 15
-    # of 43 collapse findings in replayed history were on files that did not shrink at
-    # all): the sections and lines that survive describe a collapse once the size says
-    # there is one.
+    # of 43 collapse findings in history did not shrink at all): the sections and lines
+    # that survive describe a collapse once the size says there is one.
     kept_share = size_share + moved_chars / len(old)
     content_counts = kept_share < KEEPS_CONTENT
     if kept_share >= kind.collapse_min_size and not content_counts:
@@ -119,7 +117,9 @@ def check_collapse(
                 f"{len(gone)} of {len(old_sections)} sections disappeared",
             )
         )
-    kept_lines = min(comparison.kept_lines + moved_lines, comparison.old_lines)
+    kept_lines = min(
+        comparison.kept_lines + sum(lines.total() for lines in went.values()), comparison.old_lines
+    )
     lines_share = kept_lines / comparison.old_lines if comparison.old_lines else 1.0
     if content_counts and comparison.old_lines >= _MIN_LINES and lines_share < kind.collapse_min_kept_lines:
         tripped.append(
@@ -133,18 +133,6 @@ def check_collapse(
     if not tripped:
         return []
     measure, value, limit, _reason = tripped[0]
-    details = listed(
-        [f"section gone: {title} (line {line} before)" for title, line in gone], _MAX_DETAILS, "more sections"
-    )
-    # What was counted as kept though this file no longer holds it, and where it went.
-    details += listed(
-        [
-            f"moved to {other}: {lines.total()} of the removed lines"
-            for other, lines in sorted(went.items(), key=lambda item: -item[1].total())
-        ],
-        _MAX_MOVED_DETAILS,
-        "more files",
-    )
     return [
         Finding(
             path=path,
@@ -155,9 +143,23 @@ def check_collapse(
             limit=limit,
             message="; ".join(reason for *_rest, reason in tripped),
             hint=_COLLAPSE_HINT,
-            details=details,
+            details=_collapse_details(gone, went),
         )
     ]
+
+
+def _collapse_details(gone: list[tuple[str, int]], went: Mapping[str, Counter[str]]) -> list[str]:
+    """The sections lost, then what was counted as kept though this file no longer
+    holds it, and where it went."""
+    details = listed(
+        [f"section gone: {title} (line {line} before)" for title, line in gone], _MAX_DETAILS, "more sections"
+    )
+    moves = sorted(went.items(), key=lambda item: -item[1].total())
+    return details + listed(
+        [f"moved to {other}: {lines.total()} of the removed lines" for other, lines in moves],
+        _MAX_MOVED_DETAILS,
+        "more files",
+    )
 
 
 def moved_out(old: str, new: str, elsewhere: Mapping[str, Counter[str]]) -> dict[str, Counter[str]]:
