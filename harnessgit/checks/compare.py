@@ -29,6 +29,11 @@ CONTEXT = 3
 _WORD = re.compile(r"[^\W_]+")
 
 
+def words(line: str) -> list[str]:
+    """The words of a line: its runs of letters and digits, markup and spacing aside."""
+    return _WORD.findall(line)
+
+
 @dataclass(frozen=True)
 class Comparison:
     old_lines: int  # non-blank lines before
@@ -76,8 +81,8 @@ def compare(old: str, new: str) -> Comparison:
 
 def _reworded(old: list[str], new: list[str]) -> tuple[list[bool], list[bool]]:
     """Which lines of a changed region changed their words (the rest is formatting)."""
-    old_words = [(word, index) for index, line in enumerate(old) for word in _WORD.findall(line)]
-    new_words = [(word, index) for index, line in enumerate(new) for word in _WORD.findall(line)]
+    old_words = [(word, index) for index, line in enumerate(old) for word in words(line)]
+    new_words = [(word, index) for index, line in enumerate(new) for word in words(line)]
     gone, came = [False] * len(old), [False] * len(new)
     a, b = [word for word, _ in old_words], [word for word, _ in new_words]
     if a == b:  # a formatter's pass: the cheap, common answer

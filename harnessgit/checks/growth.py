@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 
-from harnessgit.checks.compare import Comparison
+from harnessgit.checks.compare import Comparison, words
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding, Level
 from harnessgit.checks.text import listed
@@ -35,6 +35,9 @@ _MIN_LINES = 5
 # what it rewrote: sections and lines kept count only below it.
 KEEPS_CONTENT = 0.5
 _MAX_MOVED_DETAILS = 10
+# A line shorter than this many words (a fence, `},`, `## Examples`) is in every
+# Markdown file: finding it in another file says nothing about where content went.
+_MOVED_MIN_WORDS = 3
 
 # The lines the change added to each of its other files, by path (`added_lines`): asked
 # for only when a file shrank enough to be a collapse, since reading them costs.
@@ -164,8 +167,11 @@ def _collapse_details(gone: list[tuple[str, int]], went: Mapping[str, Counter[st
 
 def moved_out(old: str, new: str, elsewhere: Mapping[str, Counter[str]]) -> dict[str, Counter[str]]:
     """The lines of ``old`` that ``new`` no longer holds and that the change added to
-    another file, by that file (each line counted once, in the first file that has it)."""
-    remaining = _line_counts(old) - _line_counts(new)
+    another file, by that file (each line counted once, in the first file that has it;
+    only lines of at least three words)."""
+    remaining = Counter(
+        {line: count for line, count in (_line_counts(old) - _line_counts(new)).items() if _substantial(line)}
+    )
     went = {}
     for other, added in elsewhere.items():
         taken = remaining & added
@@ -214,6 +220,10 @@ def _own_lines(document: Document, index: int) -> list[str]:
 
 def _normal(line: str) -> str:
     return " ".join(line.split())
+
+
+def _substantial(line: str) -> bool:
+    return len(words(line)) >= _MOVED_MIN_WORDS
 
 
 def _line_counts(text: str) -> Counter[str]:
