@@ -35,9 +35,9 @@ _MIN_LINES = 5
 # what it rewrote: sections and lines kept count only below it.
 KEEPS_CONTENT = 0.5
 _MAX_MOVED_DETAILS = 10
-# A line shorter than this many words (a fence, `},`, `## Examples`) is in every
-# Markdown file: finding it in another file says nothing about where content went.
-_MOVED_MIN_WORDS = 3
+# A line of fewer words (a fence, `},`, `## Examples`) is in every Markdown file:
+# finding it in another file says nothing about where content went.
+_MOVED_MIN_WORDS = 2
 
 # The lines the change added to each of its other files, by path (`added_lines`): asked
 # for only when a file shrank enough to be a collapse, since reading them costs.
@@ -168,7 +168,7 @@ def _collapse_details(gone: list[tuple[str, int]], went: Mapping[str, Counter[st
 def moved_out(old: str, new: str, elsewhere: Mapping[str, Counter[str]]) -> dict[str, Counter[str]]:
     """The lines of ``old`` that ``new`` no longer holds and that the change added to
     another file, by that file (each line counted once, in the first file that has it;
-    only lines of at least three words)."""
+    only lines of at least two words)."""
     remaining = Counter(
         {line: count for line, count in (_line_counts(old) - _line_counts(new)).items() if _substantial(line)}
     )

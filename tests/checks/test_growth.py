@@ -170,7 +170,7 @@ def test_a_partial_move_still_collapses_and_says_where_the_rest_went() -> None:
     [finding] = check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, comparison, lambda: moved)
     assert not any("Presentation Templates" in detail for detail in finding.details)
     assert "section gone: ## Story Frameworks (line 16 before)" in finding.details
-    assert "moved to references/templates.md: 2 of the removed lines" in finding.details
+    assert "moved to references/templates.md: 3 of the removed lines" in finding.details
 
 
 def test_moved_content_is_looked_up_only_when_the_file_shrank() -> None:
@@ -181,12 +181,14 @@ def test_moved_content_is_looked_up_only_when_the_file_shrank() -> None:
     assert check_collapse("SKILL.md", PROMPT, STORY_SKILL, new, compare(STORY_SKILL, new), fail) == []
 
 
-def test_headings_and_fences_alone_found_elsewhere_were_not_moved() -> None:
+def test_fences_and_braces_found_elsewhere_were_not_moved() -> None:
     # On the benchmark, cuts that really lost their content found "```", "}," and
-    # headings in other files of the commit: lines every Markdown file has.
-    other = "# Index\n\n## Story Frameworks\n\n## Visualization Techniques\n\n```\n},\n```\n"
-    comparison = compare(STORY_SKILL, STORY_SLIM)
+    # "```json" in other files of the commit: lines every Markdown file has.
+    chart = '## Chart config\n\n```json\n{\n  "type": "slope",\n  "series": ["before", "after"]\n},\n```\n'
+    old = STORY_SKILL + "\n" + chart
+    other = "# Index\n\n```json\n{\n},\n```\n"
+    comparison = compare(old, STORY_SLIM)
     moved = {"docs/index.md": added_lines(None, other)}
-    [finding] = check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, comparison, lambda: moved)
+    [finding] = check_collapse("SKILL.md", PROMPT, old, STORY_SLIM, comparison, lambda: moved)
     assert not any(detail.startswith("moved to") for detail in finding.details)
-    assert "section gone: ## Visualization Techniques (line 32 before)" in finding.details
+    assert "section gone: ## Chart config (line 43 before)" in finding.details
