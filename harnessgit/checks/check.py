@@ -62,7 +62,9 @@ def report_for(
     ratchet: bool = True,
     since: str | None = None,
 ) -> CheckReport:
-    report = check_files(collected.versions, config.checks, rules=rules, ratchet=ratchet, since=since)
+    report = check_files(
+        collected.versions, config.checks, rules=rules, ratchet=ratchet, since=since, others=collected.others
+    )
     missing = [missing_file(path, where) for path, where in collected.missing]
     if not collected.notes and not missing:
         return report

@@ -5,12 +5,17 @@ or the working tree; the old side is a commit or tree, or nothing (every file is
 new). Only harness files are collected: those matching ``[harness] paths`` or a
 ``[checks.kinds]`` glob. Files over ``[checks] max_file_bytes`` are sized, never
 read, so memory stays bounded whatever a repository holds.
+
+The change's other files (any path it adds, modifies or renames, harness or not) are
+not read unless asked for: `Collected.others` reads them when a harness file shrank
+enough to be a collapse, to see whether its content moved there.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -41,6 +46,8 @@ class Collected:
     notes: list[str] = field(default_factory=list)
     links: set[str] = field(default_factory=set)  # links and submodules: noted, never read
     missing: list[tuple[str, str]] = field(default_factory=list)  # named files not there, and where
+    # The change's files outside ``versions``, read when called (`core.check_files`' others).
+    others: Callable[[], list[FileVersion]] | None = None
 
 
 def skipped_note(skipped: list[str]) -> list[str]:
@@ -121,6 +128,12 @@ def collect(
     else:
         wanted = sorted(by_path)
     selected = [path for path in wanted if _selected(path, by_path.get(path), config)]
+    chosen = set(selected)
+    out.others = _other_files(
+        store,
+        [change for path, change in by_path.items() if path not in chosen],
+        config.checks.max_file_bytes,
+    )
     if paths is not None:
         out.notes += skipped_note([path for path in wanted if path not in selected])
     unchanged = _unchanged_refs(store, source, new, [path for path in selected if path not in by_path], out)
@@ -156,6 +169,36 @@ def collect(
             )
         )
     return out
+
+
+def _other_files(store: Store, changes: list[RawChange], max_bytes: int) -> Callable[[], list[FileVersion]]:
+    """A reader of the files ``changes`` add, modify or rename (regular files only)."""
+
+    def read() -> list[FileVersion]:
+        pairs = []
+        for change in changes:
+            if change.new is None or change.new.mode not in _REGULAR:
+                continue
+            if change.new.sha == ZERO and (store.root / change.path).is_symlink():
+                continue
+            old = change.old if change.old is not None and change.old.mode in _REGULAR else None
+            new_ref = _Ref(disk=change.path) if change.new.sha == ZERO else _Ref(sha=change.new.sha)
+            pairs.append((change, _Ref(sha=old.sha) if old else None, new_ref))
+        try:
+            contents = _read(store, [ref for _c, *refs in pairs for ref in refs if ref], max_bytes)
+        except HarnessgitError:
+            return []  # what cannot be read holds nothing moved: a collapse stands
+        return [
+            FileVersion(
+                path=change.path,
+                old_path=change.old_path,
+                old=contents[old_ref] if old_ref else None,
+                new=contents[new_ref],
+            )
+            for change, old_ref, new_ref in pairs
+        ]
+
+    return read
 
 
 def _selected(path: str, change: RawChange | None, config: CheckSections) -> bool:

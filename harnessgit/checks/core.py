@@ -6,7 +6,8 @@ ones read from a repository) and get a `CheckReport` back.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import cast
 
@@ -17,7 +18,7 @@ from harnessgit.checks.cumulative import check_since
 from harnessgit.checks.duplication import check_duplication
 from harnessgit.checks.edits import check_change_edit, check_file_edit
 from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.growth import check_collapse, check_growth
+from harnessgit.checks.growth import Moved, added_lines, check_collapse, check_growth
 from harnessgit.checks.length import Size, check_length, measure, too_large
 from harnessgit.checks.models import (
     RULES,
@@ -52,6 +53,7 @@ def check_files(
     tokenizer: Tokenizer | None = None,
     ratchet: bool = True,
     since: str | None = None,
+    others: Callable[[], Sequence[FileVersion]] | None = None,
 ) -> CheckReport:
     """Check each file version with the rules of its kind, and the change as a whole.
 
@@ -60,13 +62,16 @@ def check_files(
     With ``ratchet`` (change mode), a finding the previous version already had is
     "existing" and does not block (`harnessgit.checks.ratchet`); without it (``--all``)
     every finding is judged as it stands. ``since`` describes the revision of the
-    versions' ``reference`` content, for cumulative growth.
+    versions' ``reference`` content, for cumulative growth. ``others`` gives the
+    change's other files (not harness files): content a shrinking file moved into
+    them, or into another of ``files``, is not lost to collapse. It is called only
+    when a file shrank enough to be a collapse.
     """
     notes: list[str] = []
     if tokenizer is None:
         tokenizer, notes = load_tokenizer(config)
     wanted = {rule for rule in (rules or RULES) if _severity(config, rule) != "off"}
-    run = _Run(config, wanted, tokenizer, notes, ratchet=ratchet, since=since)
+    run = _Run(config, wanted, tokenizer, notes, ratchet=ratchet, since=since, change=(files, others))
     for version in files:
         run.check(version)
     if "edit-size" in wanted:
@@ -104,6 +109,7 @@ class _Run:
         *,
         ratchet: bool,
         since: str | None,
+        change: tuple[Sequence[FileVersion], Callable[[], Sequence[FileVersion]] | None] = ([], None),
     ) -> None:
         self.config = config
         self.wanted = wanted
@@ -115,6 +121,25 @@ class _Run:
         self.summaries: list[FileSummary] = []
         self.edits: list[tuple[Comparison, int | None, int | None]] = []
         self._sizes: dict[tuple[str, str], Size] = {}
+        self.change = change  # the change's files, and its other files when asked for
+        self._added: dict[str, Counter[str]] | None = None
+
+    def _moved(self, path: str) -> Moved:
+        """The lines the change added to its files other than ``path``, read once."""
+
+        def moved() -> Mapping[str, Counter[str]]:
+            if self._added is None:
+                files, others = self.change
+                self._added = {
+                    version.path: added_lines(version.old.text if version.old else None, version.new.text)
+                    for version in [*files, *(others() if others else [])]
+                    if version.new is not None
+                    and version.new.text is not None
+                    and version.status != "unchanged"
+                }
+            return {other: lines for other, lines in self._added.items() if other != path}
+
+        return moved
 
     def _measure(self, text: str, kind: KindChecks) -> Size:
         # The summary and the length rule measure the same text: count its tokens once.
@@ -226,7 +251,7 @@ class _Run:
         if "growth" in self.wanted:
             findings += check_growth(path, kind, old, new)
         if "collapse" in self.wanted:
-            findings += check_collapse(path, kind, old, new, comparison)
+            findings += check_collapse(path, kind, old, new, comparison, self._moved(path))
         if "edit-size" in self.wanted:
             findings += check_file_edit(path, comparison, kind.max_hunks, kind.max_changed_lines)
             if record:

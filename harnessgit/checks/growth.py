@@ -6,11 +6,20 @@ prompts were no more accurate (arXiv 2609.04197). Collapse: ACE saw an 18,282-to
 context rewritten in one step to 122 tokens, and accuracy fell from 66.7 to 57.1,
 below no adaptation at all (arXiv 2510.04618). Files smaller than
 ``small_file_chars`` before the edit are exempt from both.
+
+Collapse is lost content, and content a change moves to another file is not lost:
+a SKILL.md slimmed down with its sections moved to references/ in the same change is
+progressive disclosure, what the length rule's hint asks for (issue 14: 85 of 89
+collapse findings on real history were such moves). A line moved is a line of the
+old text that the new one no longer holds and that the change added to another file.
 """
 
 from __future__ import annotations
 
-from harnessgit.checks.compare import Comparison
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping
+
+from harnessgit.checks.compare import Comparison, words
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding, Level
 from harnessgit.checks.text import listed
@@ -25,6 +34,14 @@ _MIN_LINES = 5
 # A change that keeps at least this share of the characters is never a collapse by
 # what it rewrote: sections and lines kept count only below it.
 KEEPS_CONTENT = 0.5
+_MAX_MOVED_DETAILS = 10
+# A line of fewer words (a fence, `},`, `## Examples`) is in every Markdown file:
+# finding it in another file says nothing about where content went.
+_MOVED_MIN_WORDS = 2
+
+# The lines the change added to each of its other files, by path (`added_lines`): asked
+# for only when a file shrank enough to be a collapse, since reading them costs.
+Moved = Callable[[], Mapping[str, Counter[str]]]
 
 
 def check_growth(path: str, kind: KindChecks, old: str, new: str) -> list[Finding]:
@@ -52,24 +69,40 @@ def check_growth(path: str, kind: KindChecks, old: str, new: str) -> list[Findin
     return []
 
 
-def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: Comparison) -> list[Finding]:
+def added_lines(old: str | None, new: str) -> Counter[str]:
+    """The non-blank lines (spacing aside) that ``new`` holds more often than ``old``."""
+    added = _line_counts(new)
+    if old is not None:
+        added -= _line_counts(old)
+    return added
+
+
+def check_collapse(
+    path: str, kind: KindChecks, old: str, new: str, comparison: Comparison, moved: Moved | None = None
+) -> list[Finding]:
     if not kind.collapse or len(old) < max(kind.small_file_chars, 1):
         return []
     size_share = len(new) / len(old)
-    # Collapse is lost content. A change that keeps half the characters has not lost
-    # it, whatever it rewrote or renamed (issue 14: 15 of 43 collapse findings in
-    # replayed history were on files that did not shrink at all): the sections and
-    # lines that survive describe a collapse once the size says there is one.
-    content_counts = size_share < KEEPS_CONTENT
-    if size_share >= kind.collapse_min_size and not content_counts:
+    if size_share >= max(kind.collapse_min_size, KEEPS_CONTENT):
+        return []
+    went = moved_out(old, new, moved() if moved else {})
+    moved_chars = sum(len(line) * count for lines in went.values() for line, count in lines.items())
+    # Collapse is lost content. A change that keeps half the characters, here or moved
+    # to its other files, has not lost it, whatever it rewrote or renamed (issue 14: 15
+    # of 43 collapse findings in history did not shrink at all): the sections and lines
+    # that survive describe a collapse once the size says there is one.
+    kept_share = size_share + moved_chars / len(old)
+    content_counts = kept_share < KEEPS_CONTENT
+    if kept_share >= kind.collapse_min_size and not content_counts:
         return []
     before = parse(old)
-    gone = lost_sections(before, parse(new)) if before.headings else []
+    elsewhere = {line for lines in went.values() for line in lines}
+    gone = lost_sections(before, parse(new), elsewhere) if before.headings else []
     old_sections = before.headings
     section_share = 1 - len(gone) / len(old_sections) if old_sections else 1.0
     # (measure, value, limit, reason): the first that trips is the finding's measure.
     tripped = []
-    if size_share < kind.collapse_min_size:
+    if kept_share < kind.collapse_min_size:
         tripped.append(
             (
                 "size / previous size",
@@ -87,26 +120,22 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
                 f"{len(gone)} of {len(old_sections)} sections disappeared",
             )
         )
-    if (
-        content_counts
-        and comparison.old_lines >= _MIN_LINES
-        and comparison.kept_share < kind.collapse_min_kept_lines
-    ):
+    kept_lines = min(
+        comparison.kept_lines + sum(lines.total() for lines in went.values()), comparison.old_lines
+    )
+    lines_share = kept_lines / comparison.old_lines if comparison.old_lines else 1.0
+    if content_counts and comparison.old_lines >= _MIN_LINES and lines_share < kind.collapse_min_kept_lines:
         tripped.append(
             (
                 "share of lines kept",
-                comparison.kept_share,
+                lines_share,
                 kind.collapse_min_kept_lines,
-                f"{comparison.kept_share:.0%} of its previous lines survive "
-                f"({comparison.kept_lines} of {comparison.old_lines})",
+                f"{lines_share:.0%} of its previous lines survive ({kept_lines} of {comparison.old_lines})",
             )
         )
     if not tripped:
         return []
     measure, value, limit, _reason = tripped[0]
-    details = listed(
-        [f"section gone: {title} (line {line} before)" for title, line in gone], _MAX_DETAILS, "more sections"
-    )
     return [
         Finding(
             path=path,
@@ -117,20 +146,51 @@ def check_collapse(path: str, kind: KindChecks, old: str, new: str, comparison: 
             limit=limit,
             message="; ".join(reason for *_rest, reason in tripped),
             hint=_COLLAPSE_HINT,
-            details=details,
+            details=_collapse_details(gone, went),
         )
     ]
 
 
-def lost_sections(before: Document, after: Document) -> list[tuple[str, int]]:
+def _collapse_details(gone: list[tuple[str, int]], went: Mapping[str, Counter[str]]) -> list[str]:
+    """The sections lost, then what was counted as kept though this file no longer
+    holds it, and where it went."""
+    details = listed(
+        [f"section gone: {title} (line {line} before)" for title, line in gone], _MAX_DETAILS, "more sections"
+    )
+    moves = sorted(went.items(), key=lambda item: -item[1].total())
+    return details + listed(
+        [f"moved to {other}: {lines.total()} of the removed lines" for other, lines in moves],
+        _MAX_MOVED_DETAILS,
+        "more files",
+    )
+
+
+def moved_out(old: str, new: str, elsewhere: Mapping[str, Counter[str]]) -> dict[str, Counter[str]]:
+    """The lines of ``old`` that ``new`` no longer holds and that the change added to
+    another file, by that file (each line counted once, in the first file that has it;
+    only lines of at least two words)."""
+    remaining = Counter(
+        {line: count for line, count in (_line_counts(old) - _line_counts(new)).items() if _substantial(line)}
+    )
+    went = {}
+    for other, added in elsewhere.items():
+        taken = remaining & added
+        if taken:
+            went[other] = taken
+            remaining -= taken
+    return went
+
+
+def lost_sections(before: Document, after: Document, moved: Collection[str] = ()) -> list[tuple[str, int]]:
     """The sections of ``before`` that ``after`` no longer holds, as (heading, line in ``before``).
 
     A section survives when a heading of ``after`` says the same (numbering, emphasis,
     case and level aside: ``## Setup`` -> ``### 1. Setup``), or when at least half of
-    its own lines are still in ``after`` under whatever heading, or when a section
-    nested in it survives."""
+    its own lines are still in ``after`` under whatever heading or were ``moved`` to
+    another file (lines as `moved_out` gives them), or when a section nested in it
+    survives."""
     new_keys = {heading.key for heading in after.headings}
-    new_lines = {_normal(line) for line in after.lines if line.strip()}
+    new_lines = {_normal(line) for line in after.lines if line.strip()} | set(moved)
     kept = []
     for index, heading in enumerate(before.headings):
         own = _own_lines(before, index)
@@ -160,3 +220,11 @@ def _own_lines(document: Document, index: int) -> list[str]:
 
 def _normal(line: str) -> str:
     return " ".join(line.split())
+
+
+def _substantial(line: str) -> bool:
+    return len(words(line)) >= _MOVED_MIN_WORDS
+
+
+def _line_counts(text: str) -> Counter[str]:
+    return Counter(_normal(line) for line in text.splitlines() if line.strip())

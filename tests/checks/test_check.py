@@ -13,7 +13,7 @@ from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.store import Store
 from tests.conftest import git, write
-from tests.harness_text import prompt
+from tests.harness_text import STORY_SKILL, STORY_SLIM, detail_file, prompt
 
 
 def head(repo: Path) -> str:
@@ -165,3 +165,52 @@ def test_revisions_are_never_options(harness: Path) -> None:
     with Store.discover(harness) as store:
         by_name = check_change(store, load_config(harness), None, "main")  # names work, once checked
     assert by_name.files
+
+
+@pytest.fixture
+def story(make_repo: Callable[..., Path]) -> Path:
+    return make_repo({"skills/data-storytelling/SKILL.md": STORY_SKILL})
+
+
+def test_a_skill_slimmed_into_references_is_not_a_collapse(story: Path) -> None:
+    # Issue 14's benchmark: 85 of 89 collapse findings were SKILL.md files whose
+    # sections moved to references/*.md (not harness files) in the same commit.
+    base = head(story)
+    write(story, "skills/data-storytelling/SKILL.md", STORY_SLIM)
+    write(story, "skills/data-storytelling/references/details.md", detail_file(STORY_SKILL))
+    git(story, "add", "-A")
+    git(story, "commit", "-qm", "extract detail to references/details.md")
+    with Store.discover(story) as store:
+        report = check_change(store, load_config(story), base, head(story))
+    assert [file.path for file in report.files] == ["skills/data-storytelling/SKILL.md"]
+    assert report.findings == []
+
+
+def test_sections_split_into_several_new_files_staged_or_untracked(story: Path) -> None:
+    frameworks, rest = detail_file(STORY_SKILL).split("## Visualization Techniques")
+    write(story, "skills/data-storytelling/SKILL.md", STORY_SLIM)
+    write(story, "skills/data-storytelling/references/frameworks.md", frameworks)
+    write(story, "prompts/visuals.md", "## Visualization Techniques" + rest)  # a harness file
+    with Store.discover(story) as store:
+        config = load_config(story)
+        untracked = check_change(store, config, head(story), source="worktree")
+        git(story, "add", "-A")
+        staged = check_change(store, config, head(story), source="index")
+        hook = check_change(
+            store, config, head(story), source="index", paths=["skills/data-storytelling/SKILL.md"]
+        )
+    assert [f.rule for report in (untracked, staged, hook) for f in report.findings] == []
+
+
+def test_content_that_went_nowhere_is_still_a_collapse(story: Path) -> None:
+    # ACE's case: the text is cut, and a file the change adds holds something else.
+    base = head(story)
+    write(story, "skills/data-storytelling/SKILL.md", STORY_SLIM)
+    write(story, "skills/data-storytelling/references/details.md", "# Details\n\nTo be written.\n")
+    git(story, "add", "-A")
+    git(story, "commit", "-qm", "slim down")
+    with Store.discover(story) as store:
+        report = check_change(store, load_config(story), base, head(story))
+    [finding] = report.findings
+    assert finding.rule == "collapse" and finding.blocks
+    assert "section gone: ## Story Frameworks (line 16 before)" in finding.details

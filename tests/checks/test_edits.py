@@ -35,3 +35,131 @@ def test_single_file_change_is_not_reported_twice() -> None:
     # ...unless the file has no budget of its own.
     assert len(check_change_edit([(big, None, None)], 25, 400)) == 1
     assert check_change_edit([], 25, 400) == []
+
+
+# A command file in the style of the ones a prettier pass rewrote (issue 14's benchmark:
+# 39 of 169 edit-size findings were formatting-only passes, 0 words changed).
+BEFORE_PRETTIER = """# Debug and trace configuration
+## Context
+The user needs to set up debugging and tracing capabilities to efficiently diagnose issues,
+track down bugs, and understand system behavior. Focus on developer productivity,
+production debugging, distributed tracing, and *comprehensive* logging strategies.
+## Requirements
+* Attach the debugger to the running process
+* Keep **source maps** enabled in every configuration
+* Prefer `console` output over files
+| Setting | Value |
+|---|---|
+| runtimeExecutable | node |
+| sourceMaps | true |
+```json
+{
+    "version": "0.2.0",
+    "configurations": [
+        {
+            "name": "Debug Node.js App",
+            "type": "node",
+            "skipFiles": [
+                "<node_internals>/**",
+                "node_modules/**"
+            ]
+        }
+    ]
+}
+```
+```js
+const tracer = require('dd-trace').init({ service: 'api' })
+```
+"""
+
+AFTER_PRETTIER = """# Debug and trace configuration
+
+## Context
+
+The user needs to set up debugging and tracing capabilities to efficiently diagnose issues, track
+down bugs, and understand system behavior. Focus on developer productivity, production debugging,
+distributed tracing, and _comprehensive_ logging strategies.
+
+## Requirements
+
+- Attach the debugger to the running process
+- Keep **source maps** enabled in every configuration
+- Prefer `console` output over files
+
+| Setting           | Value |
+| ----------------- | ----- |
+| runtimeExecutable | node  |
+| sourceMaps        | true  |
+
+```json
+{
+  "version": "0.2.0",
+  "configurations": [
+    {
+      "name": "Debug Node.js App",
+      "type": "node",
+      "skipFiles": ["<node_internals>/**", "node_modules/**"]
+    }
+  ]
+}
+```
+
+```js
+const tracer = require("dd-trace").init({ service: "api" });
+```
+"""
+
+
+def test_a_formatting_only_pass_is_not_an_edit() -> None:
+    # Re-wrapped paragraph, `*` -> `-` bullets, `*em*` -> `_em_`, table padding, blank
+    # lines, re-indented JSON, quotes and semicolons in code: no word changed.
+    comparison = compare(BEFORE_PRETTIER, AFTER_PRETTIER)
+    assert (comparison.changed_lines, comparison.hunks) == (0, 0)
+    assert check_file_edit("cmd.md", comparison, 1, 1) == []
+    assert check_change_edit([(comparison, None, None)] * 3, 1, 1) == []
+
+
+def test_a_formatting_pass_with_one_real_change_counts_that_change() -> None:
+    edited = AFTER_PRETTIER.replace("Prefer `console` output over files", "Write traces to a file")
+    comparison = compare(BEFORE_PRETTIER, edited)
+    assert (comparison.removed, comparison.added, comparison.hunks) == (1, 1, 1)
+
+
+def test_a_real_rewrite_is_still_large() -> None:
+    rewrite = (
+        AFTER_PRETTIER.replace("debugging", "profiling")
+        .replace("tracing", "sampling")
+        .replace("source maps", "symbol files")
+        .replace("node", "deno")
+        .replace("configuration", "profile")
+        .replace("process", "worker")
+    )
+    comparison = compare(BEFORE_PRETTIER, rewrite)
+    assert comparison.changed_lines >= 14 and comparison.hunks == 1
+    assert [f.measure for f in check_file_edit("cmd.md", comparison, 0, 10)] == ["hunks", "changed lines"]
+
+
+def test_a_formatting_pass_never_counts_more_hunks_than_git() -> None:
+    # Two real changes in one block that a formatter also re-marked: git shows one
+    # hunk, and the unchanged words between the changes do not cut it in two.
+    old = "".join(f"* Step {i}: run the migration for shard {i}\n" for i in range(20))
+    new = old.replace("* ", "- ").replace("shard 0\n", "shard zero\n").replace("shard 19\n", "shard last\n")
+    comparison = compare(old, new)
+    assert (comparison.removed, comparison.added, comparison.hunks) == (2, 2, 1)
+
+
+def test_deleting_a_code_block_counts_its_lines_without_words() -> None:
+    # Issue 14's benchmark: sections cut from a SKILL.md are half code, and a fence or a
+    # closing brace has no word of its own; git counts them, and so does edit-size.
+    block = """```typescript
+const tokens = {
+  colors: {
+    primary: "#0066cc",
+  },
+};
+```
+"""
+    old = "## Design tokens\n\nKeep tokens in one file.\n\n" + block + "\n## Theming\n\nUse CSS variables.\n"
+    new = old.replace(block, "")
+    comparison = compare(old, new)
+    assert (comparison.removed, comparison.added, comparison.hunks) == (7, 0, 1)

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from collections import Counter
+
 from harnessgit.checks.compare import compare
-from harnessgit.checks.growth import check_collapse, check_growth
+from harnessgit.checks.growth import added_lines, check_collapse, check_growth
 from harnessgit.config import Config, KindChecks
+from tests.harness_text import STORY_SKILL, STORY_SLIM, detail_file
 
 PROMPT = Config().checks.kinds["prompt"]
 
@@ -132,3 +135,60 @@ def test_a_small_edit_is_not_collapse_and_collapse_can_be_off() -> None:
     assert check_collapse("p.md", PROMPT, old, new, compare(old, new)) == []
     shrunk = sections(["A"])
     assert check_collapse("p.md", KindChecks(collapse=False), old, shrunk, compare(old, shrunk)) == []
+
+
+def test_sections_moved_to_another_file_of_the_change_are_not_lost() -> None:
+    assert len(STORY_SLIM) / len(STORY_SKILL) < 0.5
+    details = detail_file(STORY_SKILL)
+    [finding] = check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, compare(STORY_SKILL, STORY_SLIM))
+    assert "section gone: ## Story Frameworks (line 16 before)" in finding.details
+
+    def moved() -> dict[str, Counter[str]]:
+        return {"references/details.md": added_lines(None, details)}
+
+    comparison = compare(STORY_SKILL, STORY_SLIM)
+    assert check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, comparison, moved) == []
+
+
+def test_content_the_other_file_already_had_was_not_moved() -> None:
+    # The same text in a file the change also touches, but that held it before: this
+    # change did not move it there, so it is lost here (ACE's case with a bystander).
+    details = detail_file(STORY_SKILL)
+    bystander = {"references/details.md": added_lines(details, details + "\n## Changelog\n- typo fixed\n")}
+    comparison = compare(STORY_SKILL, STORY_SLIM)
+    [finding] = check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, comparison, lambda: bystander)
+    assert finding.measure == "size / previous size"
+    assert "section gone: ## Story Frameworks (line 16 before)" in finding.details
+    assert not any(detail.startswith("moved to") for detail in finding.details)
+
+
+def test_a_partial_move_still_collapses_and_says_where_the_rest_went() -> None:
+    # Only the templates moved: the frameworks and techniques are lost.
+    templates = "## Presentation Templates" + STORY_SKILL.split("## Presentation Templates", 1)[1]
+    comparison = compare(STORY_SKILL, STORY_SLIM)
+    moved = {"references/templates.md": added_lines(None, templates)}
+    [finding] = check_collapse("SKILL.md", PROMPT, STORY_SKILL, STORY_SLIM, comparison, lambda: moved)
+    assert not any("Presentation Templates" in detail for detail in finding.details)
+    assert "section gone: ## Story Frameworks (line 16 before)" in finding.details
+    assert "moved to references/templates.md: 3 of the removed lines" in finding.details
+
+
+def test_moved_content_is_looked_up_only_when_the_file_shrank() -> None:
+    def fail() -> dict[str, Counter[str]]:
+        raise AssertionError("read the other files of the change for an ordinary edit")
+
+    new = STORY_SKILL.replace("drive decisions", "drive better decisions")
+    assert check_collapse("SKILL.md", PROMPT, STORY_SKILL, new, compare(STORY_SKILL, new), fail) == []
+
+
+def test_fences_and_braces_found_elsewhere_were_not_moved() -> None:
+    # On the benchmark, cuts that really lost their content found "```", "}," and
+    # "```json" in other files of the commit: lines every Markdown file has.
+    chart = '## Chart config\n\n```json\n{\n  "type": "slope",\n  "series": ["before", "after"]\n},\n```\n'
+    old = STORY_SKILL + "\n" + chart
+    other = "# Index\n\n```json\n{\n},\n```\n"
+    comparison = compare(old, STORY_SLIM)
+    moved = {"docs/index.md": added_lines(None, other)}
+    [finding] = check_collapse("SKILL.md", PROMPT, old, STORY_SLIM, comparison, lambda: moved)
+    assert not any(detail.startswith("moved to") for detail in finding.details)
+    assert "section gone: ## Chart config (line 43 before)" in finding.details
