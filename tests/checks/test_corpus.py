@@ -4,8 +4,8 @@ tests/checks/corpus/ holds healthy files copied from public skill and prompt
 repositories (their README names source, commit and licence). The precision benchmark
 (tests/bench/bench_check_precision.py) judged a finding on each of them false. Each
 folder is checked as a repository of its own with `harnessgit check --all`, as a team
-adopting harnessgit would run it. Cases still got wrong are strict xfails, so they turn
-into failures (and lose their mark) once a fix lands.
+adopting harnessgit would run it. A case a change gets wrong again fails here; a new
+false alarm found by the benchmark and not fixed yet goes in as a strict xfail.
 """
 
 from __future__ import annotations
@@ -106,10 +106,6 @@ def test_a_rewrite_that_keeps_two_thirds_of_the_characters_is_not_collapse() -> 
     assert report.findings == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 14: not fixed on i14-markdown or i14-flow yet: content moved to another file of the change",
-)
 def test_detail_moved_to_references_in_the_same_commit_is_not_collapse(
     make_repo: Callable[..., Path],
 ) -> None:

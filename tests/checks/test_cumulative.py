@@ -14,7 +14,8 @@ from tests.conftest import git, write
 
 def grown(chars: int) -> str:
     """A prompt of about ``chars`` characters, in distinct lines."""
-    lines, size = [], 0
+    lines: list[str] = []
+    size = 0
     while size < chars:
         line = f"- Rule {len(lines)}: answer question {len(lines)} with its own cited source.\n"
         lines.append(line)
