@@ -252,7 +252,10 @@ class _Run:
             findings += check_growth(path, kind, old, new)
         if "collapse" in self.wanted:
             findings += check_collapse(path, kind, old, new, comparison, self._moved(path))
-        if "edit-size" in self.wanted:
+        # A file that was empty is being written, not edited: judged like a new file by its
+        # length (held out: 64 empty agent files filled in one commit, each flagged as a
+        # 250-300-line edit, while a file created in the same commit was not).
+        if "edit-size" in self.wanted and old.strip():
             findings += check_file_edit(path, comparison, kind.max_hunks, kind.max_changed_lines)
             if record:
                 self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))

@@ -2,8 +2,8 @@
 
 The harness edits that held up were few and small: SkillOpt accepted 1 to 4 edits
 per benchmark (arXiv 2605.23904), each checked on instances the optimiser had not
-seen. Only files that existed before count: a new file is judged by its length,
-a deleted one is reported as such.
+seen. Only files that had content before count: a new file (or one that was empty)
+is judged by its length, a deleted one is reported as such.
 """
 
 from __future__ import annotations

@@ -163,3 +163,22 @@ const tokens = {
     new = old.replace(block, "")
     comparison = compare(old, new)
     assert (comparison.removed, comparison.added, comparison.hunks) == (7, 0, 1)
+
+
+def test_filling_an_empty_file_is_writing_it_not_editing_it() -> None:
+    # Held out (VoltAgent/awesome-claude-code-subagents e9123b1b44): 64 agent files that
+    # were 0 bytes in the parent, filled in one commit, were each a 250-300-line edit over
+    # the budget; a file created in the same commit was not. The same text rewritten over
+    # real content still is.
+    from harnessgit.checks import FileVersion, check_files
+    from harnessgit.config.sections import ChecksSection
+
+    written = "".join(f"{i}. Check the deployment's step {i} against the runbook.\n" for i in range(300))
+    rewritten = "".join(f"{i}. Ask the owner of service {i} before you page anyone.\n" for i in range(300))
+    for old in ("", "\n"):
+        version = FileVersion.from_text("prompts/system.md", old, written)
+        assert check_files([version], ChecksSection(), rules={"edit-size"}).findings == []
+    version = FileVersion.from_text("prompts/system.md", rewritten, written)
+    assert {f.measure for f in check_files([version], ChecksSection(), rules={"edit-size"}).findings} >= {
+        "changed lines"
+    }
