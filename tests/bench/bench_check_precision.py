@@ -39,6 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGMENTS = Path(__file__).with_name("check_judgments.jsonl")
+JUDGMENTS_HELDOUT = Path(__file__).with_name("check_judgments_heldout.jsonl")
 MIRRORS = Path("/work/.mirror")
 RULES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 STATIC_RULES = ("length", "format", "duplication")  # a parent can already have these
@@ -55,6 +56,7 @@ class Repo:
     licence: str
     globs: tuple[str, ...]  # the harness files: git pathspec globs and [harness] paths
     toml: str = ""  # the rest of harnessgit.toml ([checks] kinds)
+    heldout: bool = False  # never looked at while tuning: only in --sample heldout, all of it
 
     @property
     def mirror(self) -> str:
@@ -112,6 +114,15 @@ REPOS: tuple[Repo, ...] = (
         # fabric's patterns are system prompts: the built-in prompt kind, on their paths.
         '[checks.kinds.prompt]\npaths = ["patterns/*/system.md", "data/patterns/*/system.md"]\n',
     ),
+    # Held out: fetched after the rules were tuned, judged only in the held-out sample.
+    Repo(
+        "VoltAgent/awesome-claude-code-subagents",
+        "c9e51ec0b3d43f5dcdd0b558a6cd28ba6ada97c1",
+        "MIT",
+        ("categories/*/[a-z]*.md",),  # the subagents; not the category README.md listings
+        _agent_kind("categories/*/[a-z]*.md"),
+        heldout=True,
+    ),
 )
 
 
@@ -143,17 +154,24 @@ def clone(repo: Repo, mirrors: Path, into: Path) -> Path:
     return target
 
 
-def sample(path: Path, repo: Repo, limit: int) -> list[tuple[str, str]]:
+def sample(path: Path, repo: Repo, limit: int, which: str = "dev") -> list[tuple[str, str]]:
     """Up to ``limit`` first-parent commits touching harness files, spread evenly over
-    the history (oldest first), each with its first parent."""
+    the history (oldest first), each with its first parent.
+
+    "dev" is the development sample the rules were tuned on; "heldout" takes the
+    midpoints between its commits instead (never one of them), so the held-out figures
+    come from edits nobody looked at while tuning."""
     specs = [f":(glob){glob}" for glob in repo.globs]
     lines = git(path, "rev-list", "--first-parent", "--parents", repo.head, "--", *specs).splitlines()
     edits = [(parts[0], parts[1]) for line in lines if len(parts := line.split()) >= 2]
     edits.reverse()
-    if len(edits) > limit:
-        step = len(edits) / limit
-        edits = [edits[int(i * step)] for i in range(limit)]
-    return edits
+    step = len(edits) / limit if len(edits) > limit else 1.0
+    dev = [int(i * step) for i in range(min(limit, len(edits)))]
+    if which == "dev":
+        return [edits[i] for i in dev]
+    taken = set(dev)
+    mids = sorted({int((i + 0.5) * step) for i in range(min(limit, len(edits)))} - taken)
+    return [edits[i] for i in mids if i < len(edits)]
 
 
 def run_check(code: Path, cwd: Path, args: list[str]) -> tuple[int, dict[str, Any] | None, str]:
@@ -395,7 +413,7 @@ def _rate(false: int, judged: int) -> str:
 
 def print_figures(results: dict[str, Any], figures: dict[str, Any]) -> None:
     tally: Tally = figures["tally"]
-    print(f"code: {results['code']}  ({results['seconds']:.0f} s)")
+    print(f"code: {results['code']}  sample: {results.get('sample', 'dev')}  ({results['seconds']:.0f} s)")
     for name, info in results["repos"].items():
         print(
             f"  {name} @ {info['head'][:12]} ({info['licence']}): {info['edits']} edits replayed, "
@@ -457,22 +475,28 @@ def print_figures(results: dict[str, Any], figures: dict[str, Any]) -> None:
 
 def run_all(args: argparse.Namespace) -> dict[str, Any]:
     code = Path(args.code).resolve()
-    results: dict[str, Any] = {"code": str(code), "edits": [], "all": [], "repos": {}}
+    results: dict[str, Any] = {"code": str(code), "sample": args.sample, "edits": [], "all": [], "repos": {}}
     start = time.perf_counter()
-    wanted = [repo for repo in REPOS if not args.repo or repo.name in args.repo]
+    wanted = [
+        repo
+        for repo in REPOS
+        if (not args.repo or repo.name in args.repo) and (args.sample == "heldout" or not repo.heldout)
+    ]
     with tempfile.TemporaryDirectory(prefix="hg-precision-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         for repo in wanted:
             if not (Path(args.mirrors) / repo.mirror / "repo").is_dir():
                 print(f"skipped {repo.name}: no mirror under {args.mirrors}", file=sys.stderr)
                 continue
             path = clone(repo, Path(args.mirrors), Path(tmp))
-            edits = sample(path, repo, args.limit)
+            edits = sample(path, repo, args.limit, "dev" if repo.heldout else args.sample)
             replayed = list(
                 pool.map(replay_edit, *zip(*[(code, path, repo, *pair) for pair in edits], strict=True))
             )
             results["edits"] += replayed
-            head = check_all(code, path, repo)
-            results["all"].append(head)
+            # The head's files are part of the development sample: held out, edits only.
+            head = check_all(code, path, repo) if args.sample == "dev" or repo.heldout else {}
+            if head:
+                results["all"].append(head)
             results["repos"][repo.name] = {
                 "head": repo.head,
                 "licence": repo.licence,
@@ -495,7 +519,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=40, help="edits replayed per repository")
     parser.add_argument("--repo", action="append", help="only this repository (owner/name; repeatable)")
     parser.add_argument("--jobs", type=int, default=2, help="checks run at once")
-    parser.add_argument("--judgments", default=str(JUDGMENTS), help="the verdicts (JSON lines)")
+    parser.add_argument(
+        "--sample",
+        choices=("dev", "heldout"),
+        default="dev",
+        help="dev: the commits the rules were tuned on (and the head); heldout: the midpoints "
+        "between them, edits only",
+    )
+    parser.add_argument(
+        "--judgments",
+        action="append",
+        help="the verdicts (JSON lines; repeatable; default: check_judgments.jsonl for dev, "
+        "check_judgments_heldout.jsonl for heldout)",
+    )
     parser.add_argument("--save", help="write the raw results here (JSON)")
     parser.add_argument("--load", help="score saved results instead of running")
     parser.add_argument("--unjudged", help="write the unjudged findings here (JSON lines)")
@@ -503,7 +539,11 @@ def main() -> None:
     results = json.loads(Path(args.load).read_text()) if args.load else run_all(args)
     if args.save:
         Path(args.save).write_text(json.dumps(results))
-    figures = score(results, load_judgments(Path(args.judgments)))
+    default = JUDGMENTS if results.get("sample", "dev") == "dev" else JUDGMENTS_HELDOUT
+    judgments: dict[Any, Any] = {}
+    for name in args.judgments or [str(default)]:
+        judgments.update(load_judgments(Path(name)))
+    figures = score(results, judgments)
     print_figures(results, figures)
     if args.unjudged:
         with open(args.unjudged, "w") as out:
