@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 from harnessgit.checks.compare import Comparison, words
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding, Level
-from harnessgit.checks.text import listed
+from harnessgit.checks.text import listed, split_frontmatter
 from harnessgit.config.sections import KindChecks
 
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
@@ -77,6 +77,17 @@ def added_lines(old: str | None, new: str) -> Counter[str]:
     return added
 
 
+def _only_frontmatter_shrank(old: str, new: str) -> bool:
+    """Whether the body kept half its characters and the shrink is in the frontmatter: a
+    trimmed `description` (held out: seven agents whose description lost its embedded
+    examples shrank to 33-47%, every body line intact) is metadata the format rule
+    judges, not lost context."""
+    before, after = split_frontmatter(old), split_frontmatter(new)
+    if before.yaml is None or after.yaml is None or not before.body.strip():
+        return False
+    return len(after.body) / len(before.body) >= KEEPS_CONTENT
+
+
 def check_collapse(
     path: str, kind: KindChecks, old: str, new: str, comparison: Comparison, moved: Moved | None = None
 ) -> list[Finding]:
@@ -84,6 +95,8 @@ def check_collapse(
         return []
     size_share = len(new) / len(old)
     if size_share >= max(kind.collapse_min_size, KEEPS_CONTENT):
+        return []
+    if _only_frontmatter_shrank(old, new):
         return []
     went = moved_out(old, new, moved() if moved else {})
     moved_chars = sum(len(line) * count for lines in went.values() for line, count in lines.items())

@@ -192,3 +192,21 @@ def test_fences_and_braces_found_elsewhere_were_not_moved() -> None:
     [finding] = check_collapse("SKILL.md", PROMPT, old, STORY_SLIM, comparison, lambda: moved)
     assert not any(detail.startswith("moved to") for detail in finding.details)
     assert "section gone: ## Chart config (line 43 before)" in finding.details
+
+
+def test_a_trimmed_frontmatter_description_is_not_a_collapse() -> None:
+    # Held out (VoltAgent/awesome-claude-code-subagents 778d3c4cc4, "remove example
+    # bloat"): an agent's description lost its embedded <example> blocks and the file
+    # shrank to 33%, every body line intact. The body is what collapses.
+    examples = " ".join(
+        f"<example>Context: case {i}. user: 'help with {i}' assistant: 'on it'</example>" for i in range(60)
+    )
+    body = sections(["Role", "Workflow", "Checklist"], lines=6)
+    old = f"---\nname: m365-admin\ndescription: Use for Microsoft 365 administration. {examples}\n---\n{body}"
+    new = f"---\nname: m365-admin\ndescription: Use for Microsoft 365 administration.\n---\n{body}"
+    assert len(new) / len(old) < 0.5
+    assert check_collapse("agents/m365-admin.md", PROMPT, old, new, compare(old, new)) == []
+    # The same trim with the body cut to one section is still a collapse.
+    cut = "---\nname: m365-admin\ndescription: Use for Microsoft 365 administration.\n---\n## Role\nHelp.\n"
+    [finding] = check_collapse("agents/m365-admin.md", PROMPT, old, cut, compare(old, cut))
+    assert finding.rule == "collapse" and finding.level == "failure"
