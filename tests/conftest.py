@@ -22,6 +22,12 @@ FIXED_DATE = "2026-01-01T00:00:00+00:00"
 pytest_plugins = ["tests.gating_fixtures", "tests.history_fixtures"]  # gate_repo, review_repo
 
 
+# A test run started in the background (`cmd &` in a script, some CI runners) inherits
+# SIGINT ignored, and exec passes an ignored signal on: every harnessgit the tests start
+# would ignore Ctrl-C and the interrupt tests would fail. The tests run as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 @pytest.fixture(autouse=True)
 def hermetic_seal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path_factory.mktemp("home")
