@@ -28,6 +28,7 @@ pytest_plugins = ["tests.gating_fixtures", "tests.history_fixtures"]  # gate_rep
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+
 @pytest.fixture(autouse=True)
 def hermetic_seal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path_factory.mktemp("home")

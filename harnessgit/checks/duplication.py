@@ -47,6 +47,7 @@ from typing import Literal
 
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.models import Finding
+from harnessgit.checks.prose import CODE_SPAN, Unit, branches, sentences
 from harnessgit.checks.text import shorten
 
 # A passage this long is a statement a reader would notice twice: a restated lesson is
@@ -68,34 +69,11 @@ _OPENING_WORDS = 3
 _NEAR_SECTIONS = 16
 MAX_FINDINGS = 25  # per file  # earlier sections compared with each one, those sharing most lines
 
-_NUMBERED = re.compile(r"\d+[.)]$")
-_LIST_MARK = {"-", "*", "+", ">"}
-_LEFT = "([{\"'`*_~<|"  # markup and opening punctuation before a word
-_RIGHT = ".,;:!?)]}\"'`*_~>|"  # closing punctuation and markup after it
-# "i.e. `JSON`" and "e.g. a table" go on: an abbreviation is no sentence end.
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<![iI]\.[eE]\.)(?<![eE]\.[gG]\.)(?<!\bvs\.)\s+(?=\S)")
-# Quoted text (in "...", \"\"\"...\"\"\" or curly quotes) is what someone says or an example of it:
-# example dialogues quote the same question in each variant. Code spans first, so the
-# quotes of `input("")` stay code.
-_CODE_SPAN = re.compile(r"(`+).+?\1")
-_QUOTED = re.compile(r'"+[^"]*"+|\u201c[^\u201d]*\u201d')
 # A blank to fill in: "[Specific justification]" (not a link "[text](url)", "[text][ref]",
 # nor a checkbox "[ ]", "[x]") or "______". A passage holding one is a template shown twice.
 _BLANK = re.compile(r"\[([^\[\]]*)\](?![(\[:])|_{3,}")
 # "not", "never", "don't": a near repeat that adds or drops one says the opposite.
 _NEGATION = re.compile(r"^(?:not|no|never|none|nor|cannot|without|\w+n't)$")
-# Box-drawing characters (U+2500-U+257F): a tree or table drawn in text, not prose.
-_BOX_DRAWING = re.compile("[\u2500-\u257f]")
-_JSON_KEY = re.compile(r"""^["'][^"']+["']\s*:""")
-_CSS_RULE = re.compile(r"^[\w.#:\[\]=\"'*>+~, -]+\{")
-# "**If using artifacts:**", "### Otherwise": the start of one of several exclusive
-# branches, whose steps repeat in each branch by design.
-_CONDITION = r"(?:if|when|whenever|otherwise|else|unless|without|with|for|option|case|using)\b"
-_BRANCH_LABEL = re.compile(rf"^(\*\*|__)\s*{_CONDITION}[^*_]*?:?\s*\1:?\s*$", re.I)
-_BRANCH_HEADING = re.compile(rf"^{_CONDITION}", re.I)
-# "- `--json`: print the report as JSON": reference docs for a named option, command or
-# field, which parallel text repeats per command by design.
-_CODE_TERM = re.compile(r"^`[^`]+`\s*(?:\([^)]*\)\s*)?[:\u2013\u2014-]")
 
 Kind = Literal["passage", "section", "heading"]
 
@@ -112,127 +90,16 @@ class Repeat:
     words: int = 0
 
 
-@dataclass(frozen=True)
-class _Unit:
-    line: int
-    end_line: int
-    words: tuple[str, ...]
-    text: str
-    branch: int | None = None  # line of the "**If ...:**" label or "### If ..." heading it is under
-    items: tuple[tuple[int, int], ...] = ()  # the list items it is in (markdown.Block.items)
-    block: int = 0  # the first line of its paragraph
-
-
-def _words(text: str) -> list[str]:
-    """A sentence's words, lowercased: list markers, spacing and edge punctuation drop out."""
-    words = [word for token in text.lower().split() if (word := token.lstrip(_LEFT).rstrip(_RIGHT))]
-    while words and (words[0] in _LIST_MARK or _NUMBERED.match(words[0])):
-        del words[0]  # "3. Check the totals" says what "- Check the totals" says
-    return words
-
-
-def _code_like(line: str) -> bool:
-    """A line that reads as JSON, CSS or JavaScript pasted outside a fence, or is code."""
-    stripped = line.strip()
-    if not stripped or _BOX_DRAWING.search(stripped):
-        return True
-    if stripped[0] == stripped[-1] == "`" and stripped.count("`") == 2:
-        return True  # one inline code span: an expression, not a sentence
-    if (
-        stripped[0] in "{}[]"
-        or stripped[-1] in "{;"
-        or _JSON_KEY.match(stripped)
-        or _CSS_RULE.match(stripped)
-    ):
-        return True
-    visible = stripped.replace(" ", "")
-    return sum(char.isalpha() for char in visible) < 0.5 * len(visible)
-
-
-def _branches(document: Document) -> dict[int, int]:
-    """For each paragraph's and heading's first line, the branch label it is under (its
-    line), if any.
-
-    A label paragraph opens a branch that lasts until the next label or a heading above
-    the section it sits in; a conditional heading, until the next heading of its level."""
-    events = sorted(
-        [(heading.line, heading.level, heading.text, True) for heading in document.headings]
-        + [(block.line, 0, block.text, False) for block in document.blocks if block.kind == "paragraph"]
-    )
-    branch: tuple[int, int] | None = None  # (label line, level that ends it)
-    section_level = 1
-    found = {}
-    for line, level, text, is_heading in events:
-        if is_heading:
-            if branch is not None and level <= branch[1]:
-                branch = None
-            section_level = level + 1
-            if _BRANCH_HEADING.match(text):
-                branch = (line, level)
-        elif _BRANCH_LABEL.match(text.splitlines()[0] if text else ""):
-            branch = (line, section_level - 2)  # ends at a heading above its section
-        if branch is not None:
-            found[line] = branch[0]
-    return found
-
-
-def _sentences(document: Document, skip: set[int]) -> list[_Unit]:
-    """The prose of the document as sentences, each with the lines it spans."""
-    branches = _branches(document)
-    units = []
-    for block in document.blocks:
-        if block.kind != "paragraph" or block.quoted or block.line in skip:
-            continue
-        if block.in_list and _CODE_TERM.match(block.text):
-            continue
-        # A paragraph's inline source keeps one line per source line.
-        kept = [
-            (number, line)
-            for number, line in enumerate(block.text.splitlines(), start=block.line)
-            if not _code_like(line)
-        ]
-        if not kept:
-            continue
-        joined, starts = "", []
-        for number, line in kept:
-            starts.append((len(joined), number))
-            joined += line.strip() + " "
-        unquoted = _unquoted(joined)
-        position = 0
-        for sentence in _SENTENCE_END.split(joined.strip()):
-            begin = joined.index(sentence, position)
-            position = begin + len(sentence)
-            first = max(number for offset, number in starts if offset <= begin)
-            last = max(number for offset, number in starts if offset < position)
-            words = tuple(_words(unquoted[begin:position]))
-            if words:
-                units.append(
-                    _Unit(first, last, words, sentence, branches.get(block.line), block.items, block.line)
-                )
-    return units
-
-
-def _unquoted(text: str) -> str:
-    """``text`` with each quotation one word (same length): a quoted example counts as
-    one word, and quoted names ("Key Challenges" / "Available Tools") still differ."""
-    masked = _CODE_SPAN.sub(lambda match: "x" * len(match.group()), text)
-    for match in reversed(list(_QUOTED.finditer(masked))):
-        start, end = match.span()
-        word = "\u00ab" + "".join(char for char in text[start:end].lower() if char.isalnum())
-        text = text[:start] + word[: end - start].ljust(end - start) + text[end:]
-    return text
-
-
 def find_repeats(text: str, near: float) -> list[Repeat]:
     document = parse(text)
     sections = _repeated_sections(document, near)
     covered = {number for repeat in sections for number in range(repeat.line, repeat.end_line + 1)}
-    headings = _repeated_headings(document, covered, _branches(document))
-    passages = _repeated_passages(_sentences(document, covered), near)
+    headings = _repeated_headings(document, covered, branches(document))
+    passages = _repeated_passages(sentences(document, covered), near)
     return sorted(sections + headings + passages, key=lambda repeat: repeat.line)
 
 
-def _repeated_passages(units: list[_Unit], near: float) -> list[Repeat]:
+def _repeated_passages(units: list[Unit], near: float) -> list[Repeat]:
     earlier = _earlier(units, near)
     found = []
     index = 0
@@ -267,14 +134,14 @@ def _repeated_passages(units: list[_Unit], near: float) -> list[Repeat]:
     return found
 
 
-def _has_blank(unit: _Unit) -> bool:
+def _has_blank(unit: Unit) -> bool:
     return any(
         match[1] is None or (match[1].strip().lower() != "x" and any(map(str.isalpha, match[1])))
-        for match in _BLANK.finditer(_CODE_SPAN.sub("", unit.text))
+        for match in _BLANK.finditer(CODE_SPAN.sub("", unit.text))
     )
 
 
-def _exclusive(a: _Unit, b: _Unit) -> bool:
+def _exclusive(a: Unit, b: Unit) -> bool:
     """Two sentences in different branches (\"**If X:**\" and \"**If not X:**\") never both apply."""
     return a.branch is not None and b.branch is not None and a.branch != b.branch
 
@@ -291,7 +158,7 @@ def _template(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return True
 
 
-def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
+def _earlier(units: list[Unit], near: float) -> dict[int, tuple[int, bool]]:
     """For each sentence that repeats an earlier one: (that one's index, exactly)."""
     seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
     found: dict[int, tuple[int, bool]] = {}
@@ -313,7 +180,7 @@ def _earlier(units: list[_Unit], near: float) -> dict[int, tuple[int, bool]]:
     return _parallel_items_apart(units, found)
 
 
-def _sibling_items(a: _Unit, b: _Unit) -> tuple[tuple[int, int], tuple[int, int]] | None:
+def _sibling_items(a: Unit, b: Unit) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """The two items of one list that hold ``a`` and ``b`` (at the first level where
     their list items part), if there are such."""
     for outer_a, outer_b in zip(a.items, b.items, strict=False):
@@ -323,7 +190,7 @@ def _sibling_items(a: _Unit, b: _Unit) -> tuple[tuple[int, int], tuple[int, int]
 
 
 def _parallel_items_apart(
-    units: list[_Unit], found: dict[int, tuple[int, bool]]
+    units: list[Unit], found: dict[int, tuple[int, bool]]
 ) -> dict[int, tuple[int, bool]]:
     """Drop the repeats between parallel items of which the later one also says
     something new: the steps of a procedure or the fields of an output format that share

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from harnessgit.checks.duplication import _words, check_duplication, find_repeats
+from harnessgit.checks.duplication import check_duplication, find_repeats
 from harnessgit.checks.models import Finding
+from harnessgit.checks.prose import sentence_words
 
 RULE = "Always cite the source document and the page number for every figure you quote in the answer"
 
@@ -70,7 +71,8 @@ def test_table_header_rows_repeated_are_not_duplication() -> None:
 
 def test_worktrees_rows_are_not_normalised_into_one() -> None:
     # obra/superpowers using-git-worktrees: two rows that differ by the leading dot.
-    assert _words("Use `.worktrees/` when it exists") != _words("Use `worktrees/` when it exists")
+    dotted, plain = "Use `.worktrees/` when it exists", "Use `worktrees/` when it exists"
+    assert sentence_words(dotted) != sentence_words(plain)
     text = (
         "Check for an existing `.worktrees/` directory in the project root and use it when found.\n\n"
         "Check for an existing `worktrees/` directory in the project root and use it when found.\n"
