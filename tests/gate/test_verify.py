@@ -54,7 +54,9 @@ def test_verify_finds_a_forged_gate_record(gate_repo: Path) -> None:
     assert "merged tree" in problems and "parents" in problems
 
 
-def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> None:
+def verify_tampered(gate_repo: Path, **changes: object) -> list[str]:
+    """Merge a candidate through the gate, supersede its gate record by a copy with
+    ``changes`` (as anyone who can write notes could), and say what verify finds."""
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
@@ -62,28 +64,22 @@ def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> Non
         assert landed
         (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         txn = Transaction("tamper")
-        tampered = real.model_copy(update={"lower_bound": 0.9, "id": "e" * 32, "supersedes": real.id})
-        txn.append(layout.NOTES_GATE, landed, [tampered])
+        copy = real.model_copy(update={**changes, "id": "e" * 32, "supersedes": real.id})
+        txn.append(layout.NOTES_GATE, landed, [copy])
         store.commit(txn)
-        report = verify(store, config)
-    assert any("does not recompute" in f.problem for f in report.findings)
+        return [finding.problem for finding in verify(store, config).findings]
+
+
+def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> None:
+    problems = verify_tampered(gate_repo, lower_bound=0.9)
+    assert any("does not recompute" in problem for problem in problems)
 
 
 def test_verify_finds_a_decision_made_with_settings_its_base_did_not_commit(gate_repo: Path) -> None:
     # Issue 12, finding 1: a merge decided with an uncommitted `min_effect = -0.5`
     # passed verify. The record now has to match the settings committed at its base.
-    with Store.discover(gate_repo) as store:
-        config = load_config(gate_repo)
-        cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
-        assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
-        txn = Transaction("tamper")
-        lax = real.model_copy(update={"min_effect": -0.5, "id": "d" * 32, "supersedes": real.id})
-        txn.append(layout.NOTES_GATE, landed, [lax])
-        store.commit(txn)
-        report = verify(store, config)
-    assert any("settings its base did not commit: min_effect -0.5" in f.problem for f in report.findings)
+    problems = verify_tampered(gate_repo, min_effect=-0.5)
+    assert any("settings its base did not commit: min_effect -0.5" in problem for problem in problems)
 
 
 def test_verify_lists_infrastructure_and_asks_an_override_for_settings(gate_repo: Path) -> None:
