@@ -161,13 +161,15 @@ def test_verify_reads_a_merge_whose_gate_note_another_commit_shares(gate_repo: P
         cand = propose(store, config, {"SKILL.md": skill(30)})
         landed = merge(store, config, cand.candidate).merge
         assert landed and verify(store, config).ok
-        # A commit whose id sorts after the merge's: the one that kept the blob before.
-        later = next(
-            sha
-            for i in range(64)
-            if (sha := git(gate_repo, "commit-tree", "HEAD^{tree}", "-p", landed, "-m", f"c{i}").strip())
-            > landed
-        )
+        # A commit whose id sorts after the merge's: the one that kept the blob before. A
+        # merge id near ffff... may leave none in reach (64 tries missed once in CI): then
+        # any commit, which tests the fix, if not the worst case of the old reader.
+        made = ""
+        for i in range(1024):
+            made = git(gate_repo, "commit-tree", "HEAD^{tree}", "-p", landed, "-m", f"c{i}").strip()
+            if made > landed:
+                break
+        later = made
         git(gate_repo, "notes", f"--ref={layout.NOTES_GATE}", "copy", landed, later)
         report = verify(store, config)
     assert report.ok and report.gated == 1, [f.problem for f in report.findings]
