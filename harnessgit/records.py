@@ -371,7 +371,7 @@ def parse_note(text: bytes, where: str = "", skipped: Skipped | None = None) -> 
             if record is not None:
                 records.append(record)
     if skipped is None:
-        _warn(collected)
+        warn_skipped(collected)
     return records
 
 
@@ -387,11 +387,12 @@ def parse_record(line: bytes, where: str = "", skipped: Skipped | None = None) -
         collected = Skipped() if skipped is None else skipped
         collected.add(problem, where)
         if skipped is None:
-            _warn(collected)
+            warn_skipped(collected)
     return record
 
 
-def _warn(skipped: Skipped) -> None:
+def warn_skipped(skipped: Skipped) -> None:
+    """One warning per kind of problem a read skipped."""
     for warning in skipped.warnings():
         log.warning("%s", warning)
 

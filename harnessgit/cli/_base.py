@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
-import os
 import signal
 import sys
 import threading
@@ -48,10 +47,10 @@ class State:
         """``text`` without secrets: the last net under everything printed from outside
         harnessgit (the layers below scrub what they record; a message that quotes a
         name, a path or a program's output is scrubbed here once more)."""
-        if self.scrubber is None:
-            from harnessgit.scrub import DEFAULT_SECRET_ENV, Scrubber, secret_values
+        if self.scrubber is None:  # no configuration read yet: the default rules
+            from harnessgit.config.sections import ScrubSection
 
-            self.scrubber = Scrubber(secrets=secret_values(DEFAULT_SECRET_ENV, os.environ))
+            self.scrubber = ScrubSection().scrubber()
         return self.scrubber.text(text)
 
     def path(self, value: str | Path) -> Path:

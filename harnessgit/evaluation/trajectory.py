@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,11 +9,10 @@ from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import Skipped, view_of
+from harnessgit.evidence import loads_strict
+from harnessgit.records import Skipped, view_of, warn_skipped
 from harnessgit.store import Store
 from harnessgit.targets import resolve
-
-log = logging.getLogger("harnessgit")
 
 
 @dataclass(frozen=True)
@@ -80,7 +77,7 @@ def evidence_items(blob: bytes, where: str = "") -> dict[tuple[str, int], dict[s
         if not line.strip():
             continue
         try:
-            item = json.loads(line, parse_constant=_refuse_constant)
+            item = loads_strict(line)
         except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             skipped.add(("of invalid JSON", "NaN, Infinity or malformed"), where)
             continue
@@ -91,10 +88,5 @@ def evidence_items(blob: bytes, where: str = "") -> dict[tuple[str, int], dict[s
             skipped.add(("without an instance id and repeat", ""), where)
             continue
         items[(instance, repeat)] = item
-    for warning in skipped.warnings():
-        log.warning("%s", warning)
+    warn_skipped(skipped)
     return items
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
