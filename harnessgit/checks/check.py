@@ -63,7 +63,13 @@ def report_for(
     since: str | None = None,
 ) -> CheckReport:
     report = check_files(
-        collected.versions, config.checks, rules=rules, ratchet=ratchet, since=since, others=collected.others
+        collected.versions,
+        config.checks,
+        rules=rules,
+        ratchet=ratchet,
+        since=since,
+        others=collected.others,
+        skill_folders=collected.skill_folders,
     )
     missing = [missing_file(path, where) for path, where in collected.missing]
     if not collected.notes and not missing:

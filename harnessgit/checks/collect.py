@@ -14,6 +14,7 @@ enough to be a collapse, to see whether its content moved there.
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,7 @@ from typing import Literal
 from harnessgit import globs
 from harnessgit.checks.models import Content, FileVersion, Finding, failure
 from harnessgit.config import CheckSections
+from harnessgit.config.detect import SKILL_FILE
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
 from harnessgit.render import listing, plural, short
@@ -48,6 +50,8 @@ class Collected:
     missing: list[tuple[str, str]] = field(default_factory=list)  # named files not there, and where
     # The change's files outside ``versions``, read when called (`core.check_files`' others).
     others: Callable[[], list[FileVersion]] | None = None
+    # The folders of ``versions``' files that hold a SKILL.md on the new side ("": the root).
+    skill_folders: set[str] = field(default_factory=set)
 
 
 def skipped_note(skipped: list[str]) -> list[str]:
@@ -168,7 +172,30 @@ def collect(
                 new=contents[new_ref] if new_ref else None,
             )
         )
+    out.skill_folders = _skill_folders(store, source, new, [v.path for v in out.versions])
     return out
+
+
+def _skill_folders(store: Store, source: Source, new: str | None, paths: list[str]) -> set[str]:
+    """The folders above ``paths`` that hold a SKILL.md on the new side: a skill is its
+    folder, so the files beside and below a SKILL.md are its resources."""
+    wanted: dict[str, str] = {}
+    for path in paths:
+        if posixpath.basename(path) == SKILL_FILE:
+            continue
+        folder = posixpath.dirname(path)
+        while True:
+            wanted[posixpath.join(folder, SKILL_FILE)] = folder
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    if not wanted:
+        return set()
+    if source == "worktree":
+        return {folder for skill, folder in wanted.items() if (store.root / skill).is_file()}
+    skills = list(wanted)
+    found = store.entries_at(new, skills) if source == "tree" and new else store.index_entries(skills)
+    return {wanted[skill] for skill in found}
 
 
 def _other_files(store: Store, changes: list[RawChange], max_bytes: int) -> Callable[[], list[FileVersion]]:

@@ -32,16 +32,37 @@ from harnessgit.checks.models import (
 )
 from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
+from harnessgit.config.detect import VENDORED_FOLDERS
 from harnessgit.config.sections import ChecksSection, KindChecks, Severity
 
 FALLBACK_KIND = "other"
+SKILL_RESOURCE = "skill-resource"
+# The files of the catch-all kinds the rules read: prose a model loads as instructions.
+# A skill folder also holds scripts, data and assets (fonts, images, archives): part of
+# the harness, versioned and reviewed, but not text a model reads as its instructions,
+# so no rule judges them (on anthropics/skills, 56 fonts and PDFs failed "binary" and
+# Python comment banners were "repeated headings" before this).
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst")
 
 
-def kind_of(path: str, config: ChecksSection) -> str:
-    """The first kind whose paths match (kinds from harnessgit.toml before built-in ones)."""
+def judged(path: str, kind: str) -> bool:
+    """Whether the rules judge ``path`` of ``kind``: every file of a named kind, and the
+    prose files of the catch-all ones that are not copies of other projects (a skill's
+    scripts/node_modules: 50 duplication warnings on express's changelog in superpowers)."""
+    if kind not in (FALLBACK_KIND, SKILL_RESOURCE):
+        return True
+    return path.lower().endswith(PROSE_SUFFIXES) and not VENDORED_FOLDERS.intersection(path.split("/")[:-1])
+
+
+def kind_of(path: str, config: ChecksSection, skill_folders: Collection[str] = ()) -> str:
+    """The first kind whose paths match (kinds from harnessgit.toml before built-in
+    ones); else "skill-resource" for a file under one of ``skill_folders`` (the folders
+    holding a SKILL.md, "" for the root), else the fallback kind."""
     for name, kind in config.kinds.items():
         if kind.paths and globs.matches(path, kind.paths):
             return name
+    if any(folder == "" or path.startswith(folder + "/") for folder in skill_folders):
+        return SKILL_RESOURCE
     return FALLBACK_KIND
 
 
@@ -54,6 +75,7 @@ def check_files(
     ratchet: bool = True,
     since: str | None = None,
     others: Callable[[], Sequence[FileVersion]] | None = None,
+    skill_folders: Collection[str] = (),
 ) -> CheckReport:
     """Check each file version with the rules of its kind, and the change as a whole.
 
@@ -65,13 +87,15 @@ def check_files(
     versions' ``reference`` content, for cumulative growth. ``others`` gives the
     change's other files (not harness files): content a shrinking file moved into
     them, or into another of ``files``, is not lost to collapse. It is called only
-    when a file shrank enough to be a collapse.
+    when a file shrank enough to be a collapse. ``skill_folders``: the folders that hold
+    a SKILL.md on the new side, whose other files are of the "skill-resource" kind.
     """
     notes: list[str] = []
     if tokenizer is None:
         tokenizer, notes = load_tokenizer(config)
     wanted = {rule for rule in (rules or RULES) if _severity(config, rule) != "off"}
     run = _Run(config, wanted, tokenizer, notes, ratchet=ratchet, since=since, change=(files, others))
+    run.skill_folders = skill_folders
     for version in files:
         run.check(version)
     if "edit-size" in wanted:
@@ -112,6 +136,7 @@ class _Run:
         change: tuple[Sequence[FileVersion], Callable[[], Sequence[FileVersion]] | None] = ([], None),
     ) -> None:
         self.config = config
+        self.skill_folders: Collection[str] = ()  # see check_files
         self.wanted = wanted
         self.tokenizer = tokenizer
         self.notes = notes
@@ -150,7 +175,7 @@ class _Run:
 
     def check(self, version: FileVersion) -> None:
         path, new = version.path, version.new
-        name = kind_of(path, self.config)
+        name = kind_of(path, self.config, self.skill_folders)
         overrides = allow.matching(path, self.config.overrides)
         plain = self.config.kinds[name]
         kind = allow.with_limits(plain, overrides)
@@ -159,7 +184,7 @@ class _Run:
             size = self._measure(new.text, kind)
             summary = replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens)
         self.summaries.append(summary)
-        if new is None:
+        if new is None or not judged(path, name):
             return
         findings = self._findings(version, name, kind, record=True)
         by = allow.configured(overrides)
@@ -195,7 +220,7 @@ class _Run:
                 # A renamed file is judged against its previous path, under that path's
                 # kind: a rule the file was not under before is brought by the change.
                 before = version.old_path or path
-                old_name = kind_of(before, self.config)
+                old_name = kind_of(before, self.config, self.skill_folders)
                 old_kind = allow.with_limits(
                     self.config.kinds[old_name], allow.matching(before, self.config.overrides)
                 )

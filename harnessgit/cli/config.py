@@ -15,8 +15,8 @@ from harnessgit.cli._base import State, cli, echo
     "harness",
     multiple=True,
     metavar="GLOB",
-    help="A glob of harness files (repeatable). Default: SKILL.md, AGENTS.md, "
-    "CLAUDE.md anywhere, prompts/** and tools/**/*.json.",
+    help="A glob of harness files (repeatable). Default: what init finds (skill folders, "
+    "AGENTS.md/CLAUDE.md, prompt folders, tool JSON, agent definitions), listed as it writes them.",
 )
 @click.option(
     "--evaluator",
@@ -44,9 +44,13 @@ def init(
 ) -> int:
     """Write harnessgit.toml and make `git log` show harnessgit notes.
 
+    Without --harness, finds where the repository keeps its harness text (a skill is
+    the folder holding its SKILL.md, with everything in it) and writes globs for what it
+    found. Needs no evaluator: checks, the pre-commit hook, review and log work at once.
     Refuses to overwrite an existing harnessgit.toml.
     """
     from harnessgit.config.init import init_repository
+    from harnessgit.render import plural
     from harnessgit.store import Store
 
     argv = None
@@ -63,6 +67,15 @@ def init(
         )
     echo(f"wrote {result.path}")
     if not state.quiet:
+        for item in result.found:
+            echo(f"found {item.what}: {plural(item.files, 'file')} -> {', '.join(item.globs)}")
+        if not harness and not result.found:
+            echo(
+                "harnessgit: warning: found no skill folders, AGENTS.md/CLAUDE.md, prompts/ or tools/: wrote "
+                "the default globs; set [harness] paths in harnessgit.toml to where your harness text is",
+                err=True,
+            )
+    if not state.quiet:
         for pattern in result.unmatched:
             echo(f"harnessgit: warning: --harness {pattern!r} matches no file in the working tree", err=True)
     for ref in result.display_refs_added:
@@ -74,5 +87,9 @@ def init(
             "modules, data, rubrics), as an edit to those changes the scores too"
         )
     if not state.quiet:
-        echo("next: commit harnessgit.toml, then `harnessgit propose -m 'why'` after editing a harness file")
+        echo(
+            "next: commit harnessgit.toml. Ready now: `harnessgit check` (and the pre-commit hook), "
+            "`harnessgit review` and `harnessgit log --all-history`.\n"
+            "Scores, the gate and bisect need an evaluator: docs/evaluator.md"
+        )
     return 0

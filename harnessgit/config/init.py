@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from harnessgit import globs, layout
 from harnessgit.config import CONFIG_FILE, DEFAULT_HARNESS_PATHS, Config, parse_config
+from harnessgit.config.detect import Found, detect, harness_globs
 from harnessgit.errors import ConfigError, HarnessgitError, UnknownRevision
 from harnessgit.names import check_ref_name
 from harnessgit.store import Store
@@ -27,6 +28,9 @@ class InitResult:
     config: Config
     display_refs_added: list[str]
     unmatched: list[str] = field(default_factory=list)  # given --harness globs that match no file yet
+    # What init found when no --harness glob was given (empty: nothing it knows, so the
+    # default globs were written).
+    found: list[Found] = field(default_factory=list)
 
 
 def _toml_list(values: list[str]) -> str:
@@ -90,8 +94,10 @@ def init_repository(
         if base is None:
             raise HarnessgitError("HEAD is detached: pass --base BRANCH")
     check_ref_name(base, "base branch")
+    files = working_files(store)
+    found = [] if harness else detect(files)
     text = render_config(
-        harness or list(DEFAULT_HARNESS_PATHS),
+        harness or harness_globs(found) or list(DEFAULT_HARNESS_PATHS),
         evaluator,
         splits,
         model,
@@ -105,15 +111,14 @@ def init_repository(
         handle.write(text)
     for ref in added:
         store.config_add("notes.displayRef", ref)
-    return InitResult(str(path), config, added, unmatched_globs(store, harness or []))
+    # A given glob that matches no file is likely a typo that would make every edit to
+    # the harness "not a harness file": warned about, not an error (the files may be next).
+    unmatched = [glob for glob in harness or [] if not any(globs.matches(path, [glob]) for path in files)]
+    return InitResult(str(path), config, added, unmatched, found)
 
 
-def unmatched_globs(store: Store, patterns: list[str]) -> list[str]:
-    """The globs that match no file in the working tree (tracked, or untracked and not
-    ignored): a typo that would make every edit to the harness "not a harness file".
-    Not an error: the files may be about to be written."""
-    if not patterns:
-        return []
+def working_files(store: Store) -> set[str]:
+    """The files of the working tree: tracked, or untracked and not ignored."""
     changes = store.worktree_changes()
     try:
         files = set(store.files_at(store.resolve_commit("HEAD")))
@@ -121,7 +126,7 @@ def unmatched_globs(store: Store, patterns: list[str]) -> list[str]:
         files = set()
     files |= {path for path, exists in changes.items() if exists}
     files -= {path for path, exists in changes.items() if not exists}
-    return [pattern for pattern in patterns if not any(globs.matches(path, [pattern]) for path in files)]
+    return files
 
 
 def named_files(store: Store, argv: list[str]) -> list[str]:

@@ -20,9 +20,12 @@ from harnessgit.confine import check_relative
 from harnessgit.processes.environment import check_names
 from harnessgit.scrub import DEFAULT_PATTERNS, DEFAULT_SECRET_ENV, Scrubber, secret_values
 
-# Where harness text usually lives; `harnessgit init` writes these unless told otherwise.
+# Where harness text usually lives, when harnessgit.toml names no paths and `harnessgit
+# init` found none of its own (config.detect). A skill is its folder: ``skills/<name>/``
+# holds the references, prompts and scripts its SKILL.md loads.
 DEFAULT_HARNESS_PATHS = [
     "**/SKILL.md",
+    "**/skills/*/**",
     "**/AGENTS.md",
     "**/CLAUDE.md",
     "prompts/**",
@@ -92,11 +95,16 @@ BUILTIN_KINDS: dict[str, dict[str, Any]] = {
         "max_tokens": 5000,
     },
     # Common guidance for AGENTS.md / CLAUDE.md: under ~200-300 lines.
-    "agents": {"paths": ["**/AGENTS.md", "**/CLAUDE.md"], "max_lines": 300},
+    "agents": {"paths": ["**/AGENTS.md", "**/CLAUDE.md", "**/GEMINI.md"], "max_lines": 300},
     # Tool descriptions travel with every request, like a prompt: the same cap.
     "tool": {"paths": ["tools/**/*.json"], "format": "tool-json", "max_chars": 5000, "duplication": False},
     # Decagon: production GEPA prompts grew past 5,000 characters; ~1,000 lost little.
     "prompt": {"paths": ["prompts/**"], "max_chars": 5000},
+    # The other files of a skill folder (references, prompts, scripts), claimed by no
+    # glob but by being beside a SKILL.md (`checks.core.kind_of`). Growth only warns:
+    # moving detail out of SKILL.md into files loaded on demand is what the skill
+    # limit's own hint asks for (on anthropics/skills, 4 reference updates grew 1.5-8x).
+    "skill-resource": {"format": "none", "growth_fail": None},
     # Harness files no kind claims (a custom [harness] paths glob): history rules only.
     "other": {"format": "none"},
 }

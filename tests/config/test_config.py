@@ -58,7 +58,7 @@ def test_invalid_config_names_the_key(text: bytes, message: str) -> None:
 
 def test_checks_defaults_per_kind() -> None:
     checks = Config().checks
-    assert list(checks.kinds) == ["skill", "agents", "tool", "prompt", "other"]
+    assert list(checks.kinds) == ["skill", "agents", "tool", "prompt", "skill-resource", "other"]
     skill = checks.kinds["skill"]
     assert (skill.max_lines, skill.max_tokens, skill.measure, skill.format) == (500, 5000, "body", "skill")
     assert checks.kinds["prompt"].max_chars == 5000
