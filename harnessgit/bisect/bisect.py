@@ -21,7 +21,7 @@ from harnessgit import layout
 from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
-from harnessgit.config import CONFIG_FILE, Config, require
+from harnessgit.config import CONFIG_FILE, Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution
@@ -88,7 +88,7 @@ def bisect(
     execution: Execution = Execution(),
 ) -> BisectResult:
     """The first bad edit from good to bad: the ends, then stored scores, then a binary search."""
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit bisect`")
     commits = _chain(store, good, bad)
     manifest = load_manifest(store.root, config.splits.manifest)
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=commits[-1])

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import EvalContext, eval_context
@@ -247,7 +247,7 @@ def judge_one(
 ) -> Step:
     """`bisect-judge`: one commit against good's baseline (good evaluated once, then
     cached), each scored with ``grader``'s evaluator when one is given."""
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit bisect`")
     manifest = load_manifest(store.root, config.splits.manifest)
     grader = resolve(store, grader).sha if grader is not None else None
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=grader)

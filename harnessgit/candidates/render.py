@@ -173,8 +173,9 @@ def status_text(result: StatusResult) -> str:
         scored = f"not evaluated on the selection split (harnessgit eval {base.branch})"
     lines = [
         f"{base.branch} at {short(base.commit)}: {scored}",
-        f"  evaluator {short(result.fingerprint, 8)}, model {result.model}",
     ]
+    if result.has_evaluator:
+        lines.append(f"  evaluator {short(result.fingerprint, 8)}, model {result.model}")
     if result.selection is not None:
         lines.append(_spend_line(result.selection))
     lines.append("")

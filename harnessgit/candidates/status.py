@@ -84,7 +84,8 @@ class StatusResult:
     candidates: list[CandidateState]  # live candidates, oldest first
     archived: dict[str, int]  # archived candidates by retirement reason (merged, rejected, dominated)
     selection: SelectionSpend | None  # gate attempts and alpha spent on the current selection set
-    problem: str | None  # why there are no selection numbers (the split manifest cannot be read)
+    problem: str | None  # why there are no selection numbers (no evaluator, or no split manifest)
+    has_evaluator: bool  # [evaluator] command is set (levels 1-2 of adoption have none)
     as_of: datetime = field(metadata={"json": False})  # the clock's now, for the text's ages
 
 
@@ -99,15 +100,23 @@ class _Live:
     proposal: ProposalRecord | None
 
 
+NO_EVALUATOR = "no evaluator is configured ([evaluator] command in harnessgit.toml; docs/evaluator.md)"
+
+
 def status(store: Store, config: Config, *, base: str | None = None) -> StatusResult:
     config = require(config)
     branch = base or config.harness.base
     tip = base_tip(store, branch)
-    try:
-        manifest = load_manifest(store.root, config.splits.manifest)
-        ids, split_hash, problem = manifest.ids(SELECTION), manifest.split_hash(SELECTION), None
-    except ManifestError as exc:  # still worth a status: the candidates, the archive
-        ids, split_hash, problem = [], None, str(exc)
+    ids: list[str] = []
+    split_hash = problem = None
+    if not config.evaluator.command:  # adoption levels 1-2: checks and review, no scores yet
+        problem = NO_EVALUATOR
+    else:
+        try:
+            manifest = load_manifest(store.root, config.splits.manifest)
+            ids, split_hash = manifest.ids(SELECTION), manifest.split_hash(SELECTION)
+        except ManifestError as exc:  # still worth a status: the candidates, the archive
+            problem = str(exc)
     book = ScoreBook.load(store)
     evidence = store.notes(layout.NOTES_EVIDENCE)
     gates = store.notes(layout.NOTES_GATE)
@@ -144,6 +153,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         archived=_archived(tips, evidence),
         selection=_spend(gates, split_hash, config.gate.alpha),
         problem=problem,
+        has_evaluator=bool(config.evaluator.command),
         as_of=store.clock(),
     )
 

@@ -50,6 +50,7 @@ __all__ = [
     "load_config",
     "parse_config",
     "require",
+    "require_evaluator",
 ]
 
 
@@ -122,4 +123,16 @@ def _read(data: dict[str, Any], *, only: dict[str, None] | None = None) -> Confi
 def require(config: Config) -> Config:
     if not config.present:
         raise ConfigError(f"no {CONFIG_FILE} at the repository root: run `harnessgit init` first")
+    return config
+
+
+def require_evaluator(config: Config, what: str) -> Config:
+    """``config``, if it names an evaluator: what scores, the gate and bisect need.
+    Checks, review and log work without one (docs/design.md: levels of adoption)."""
+    config = require(config)
+    if not config.evaluator.command:
+        raise ConfigError(
+            f"{what} needs an evaluator: set [evaluator] command in {CONFIG_FILE} (docs/evaluator.md "
+            "says what it runs and returns); without one, `harnessgit check`, `review` and `log` work"
+        )
     return config

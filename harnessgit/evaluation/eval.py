@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnessgit import layout
-from harnessgit.config import Config, require
-from harnessgit.errors import ConfigError, HarnessgitError
+from harnessgit.config import Config, require_evaluator
+from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped, run_batch
 from harnessgit.evaluation.context import (
     EvalContext,
@@ -120,9 +120,7 @@ def evaluate(
     edits to the evaluator's files, which the evaluation ignores (it runs the
     evaluator as ``rev`` holds it). ``grader``, a commit: score ``rev``'s harness with
     the evaluator as that commit holds it (`eval_context`), e.g. after a regrade."""
-    config = require(config)
-    if not config.evaluator.command:
-        raise ConfigError("no evaluator: set [evaluator] command in harnessgit.toml")
+    config = require_evaluator(config, "`harnessgit eval` (and `test`)")
     if split == TEST_SPLIT and not allow_test:
         raise HarnessgitError("the test split is held out: use `harnessgit test REV` to look at it")
     if repeats < 1:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harnessgit import layout
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.splits import load_manifest
@@ -219,6 +219,8 @@ class ScoreBook:
 
 def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple[str, ScoreSummary]:
     """`harnessgit scores`: the commit ``rev`` names and its harness's scores on record."""
-    ids = load_manifest(store.root, require(config).splits.manifest).ids(split)
+    ids = load_manifest(store.root, require_evaluator(config, "`harnessgit scores`").splits.manifest).ids(
+        split
+    )
     context = eval_context(store, config, resolve(store, rev).sha)
     return context.commit, ScoreBook.load(store).summary(context.key, split, ids)

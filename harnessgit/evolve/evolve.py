@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require_evaluator
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
@@ -49,7 +49,7 @@ def evolve(
 ) -> EvolveReport:
     """Iterate until a budget, the stop file or an epoch of solved minibatches stops
     the run; ``on_iteration`` sees each iteration's record as it is written."""
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit evolve`")
     options = Options(
         proposer=make_proposer(config.proposer, cwd=store.root),
         seed=seed,

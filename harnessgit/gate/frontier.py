@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from harnessgit import layout
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
@@ -67,7 +67,7 @@ def frontier_view(
     """``book``, ``proposals`` (commit -> its proposal record) and ``contexts`` (commit
     -> its cache key) may be passed in by a caller that keeps them, such as evolve,
     which rebuilds the frontier on every new candidate."""
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit frontier`")
     branch = base or config.harness.base
     manifest = load_manifest(store.root, config.splits.manifest)
     ids = tuple(manifest.ids(SELECTION))

@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from harnessgit.checks import CheckReport, check_change
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
@@ -64,7 +64,7 @@ def run_gate(
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
     nothing), evaluate what is missing, decide, and record the attempt."""
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, name, base=base)
     pre = preconditions(store, sides, allow_small=allow_small)
     if pre.refused:

@@ -16,7 +16,7 @@ from typing import ClassVar
 from harnessgit import layout
 from harnessgit.candidates.chain import Measure, own_effects
 from harnessgit.candidates.render import effect_text
-from harnessgit.config import Config, require
+from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import ConcurrentUpdate
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.scores import ScoreBook
@@ -73,7 +73,7 @@ def merge(
     allow_small: bool = False,
     execution: Execution = Execution(),
 ) -> MergeResult:
-    config = require(config)
+    config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
     target = resolve(store, name).sha
     # Merged already, by a run killed before the working tree followed: finish that.

@@ -149,6 +149,7 @@ def test_status_text_and_json(review_repo: Path) -> None:
         "archived",
         "selection",
         "problem",
+        "has_evaluator",
     ]
     assert data["candidates"][0]["created"] == "2026-03-01T09:00:00.000000Z"
     assert data["candidates"][0]["gate"]["passed"] is True
