@@ -32,9 +32,14 @@ def evaluator_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str,
     changes neither the fingerprint nor the cache (issue 12); else, when the command
     names no file of the repository (``make eval``), everything outside the harness,
     harnessgit.toml and the split manifest, as what the evaluator reads is unknown.
+    No command and no ``files``: no evaluator, so none of its files (issue 20: a skill's
+    prompts beside its SKILL.md are not a grader's, and editing them is no regrade);
+    setting a command later changes the fingerprint anyway.
     """
     if config.evaluator.files is not None:
         return {p: e for p, e in files.items() if globs.matches(p, config.evaluator.files)}
+    if not config.evaluator.command:
+        return {}
     named = command_files(files, config.evaluator.command or [])
     if named:
         return named

@@ -11,7 +11,8 @@ from harnessgit.checks import CheckReport
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.review.diff import FileDiff
-from harnessgit.review.review import Edit, EvidenceItem, ReviewResult, Verdict, review
+from harnessgit.review.edits import Edit, EvidenceItem
+from harnessgit.review.review import ReviewResult, Verdict, review
 from harnessgit.review.scores import Flip, Flips, ScoreRow
 from harnessgit.store import Store
 from tests.conftest import git, snapshot, write
@@ -116,3 +117,48 @@ def result_with(flip: Flip, rationale: str, scores: list[ScoreRow] | None = None
         edits_count=1,
         notes=[],
     )
+
+
+# A repository laid out like a public skills collection (obra/superpowers,
+# anthropics/skills): skill folders with references and prompts, no evaluator and no
+# split manifest yet: adoption level 2 (issue 20), checks and review only.
+LEVEL2_CONFIG = '[harness]\npaths = ["skills/*/**"]\nbase = "main"\n'
+SKILLS = {
+    "brainstorming": "Ask one question at a time until the design is clear.",
+    "writing-plans": "Write the plan as small steps, each with its test.",
+    "subagent-driven-development": "Dispatch one subagent per task, then review its work.",
+}
+
+
+def skill_text(name: str, body: str) -> str:
+    return (
+        f"---\nname: {name}\ndescription: Use when you need {name.replace('-', ' ')}.\n---\n"
+        f"# {name}\n\n## Steps\n\n1. {body}\n2. See references/guide.md for details.\n"
+    )
+
+
+def skills_collection(repo: Path, config: str = LEVEL2_CONFIG) -> Path:
+    """A new repository at ``repo``: three skill folders (SKILL.md, references/guide.md,
+    a prompt file), a README, and harnessgit.toml as ``config``, committed on main."""
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    for name, body in SKILLS.items():
+        write(repo, f"skills/{name}/SKILL.md", skill_text(name, body))
+        write(repo, f"skills/{name}/references/guide.md", f"# {name} guide\n\nThe details.\n")
+        write(repo, f"skills/{name}/review-prompt.md", "You review the work of a subagent.\n")
+    write(repo, "README.md", "# A skills collection\n")
+    write(repo, "harnessgit.toml", config)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Skills")
+    return repo
+
+
+def edit_skills(repo: Path, *, branch: str = "edit") -> str:
+    """A commit on a new ``branch`` that edits a skill, its prompt and the README; returns it."""
+    git(repo, "checkout", "-q", "-b", branch)
+    path = "skills/subagent-driven-development"
+    write(repo, f"{path}/SKILL.md", skill_text("subagent-driven-development", "Dispatch, then re-review."))
+    write(repo, f"{path}/review-prompt.md", "You re-review the work of a subagent after its fix.\n")
+    write(repo, "README.md", "# A skills collection\n\nNow with re-review.\n")
+    git(repo, "commit", "-qam", "Re-review after each fix\n\nReviewers missed regressions in fixes.")
+    return git(repo, "rev-parse", "HEAD").strip()
