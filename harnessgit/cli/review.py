@@ -36,7 +36,9 @@ def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | No
     HEAD's merge-base with the base branch; with none, HEAD is the current HEAD.
     Both may be any revision or candidate id. The verdict is what the gate would
     decide from stored scores: review never runs the evaluator and records nothing.
-    Exits 0 whatever the verdict (use `harnessgit gate` to decide).
+    With no evaluator configured (or no split manifest) it says "not evaluated" and
+    shows the rest: files, sizes, checks, rationale, diff. Exits 0 whatever the
+    verdict (use `harnessgit gate` to decide).
     """
     from harnessgit.render import to_json
     from harnessgit.review.markdown import review_markdown

@@ -30,7 +30,8 @@ class FileDiff:
     removed: int | None
     size_before: int | None = None  # bytes; None when the file did not exist
     size_after: int | None = None
-    harness: bool = True  # under [harness] paths; False: an evaluator or other file
+    harness: bool = True  # under [harness] paths
+    evaluator: bool = False  # outside the harness and one of the evaluator's files (its fingerprint's)
     patch: str = ""  # this file's part of the patch
 
 

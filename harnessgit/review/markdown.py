@@ -16,8 +16,9 @@ from harnessgit.render import EMPTY, changes, p_text, plural, points, share, sho
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
 from harnessgit.review.diff import FileDiff
+from harnessgit.review.edits import Edit
 from harnessgit.review.render import difference_text, file_sizes, rationale_body, side_text, split_name
-from harnessgit.review.review import Edit, ReviewResult
+from harnessgit.review.review import ReviewResult
 from harnessgit.review.scores import FailureShift, Flip, Flips, ScoreRow
 
 MARKER = "<!-- harnessgit-review -->"
@@ -71,7 +72,10 @@ def _md_verdict(result: ReviewResult) -> Section:
     )
     head = [MARKER, title, ""]
     body: list[str] = []
-    if v.state == "not evaluated":
+    if not v.evaluable:
+        # Adoption level 2 (issue 20): no evaluation, so no gate word at all, only why.
+        head.append(f"**Not evaluated:** {md_text('; '.join(v.reasons))}.")
+    elif v.state == "not evaluated":
         head.append("**Gate: not evaluated.** The gate needs selection-split scores for both sides. Run:")
         body += ["", "```sh", *v.commands, "```", "", "then `harnessgit review` again."]
     else:
@@ -89,10 +93,15 @@ def _md_verdict(result: ReviewResult) -> Section:
             line += f" {md_text(v.detectable[0].upper() + v.detectable[1:])}."
         head.append(line)
         body += [f"- {md_text(reason)}" for reason in v.reasons]
+    about = (
+        "What `harnessgit gate` would decide now, from stored scores; nothing was evaluated or recorded."
+        if v.evaluable
+        else "The change's files, sizes, checks and rationale, without scores: no gate decision, "
+        "nothing evaluated or recorded."
+    )
     tail = [
         "",
-        "<sub>What `harnessgit gate` would decide now, from stored scores; nothing was evaluated or "
-        "recorded.</sub>",
+        f"<sub>{about}</sub>",
         *[f"> **Note:** {md_text(note)}" for note in result.notes],
         "",
     ]
@@ -132,8 +141,10 @@ def _md_files(result: ReviewResult) -> Section:
         name = md_code(f.path, in_table=True)
         if f.old_path is not None:
             name = f"{md_code(f.old_path, in_table=True)} → {name}"
-        if not f.harness:
+        if f.evaluator:
             name += " (not a harness file: the evaluator's)"
+        elif not f.harness:
+            name += " (not a harness file)"
         body.append(f"| {name} | {f.status} | {changes(f.added, f.removed)} | {file_sizes(f)} |")
     return Section(head, body, [""], priority=2, what="files")
 
@@ -207,7 +218,7 @@ def _md_shift(shift: FailureShift) -> Section:
     return Section(head, body, [""], priority=6, what="classes")
 
 
-def _md_edit(edit: Edit) -> list[str]:
+def _md_edit(edit: Edit, evaluable: bool) -> list[str]:
     who = [f"commit {md_code(short(edit.commit))}"]
     if edit.candidate:
         who.append(f"candidate {md_code(edit.candidate)}")
@@ -218,10 +229,9 @@ def _md_edit(edit: Edit) -> list[str]:
             f"proposed via {md_text(edit.source)}"
             + (f" by {md_text(edit.proposer)}" if edit.proposer else "")
         )
-    lines = [
-        f"- **{md_text(edit.subject)}** ({', '.join(who)})",
-        f"  - own effect on the selection split: {md_text(effect_text(edit.effect))}",
-    ]
+    lines = [f"- **{md_text(edit.subject)}** ({', '.join(who)})"]
+    if evaluable:
+        lines.append(f"  - own effect on the selection split: {md_text(effect_text(edit.effect))}")
     rationale = rationale_body(edit)
     if rationale:
         lines += [f"  > {md_text(line)}" if line.strip() else "  >" for line in rationale.splitlines()[:30]]
@@ -238,7 +248,7 @@ def _md_edit(edit: Edit) -> list[str]:
 
 def _md_edits(result: ReviewResult) -> Section:
     head = [f"#### Why: the rationale and evidence of {plural(result.edits_count, 'commit')}", ""]
-    body = [line for edit in result.edits for line in _md_edit(edit)]
+    body = [line for edit in result.edits for line in _md_edit(edit, result.verdict.evaluable)]
     if result.edits_count > len(result.edits):
         body.append(f"- … and {result.edits_count - len(result.edits)} older commits")
     return Section(head, body, [""], priority=4, what="rationale and evidence lines")

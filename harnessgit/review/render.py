@@ -10,7 +10,8 @@ from harnessgit.candidates.render import effect_text
 from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short, table
 from harnessgit.render import size as human_size
 from harnessgit.review.diff import FileDiff
-from harnessgit.review.review import Edit, ReviewResult, Verdict
+from harnessgit.review.edits import Edit
+from harnessgit.review.review import ReviewResult, Verdict
 from harnessgit.review.scores import FailureShift, Flips, ScoreRow
 
 
@@ -50,6 +51,8 @@ def difference_text(row: ScoreRow) -> str:
 
 def verdict_line(verdict: Verdict) -> str:
     """One sentence, no markup: the verdict and the numbers it rests on."""
+    if not verdict.evaluable:
+        return "not evaluated: " + "; ".join(verdict.reasons)
     if verdict.state == "not evaluated":
         return "not evaluated: the gate needs selection scores for both sides; run " + "; ".join(
             verdict.commands
@@ -91,12 +94,15 @@ def _verdict_lines(result: ReviewResult) -> list[str]:
     v = result.verdict
     out = [
         f"review {short(result.base)} ({result.base_label}) -> {short(result.head)} ({result.head_label})",
-        f"gate: {verdict_line(v)}",
+        f"gate: {verdict_line(v)}" if v.evaluable else verdict_line(v),
     ]
     if v.detectable:
         out.append(f"  {v.detectable}")
     out += [f"  - {reason}" for reason in v.reasons if v.state != "not evaluated"]
-    out.append("  (what `harnessgit gate` would decide now, from stored scores; nothing was recorded)")
+    if v.evaluable:
+        out.append("  (what `harnessgit gate` would decide now, from stored scores; nothing was recorded)")
+    else:
+        out.append("  (the change's files, sizes, checks and rationale, without scores: no gate decision)")
     return out + [f"note: {note}" for note in result.notes]
 
 
@@ -130,7 +136,7 @@ def _file_lines(result: ReviewResult) -> list[str]:
             changes(f.added, f.removed),
             file_sizes(f),
         ]
-        + ([] if f.harness else ["not a harness file"])
+        + ([] if f.harness else ["the evaluator's" if f.evaluator else "not a harness file"])
         for f in result.files
     ]
     checks = result.checks
@@ -188,7 +194,8 @@ def _edit_lines(result: ReviewResult) -> list[str]:
         origin = [f"candidate {edit.candidate}"] if edit.candidate else []
         origin += [f"merged in {short(edit.merge)}"] if edit.merge else []
         out.append(f"  {short(edit.commit)} {edit.subject}" + (f" ({', '.join(origin)})" if origin else ""))
-        out.append(f"    own effect: {effect_text(edit.effect)}")
+        if result.verdict.evaluable:
+            out.append(f"    own effect: {effect_text(edit.effect)}")
         out += [f"    | {line}" for line in rationale_body(edit).splitlines()]
         for item in edit.evidence:
             out.append(

@@ -5,7 +5,10 @@ BASE..HEAD is reviewed like a pull request: the gate's verdict as it would be no
 files changed with their sizes and the harness checks, a score table per split and
 model, the instances that flipped with their feedback and trajectories, how the
 failure classes shifted, and the rationale, evidence and own effect of each edit (a
-merge counts as the proposals it landed). The result is a frozen `ReviewResult`:
+merge counts as the proposals it landed). With no evaluator configured, or no split
+manifest, there is nothing to score: the verdict is "not evaluated" with the reason
+(never REJECT) and the rest is shown (adoption level 2, issue 20). The result is a
+frozen `ReviewResult`:
 `review.markdown` renders it for a PR comment, `review.render` as text, and its JSON
 is `harnessgit.render.to_json` of it.
 """
@@ -13,43 +16,47 @@ is `harnessgit.render.to_json` of it.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from harnessgit import globs
-from harnessgit.candidates.chain import Effect, Measure, own_effects
-from harnessgit.checks import CheckReport
+from harnessgit.candidates.chain import Measure
+from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require
-from harnessgit.errors import HarnessgitError
+from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key
+from harnessgit.evaluation.fingerprint import evaluator_files
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
-from harnessgit.evaluation.splits import SPLITS, Manifest, load_manifest
+from harnessgit.evaluation.splits import SPLITS, Manifest, ManifestError, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
 from harnessgit.gate.changes import regrades
 from harnessgit.gate.gate import SELECTION, preview_gate
 from harnessgit.gate.outcome import GateOutcome
-from harnessgit.records import EvidenceRecord, view_of
+from harnessgit.gate.settings import committed_settings
+from harnessgit.records import view_of
 from harnessgit.review.diff import FileDiff, parse_patch
+from harnessgit.review.edits import Edit, cut_text, described, edits_between
 from harnessgit.review.scores import (
     FailureShift,
     Flip,
     Flips,
     ScoreRow,
-    compact,
-    cut,
     excerpt,
     failure_shift,
     flipped,
     score_row,
 )
 from harnessgit.store import Store
-from harnessgit.targets import Provenance, base_tip, proposal_chain, recorded, resolve, without_trailer
+from harnessgit.targets import base_tip, resolve
 
 FLIPS_KEPT = 10  # flipped instances shown per direction; the rest are counted
 EDITS_KEPT = 20  # edits between BASE and HEAD whose rationale is shown
-EVIDENCE_ITEMS = 3  # items of each evidence file quoted
-TEXT_CHARS = 600  # a feedback, rationale line or evidence item longer than this is cut
+# Why a review has no scores and no verdict at adoption level 2 (issue 20): checks and
+# review need no evaluator, so `review` says what would add the rest.
+NO_EVALUATOR = (
+    "no evaluator is configured: set [evaluator] command in harnessgit.toml to get scores "
+    "and a gate verdict (docs/evaluator.md)"
+)
 
 State = Literal["pass", "reject", "not evaluated"]
 
@@ -76,34 +83,10 @@ class Verdict:
     wins: int = 0
     losses: int = 0
     ties: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
-class EvidenceItem:
-    label: str
-    items: int
-    bytes: int
-    blob: str
-    item_kinds: dict[str, int]
-    quoted: list[str]  # the first few items, cut
-
-
-@dataclass(frozen=True, kw_only=True)
-class Edit:
-    """One edit of BASE..HEAD and why it was made: a commit of HEAD's first-parent
-    chain, or one of the proposals a merge on that chain landed."""
-
-    commit: str
-    subject: str
-    candidate: str | None
-    rationale: str | None  # the proposal's rationale, else the commit message's body
-    source: str | None  # how it was proposed (worktree, file, patch, api, evolve)
-    proposer: str | None
-    evidence: list[EvidenceItem]
-    merge: str | None = None  # the merge on HEAD's first-parent chain that landed it, if any
-    # Its own effect: its selection scores against those of the commit it was made on,
-    # under the gate's evaluator and model (None: not evaluated on both).
-    effect: Effect | None = None
+    # False: nothing can be evaluated yet (no evaluator configured, or no split
+    # manifest), so no scores and no verdict; ``reasons`` says why. A "not evaluated"
+    # that is evaluable only lacks scores, and ``commands`` would add them.
+    evaluable: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,6 +114,25 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     head_target = resolve(store, head_name)
     base_sha, base_label = _base(store, config, base, head_name, head_target.sha)
     head_label = head_target.candidate or head_name
+    deciding = _gate_config(store, config, base_sha)
+    edits = edits_between(store, head_target.sha, base_sha)
+    unevaluated = _unevaluable(store, config, deciding)
+    if unevaluated is not None:
+        return ReviewResult(
+            base=base_sha,
+            head=head_target.sha,
+            base_label=base_label,
+            head_label=head_label,
+            verdict=Verdict(state="not evaluated", reasons=[unevaluated], commands=[], evaluable=False),
+            files=_files(store, config, deciding, base_sha, head_target.sha),
+            checks=check_change(store, deciding, base_sha, head_target.sha),
+            scores=[],
+            flips=[],
+            failure_shift=[],
+            edits=described(store, edits[:EDITS_KEPT], None),
+            edits_count=len(edits),
+            notes=[],
+        )
     manifest = load_manifest(store.root, config.splits.manifest)
     book = ScoreBook.load(store)
     outcome = preview_gate(store, config, head_name, base_commit=base_sha, book=book)
@@ -144,19 +146,18 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             f"is `harnessgit eval {base_sha[:12]} --grader {head_target.sha[:12]} --split selection`"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
-    edits = _edits(store, head_target.sha, base_sha)
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
         base_label=base_label,
         head_label=head_label,
         verdict=_verdict(outcome),
-        files=_files(store, config, base_sha, head_target.sha),
+        files=_files(store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha),
         checks=outcome.checks,
         scores=scores,
         flips=flips,
         failure_shift=shifts,
-        edits=_described(store, edits[:EDITS_KEPT], _measure(store, manifest, book, outcome)),
+        edits=described(store, edits[:EDITS_KEPT], _measure(store, manifest, book, outcome)),
         edits_count=len(edits),
         notes=notes,
     )
@@ -182,6 +183,28 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
     return sha, label
 
 
+def _gate_config(store: Store, config: Config, base: str) -> Config:
+    """The harnessgit.toml the gate would read for BASE (`gate.gate_sides`): BASE's as
+    committed, else, for a BASE from before harnessgit was set up, the working tree's."""
+    try:
+        return committed_settings(store, base).config
+    except (ConfigError, ManifestError):
+        return config
+
+
+def _unevaluable(store: Store, config: Config, deciding: Config) -> str | None:
+    """Why nothing can be evaluated (adoption level 2: checks and review only), or None."""
+    if not deciding.evaluator.command:
+        return NO_EVALUATOR
+    try:
+        # What the score table and the gate (`gate.gate_sides`) read when BASE has no
+        # committed manifest; a missing one is a setup step still to do, not an error.
+        load_manifest(store.root, config.splits.manifest)
+    except ManifestError as exc:
+        return f"{exc}: the gate compares scores on its selection split (docs/evaluator.md)"
+    return None
+
+
 def _verdict(outcome: GateOutcome) -> Verdict:
     r = outcome.record
     if outcome.not_evaluated:
@@ -197,13 +220,18 @@ def _verdict(outcome: GateOutcome) -> Verdict:
         r,
         state="pass" if r.passed else "reject",
         commands=[],
+        evaluable=True,
         head_mean=r.candidate_mean,
         detectable=outcome.decision.detectable if outcome.decision else None,
     )
 
 
-def _files(store: Store, config: Config, base: str, head: str) -> list[FileDiff]:
+def _files(store: Store, config: Config, deciding: Config, base: str, head: str) -> list[FileDiff]:
+    """The files of the patch with their sizes, each marked a harness file (under the
+    working tree's [harness] paths, as `check` reads them) or, outside the harness, one
+    of the evaluator's files at either side (under the settings the gate reads)."""
     files = parse_patch(store.diff_patch(base, head))
+    graders = {path for side in (base, head) for path in evaluator_files(store.files_at(side), deciding)}
     sizes_of: dict[str, tuple[str | None, str | None]] = {}
     for change in store.diff_raw(base, head):
         sizes_of[change.path] = (
@@ -220,6 +248,7 @@ def _files(store: Store, config: Config, base: str, head: str) -> list[FileDiff]
                 size_before=sizes.get(old) if old else None,
                 size_after=sizes.get(new) if new else None,
                 harness=globs.matches(item.path, config.harness.paths),
+                evaluator=item.path in graders or item.old_path in graders,
             )
         )
     return found
@@ -297,8 +326,8 @@ def _flips(
             instance=instance,
             base_score=before[instance].mean,
             head_score=after[instance].mean,
-            base_feedback=_cut(old.feedback),
-            head_feedback=_cut(new.feedback),
+            base_feedback=cut_text(old.feedback),
+            head_feedback=cut_text(new.feedback),
             base_class=before[instance].failure_class,
             head_class=after[instance].failure_class,
             trajectory=excerpt(side.trajectory),
@@ -321,75 +350,8 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
     return next((r for r in repeats if r.feedback or r.trajectory is not None), repeats[0])
 
 
-def _edits(store: Store, head: str, base: str) -> list[tuple[Provenance, str | None]]:
-    """Every edit of BASE..HEAD, newest first, with the merge that landed it: the
-    commits of HEAD's first-parent chain, a merge standing for the proposals it landed
-    (the candidate and each candidate it was proposed on), newest first too."""
-    found: list[tuple[Provenance, str | None]] = []
-    for sha in store.first_parent_chain(head, stop=base):
-        parents = store.commit_info(sha).parents
-        if len(parents) > 1:
-            found += [(origin, sha) for origin in reversed(proposal_chain(store, parents[1], parents[0]))]
-        else:
-            found.append((recorded(store, sha), None))
-    return found
-
-
 def _measure(store: Store, manifest: Manifest, book: ScoreBook, outcome: GateOutcome) -> Measure:
     """Where the edits' own effects are read: the gate's evaluator and model."""
     key = outcome.base.key
     config = outcome.comparison.sides.settings.config
     return Measure(store, config, book, key.fingerprint, key.model, manifest.ids(SELECTION))
-
-
-def _described(store: Store, edits: list[tuple[Provenance, str | None]], measure: Measure) -> list[Edit]:
-    effects = own_effects(measure, [origin for origin, _merge in edits])
-    return [
-        _edit(store, origin, merge, effect) for (origin, merge), effect in zip(edits, effects, strict=True)
-    ]
-
-
-def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | None) -> Edit:
-    info = store.commit_info(origin.commit)
-    proposal = origin.proposal
-    return Edit(
-        commit=origin.commit,
-        subject=info.subject,
-        candidate=origin.candidate,
-        rationale=proposal.rationale if proposal else (without_trailer(info.body) or None),
-        source=proposal.source if proposal else None,
-        proposer=proposal.proposer if proposal else None,
-        evidence=[_evidence_item(store, r) for r in origin.evidence],
-        merge=merge,
-        effect=effect,
-    )
-
-
-def _evidence_item(store: Store, record: EvidenceRecord) -> EvidenceItem:
-    quoted = []
-    try:
-        lines = store.read_blob(record.blob).decode("utf-8", "replace").splitlines()
-    except HarnessgitError:  # a blob lost to gc on a remote: say so rather than fail the review
-        lines = []
-        quoted.append("(the evidence blob is missing from this clone: fetch refs/harnessgit/*)")
-    for line in lines[:EVIDENCE_ITEMS]:
-        try:
-            item = json.loads(line)
-        except ValueError:
-            item = line
-        quoted.append(_cut(item if isinstance(item, str) else _evidence_text(item)) or "")
-    return view_of(EvidenceItem, record, quoted=quoted)
-
-
-def _evidence_text(item: Any) -> str:
-    """A critique's text when it has one, else the item as compact JSON."""
-    if isinstance(item, dict):
-        for key in ("text", "critique", "feedback", "message", "content"):
-            if isinstance(item.get(key), str):
-                kind = item.get("kind") or item.get("type")
-                return f"{kind}: {item[key]}" if isinstance(kind, str) else str(item[key])
-    return compact(item)
-
-
-def _cut(text: Any) -> str | None:
-    return None if text is None else cut(str(text), TEXT_CHARS)
