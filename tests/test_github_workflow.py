@@ -25,8 +25,9 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.store import Store
-from tests.conftest import git
+from tests.conftest import git, write
 from tests.gating_fixtures import skill
+from tests.review.review_fixtures import edit_skills, skills_collection
 
 WORKFLOW = Path(__file__).parent.parent / "templates" / "github" / "harnessgit-review.yml"
 MARKER = "<!-- harnessgit-review -->"
@@ -175,3 +176,78 @@ def test_without_the_fetch_step_the_scores_are_not_there(remote: tuple[Path, str
     assert reviewed.returncode == 0, reviewed.stderr
     md = (work / "harnessgit-review.md").read_text()
     assert "**Gate: not evaluated.**" in md and "harnessgit eval" in md
+
+
+def level2_remote(tmp_path: Path, *, harness_edit: bool) -> tuple[Path, str]:
+    """A skills collection with checks and review only (no evaluator, no splits.json,
+    no harnessgit refs) pushed to a bare repository, with a pull request branch that
+    edits a skill (``harness_edit``) or only the README; returns it and the PR head."""
+    repo = skills_collection(tmp_path / "skills")
+    if harness_edit:
+        head = edit_skills(repo)
+    else:
+        git(repo, "checkout", "-q", "-b", "edit")
+        write(repo, "README.md", "# A skills collection\n\nHow to install.\n")
+        git(repo, "commit", "-qam", "Document the install")
+        head = git(repo, "rev-parse", "HEAD").strip()
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(repo, "push", "-q", str(bare), "main", f"{head}:refs/heads/feature")
+    return bare, head
+
+
+def run_workflow(
+    bare: Path, head: str, tmp_path: Path, comments: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[str], dict[str, Any]]:
+    """Every shell step on a fresh checkout; returns it, each step's stdout, the gh state."""
+    env = github_env(tmp_path)
+    work = checkout(bare, head, tmp_path / "work")
+    state = tmp_path / "gh-state.json"
+    state.write_text(json.dumps({"comments": comments, "calls": []}))
+    monkeypatch.setenv("FAKE_GH_STATE", str(state))
+    outputs = []
+    workflow = steps()
+    for name in ("Fetch harnessgit's refs", "Review", "Post or update the review comment"):
+        done = run_step(workflow[name], work, env)
+        assert done.returncode == 0, (name, done.stderr)
+        outputs.append(done.stdout)
+    return work, outputs, json.loads(state.read_text())
+
+
+def test_at_level_2_a_skills_collection_gets_a_comment_that_is_not_evaluated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: checks and review only, no evaluator and no splits.json."""
+    bare, head = level2_remote(tmp_path, harness_edit=True)
+    _work, outputs, state = run_workflow(bare, head, tmp_path, [{"id": 1, "body": "LGTM"}], monkeypatch)
+    assert "created the review comment" in outputs[2]
+    (ours,) = [c["body"] for c in state["comments"] if c["body"].startswith(MARKER)]
+    assert "**Not evaluated:** no evaluator is configured" in ours
+    assert "REJECT" not in ours and "Gate:" not in ours and "#### Scores" not in ours
+    assert "`skills/subagent-driven-development/SKILL.md`" in ours and "**Checks:**" in ours
+    assert "Reviewers missed regressions in fixes." in ours  # the rationale
+
+
+def test_a_pull_request_without_harness_changes_gets_no_comment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bare, head = level2_remote(tmp_path, harness_edit=False)
+    work, outputs, state = run_workflow(bare, head, tmp_path, [{"id": 1, "body": "LGTM"}], monkeypatch)
+    assert "no harness file changed: no review comment" in outputs[1]
+    assert not (work / "harnessgit-review.md").exists()
+    assert "nothing posted" in outputs[2]
+    assert state["comments"] == [{"id": 1, "body": "LGTM"}]
+    assert [method for method, _path in state["calls"]] == ["GET"]
+
+
+def test_a_stale_review_is_updated_when_the_harness_changes_are_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An earlier push changed a skill and got a review; this one changes only the README."""
+    bare, head = level2_remote(tmp_path, harness_edit=False)
+    stale = {"id": 5, "body": f"{MARKER}\n**Not evaluated:** ... `skills/brainstorming/SKILL.md` ..."}
+    _work, outputs, state = run_workflow(bare, head, tmp_path, [stale], monkeypatch)
+    assert "updated the review comment 5" in outputs[2]
+    (ours,) = state["comments"]
+    assert ours["body"].startswith(MARKER) and "no longer changes harness files" in ours["body"]
+    assert "SKILL.md" not in ours["body"]
