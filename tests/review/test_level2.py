@@ -10,14 +10,17 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from harnessgit.candidates.propose import propose
 from harnessgit.cli import cli
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import evaluate
 from harnessgit.render import to_json
 from harnessgit.review.markdown import review_markdown
 from harnessgit.review.render import review_text
 from harnessgit.review.review import NO_EVALUATOR, ReviewResult, review
 from harnessgit.store import Store
 from tests.conftest import git, snapshot, write
+from tests.gating_fixtures import skill
 from tests.review.review_fixtures import LEVEL2_CONFIG, edit_skills, skills_collection
 
 # Only SKILL.md is harness here, as with the old default globs: the prompt beside it is not.
@@ -121,3 +124,18 @@ def test_the_cli_reviews_a_skills_collection_without_an_evaluator(tmp_path: Path
     assert result.exit_code == 0, result.output
     assert "**Not evaluated:** no evaluator is configured" in result.output
     assert_no_verdict(result.output)
+
+
+def test_with_an_evaluator_and_scores_failing_checks_still_reject(review_repo: Path) -> None:
+    """Only a review with no evaluation never says REJECT: with scores on both sides,
+    a failing check is the gate's own refusal and the comment says so."""
+    padding = [f"Note {i}: read the task again." for i in range(200)]
+    with Store.discover(review_repo) as store:
+        config = load_config(review_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30, *padding)})
+        evaluate(store, config, "main")
+        evaluate(store, config, cand.candidate)
+        result = review(store, config, "main", cand.candidate)
+    assert result.verdict.evaluable and result.verdict.state == "reject"
+    assert any("the harness checks fail" in reason for reason in result.verdict.reasons)
+    assert "**Gate: REJECT.**" in review_markdown(result) and result.scores
