@@ -109,7 +109,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
     tip = base_tip(store, branch)
     ids: list[str] = []
     split_hash = problem = None
-    if not config.evaluator.command:  # adoption levels 1-2: checks and review, no scores yet
+    if not config.evaluator.configured:  # adoption levels 1-2: checks and review, no scores yet
         problem = NO_EVALUATOR
     else:
         try:
@@ -153,7 +153,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         archived=_archived(tips, evidence),
         selection=_spend(gates, split_hash, config.gate.alpha),
         problem=problem,
-        has_evaluator=bool(config.evaluator.command),
+        has_evaluator=config.evaluator.configured,
         as_of=store.clock(),
     )
 

@@ -63,10 +63,15 @@ class State:
         ``progress`` on standard error (None, or -q: none), and the evaluator's standard
         error shown (logged at debug level with -q)."""
         from harnessgit.evaluation.eval import Execution
+        from harnessgit.evaluation.evaluators import Evaluators
         from harnessgit.evaluation.render import ProgressDisplay
 
         display = ProgressDisplay(progress) if progress is not None and not self.quiet else None
-        return Execution(jobs=jobs, progress=display, on_stderr=stderr_sink(self))
+        # One set of evaluators for the whole command (a persistent process starts once),
+        # closed with the command's context however it ends.
+        evaluators = Evaluators()
+        click.get_current_context().call_on_close(evaluators.close)
+        return Execution(jobs=jobs, progress=display, on_stderr=stderr_sink(self), evaluators=evaluators)
 
     def open(self, *, writes: bool = True) -> tuple[Store, Config]:
         """The store and configuration; ``writes=False`` for a command that only reads

@@ -130,9 +130,10 @@ def require_evaluator(config: Config, what: str) -> Config:
     """``config``, if it names an evaluator: what scores, the gate and bisect need.
     Checks, review and log work without one (docs/design.md: levels of adoption)."""
     config = require(config)
-    if not config.evaluator.command:
+    if not config.evaluator.configured:
         raise ConfigError(
-            f"{what} needs an evaluator: set [evaluator] command in {CONFIG_FILE} (docs/evaluator.md "
-            "says what it runs and returns); without one, `harnessgit check`, `review` and `log` work"
+            f"{what} needs an evaluator: set [evaluator] command (or python) in {CONFIG_FILE} "
+            "(docs/evaluator.md says what it runs and returns); without one, `harnessgit check`, "
+            "`review` and `log` work"
         )
     return config

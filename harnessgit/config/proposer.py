@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from harnessgit.config.reader import SettingError, read_argv, read_table
+from harnessgit.config.reader import SettingError, check_function_spec, read_argv, read_table
 from harnessgit.processes.environment import check_names
 
 DEFAULT_KIND = "command"
@@ -64,16 +64,27 @@ class OpenAIProposerSection:
     price_per_1k_output: float | None = field(default=None, metadata={"ge": 0})
 
 
-ProposerSection = CommandProposerSection | OpenAIProposerSection
+@dataclass(frozen=True, kw_only=True)
+class PythonProposerSection:
+    """Call ``function`` (``package.module:function``, imported from the repository root)
+    in harnessgit's own process: the command proposer's request and reply, as dicts."""
 
-SECTIONS: Mapping[str, type[CommandProposerSection] | type[OpenAIProposerSection]] = MappingProxyType(
-    {"command": CommandProposerSection, "openai": OpenAIProposerSection}
+    kind: Literal["python"] = "python"
+    function: str = field(metadata={"check": check_function_spec})
+
+
+ProposerSection = CommandProposerSection | OpenAIProposerSection | PythonProposerSection
+
+SECTIONS: Mapping[
+    str, type[CommandProposerSection] | type[OpenAIProposerSection] | type[PythonProposerSection]
+] = MappingProxyType(
+    {"command": CommandProposerSection, "openai": OpenAIProposerSection, "python": PythonProposerSection}
 )
 
 
 def read_proposer(value: Any, key: str) -> ProposerSection:
     """The section of the kind ``value`` names, validated against that kind's keys only."""
-    if isinstance(value, (CommandProposerSection, OpenAIProposerSection)):
+    if isinstance(value, (CommandProposerSection, OpenAIProposerSection, PythonProposerSection)):
         return value
     if not isinstance(value, dict):
         raise SettingError(key, "must be a table")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
+import re
 import sys
 import types
 import typing
@@ -75,6 +76,15 @@ def parse_toml(raw: bytes) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}") from None
     return data
+
+
+# ``package.module:function``, what `[evaluator] python` and `[proposer] function` name.
+_FUNCTION_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
+def check_function_spec(spec: str) -> None:
+    if not _FUNCTION_SPEC.fullmatch(spec):
+        raise ValueError(f"must be 'package.module:function', not {spec!r}")
 
 
 _T = typing.TypeVar("_T")

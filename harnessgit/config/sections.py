@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
-from harnessgit.config.reader import SettingError, read_argv, read_table
+from harnessgit.config.reader import SettingError, check_function_spec, read_argv, read_table
 from harnessgit.confine import check_relative
 from harnessgit.processes.environment import check_names
 from harnessgit.scrub import DEFAULT_PATTERNS, DEFAULT_SECRET_ENV, Scrubber, secret_values
@@ -224,7 +224,14 @@ class ChecksSection:
 
 @dataclass(frozen=True)
 class EvaluatorSection:
+    """One of ``command`` (argv run per batch, or once with ``persistent``) and
+    ``python`` (a function called in harnessgit's own process): docs/evaluator.md."""
+
     command: list[str] | None = field(default=None, metadata={"read": read_argv})
+    python: str | None = field(default=None, metadata={"check": check_function_spec})
+    # The command is started once per harnessgit command and answers many batches
+    # over stdin/stdout (docs/evaluator.md, "Persistent evaluators").
+    persistent: bool = False
     model: str = "default"
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds per batch
     batch_size: int = field(default=10, metadata={"ge": 1})
@@ -244,6 +251,17 @@ class EvaluatorSection:
     # Files whose content is part of the evaluator fingerprint. Default: every
     # file outside the harness paths, so an edit to the grader invalidates the cache.
     files: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.command and self.python:
+            raise SettingError("evaluator.python", "set either command or python, not both")
+        if self.persistent and not self.command:
+            raise SettingError("evaluator.persistent", "needs a command (a python evaluator stays loaded)")
+
+    @property
+    def configured(self) -> bool:
+        """Whether an evaluator is named at all (adoption level 3, docs/design.md)."""
+        return bool(self.command or self.python)
 
 
 @dataclass(frozen=True)

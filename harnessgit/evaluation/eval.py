@@ -12,6 +12,7 @@ starts and the ones running beside it are killed, so a failure costs one batch
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import shutil
@@ -32,6 +33,7 @@ from harnessgit.evaluation.context import (
     ignored_edits_warning,
     uncommitted_evaluator,
 )
+from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.evidence import dumps_canonical
@@ -56,6 +58,9 @@ class Execution:
     jobs: int | None = None  # evaluator processes at a time; None: [evaluator] jobs
     progress: Progress | None = None  # told (instances done, instances to run)
     on_stderr: Callable[[str], None] | None = None  # told each line the evaluator writes to stderr
+    # The in-process and persistent evaluators of the whole command, closed by whoever
+    # made them; None: each evaluation starts (and stops) its own.
+    evaluators: Evaluators | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,9 @@ def evaluate(
         store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
     )
     graded_by = context.grader or context.commit
-    if warn_uncommitted and (edited := uncommitted_evaluator(store, config, graded_by)):
+    # An in-process evaluator refuses such edits instead (`inprocess`).
+    warn = warn_uncommitted and config.evaluator.command
+    if warn and (edited := uncommitted_evaluator(store, config, graded_by)):
         log.warning(ignored_edits_warning(edited, graded_by, "the evaluator runs as committed"))
     book = book if book is not None else ScoreBook.load(store)
     have = book.rows(context.key)
@@ -141,9 +148,12 @@ def evaluate(
     started = time.monotonic()
     jobs = execution.jobs or config.evaluator.jobs
     batches = _plan(pending, config.evaluator.batch_size, jobs)
-    runner = _Batches(store, config, context, manifest, split, execution.on_stderr, fresh=no_cache)
-    with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
-        evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
+    with contextlib.ExitStack() as stack:
+        evaluators = execution.evaluators or stack.enter_context(Evaluators())
+        runner = _Batches(store, config, context, manifest, split, execution.on_stderr, fresh=no_cache)
+        runner.evaluators = evaluators
+        with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
+            evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
     return Evaluation(
         commit=context.commit,
         harness=context.key.harness,
@@ -196,6 +206,7 @@ class _Batches:
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
         self.running = Running()
+        self.evaluators = Evaluators()  # replaced by the caller's
         self.worker = this_worker()  # HARNESSGIT_MACHINE names it, as on gate records
         self._pristine: Path | None = None
         self._pristine_lock = threading.Lock()
@@ -214,6 +225,8 @@ class _Batches:
             progress(0, total)
         if not batches:
             return 0.0
+        if self.config.evaluator.python:
+            return self._in_process(batches, book, progress, total)
         _sweep()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures: dict[Future[BatchOutput], list[tuple[str, int]]] = {
@@ -230,6 +243,21 @@ class _Batches:
                 pool.shutdown(wait=True)  # no batch may still be copying the checkout
                 if self._scratch is not None:
                     self._scratch.cleanup()
+
+    def _in_process(
+        self, batches: list[list[tuple[str, int]]], book: ScoreBook, progress: Progress | None, total: int
+    ) -> float:
+        """The batches one after another, in this thread: no process, no thread, no copy."""
+        python = self.evaluators.python(self.store, self.config)
+        done, evaluator_time = 0, 0.0
+        for batch in batches:
+            output = python.run(self.context, self.split, [instance for instance, _ in batch], batch[0][1])
+            book.add(self._record(batch, output))
+            evaluator_time += output.wall_time
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        return evaluator_time
 
     def _collect(
         self,

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from harnessgit import globs
 from harnessgit.config import CONFIG_FILE, Config
 from harnessgit.objects import TreeEntry, tree_id
+from harnessgit.processes.functions import top_level
 
 
 def harness_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str, TreeEntry]:
@@ -32,12 +33,15 @@ def evaluator_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str,
     changes neither the fingerprint nor the cache (issue 12); else, when the command
     names no file of the repository (``make eval``), everything outside the harness,
     harnessgit.toml and the split manifest, as what the evaluator reads is unknown.
-    No command and no ``files``: no evaluator, so none of its files (issue 20: a skill's
-    prompts beside its SKILL.md are not a grader's, and editing them is no regrade);
-    setting a command later changes the fingerprint anyway.
+    An in-process ``python`` evaluator: its package's files. Neither a command nor
+    ``files``: no evaluator, so none of its files (issue 20: a skill's prompts beside its
+    SKILL.md are not a grader's, and editing them is no regrade); setting an evaluator
+    later changes the fingerprint anyway.
     """
     if config.evaluator.files is not None:
         return {p: e for p, e in files.items() if globs.matches(p, config.evaluator.files)}
+    if config.evaluator.python:
+        return python_files(files, config.evaluator.python)
     if not config.evaluator.command:
         return {}
     named = command_files(files, config.evaluator.command or [])
@@ -62,10 +66,19 @@ def command_files(files: Mapping[str, TreeEntry], argv: list[str]) -> dict[str, 
     return found
 
 
+def python_files(files: Mapping[str, TreeEntry], spec: str) -> dict[str, TreeEntry]:
+    """The files of a ``package.module:function`` evaluator: its whole top-level package
+    (``package/**``, so a helper module beside it counts), or ``package.py``."""
+    top = top_level(spec)
+    return {p: e for p, e in files.items() if p == f"{top}.py" or p.startswith(f"{top}/")}
+
+
 def evaluator_fingerprint(files: Mapping[str, TreeEntry], config: Config) -> str:
-    payload = {
+    payload: dict[str, object] = {
         "command": config.evaluator.command or [],
         "files": sorted((path, entry.sha) for path, entry in evaluator_files(files, config).items()),
     }
+    if config.evaluator.python:  # only then: command evaluators keep the fingerprints on record
+        payload["python"] = config.evaluator.python
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

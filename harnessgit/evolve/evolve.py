@@ -23,11 +23,14 @@ rollout is repeated for a key already recorded.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from harnessgit.config import Config, require_evaluator
 from harnessgit.evaluation.eval import Execution
+from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
 from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport
@@ -50,6 +53,22 @@ def evolve(
     """Iterate until a budget, the stop file or an epoch of solved minibatches stops
     the run; ``on_iteration`` sees each iteration's record as it is written."""
     config = require_evaluator(config, "`harnessgit evolve`")
+    with contextlib.ExitStack() as stack:
+        if execution.evaluators is None:  # one set for the run: a persistent process starts once
+            execution = replace(execution, evaluators=stack.enter_context(Evaluators()))
+        return _evolve(store, config, budget, seed, auto_merge, execution, stop_file, on_iteration)
+
+
+def _evolve(
+    store: Store,
+    config: Config,
+    budget: Budget,
+    seed: int,
+    auto_merge: bool,
+    execution: Execution,
+    stop_file: Path | None,
+    on_iteration: Callable[[IterationRecord], None] | None,
+) -> EvolveReport:
     options = Options(
         proposer=make_proposer(config.proposer, cwd=store.root),
         seed=seed,

@@ -92,28 +92,9 @@ class CommandProposer:
         started = self._clock()
         stdout, stderr = self._run(request.model_dump_json().encode("utf-8"))
         answer = self._answer(stdout, stderr)
-        reported = answer.usage
-        usage = Usage(
-            model=reported.model,
-            prompt_tokens=reported.prompt_tokens,
-            completion_tokens=reported.completion_tokens,
-            cost_usd=reported.cost_usd,
-            latency_seconds=max(0.0, self._clock() - started),
+        return settle_answer(
+            request, answer, self.name, stdout.decode("utf-8"), max(0.0, self._clock() - started)
         )
-        raw = stdout.decode("utf-8")
-        common: dict[str, Any] = {
-            "proposer": self.name,
-            "rationale": answer.rationale,
-            "raw_output": raw,
-            "usage": usage,
-        }
-        if answer.operations is None:
-            return settle(request, text=answer.text, **common)
-        try:
-            operations = validate_operations(answer.operations)
-        except EditRejected as problem:
-            return rejected(request, problem, **common)
-        return settle(request, operations=operations, **common)
 
     def _run(self, payload: bytes) -> tuple[bytes, list[str]]:
         """Its standard output and last lines of standard error."""
@@ -158,19 +139,53 @@ class CommandProposer:
             raise broken(f"did not print one JSON object ({where}): {quoted_start(line)}") from None
         if not isinstance(data, dict):
             raise broken(f"printed JSON {type(data).__name__}, not an object: {quoted_start(text.strip())}")
-        try:
-            answer = _Answer.model_validate(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            key = ".".join(str(part) for part in first["loc"])
-            message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-            raise broken(f"printed an answer with {key}: {message}") from None
-        if (answer.text is None) == (answer.operations is None):
-            raise broken('must print either "text" or "operations" (exactly one of them)')
-        return answer
+        return read_answer(data, broken, "printed")
 
     def _shown(self) -> str:
         return shlex.join(self.argv)
+
+
+def read_answer(data: dict[str, Any], broken: Callable[[str], ProposerFailed], verb: str) -> _Answer:
+    """The envelope in a reply's JSON object; ``broken`` makes the error for a bad one
+    from what is wrong with it, said with ``verb`` ("printed", "returned"): the python
+    proposer's replies go through here too."""
+    try:
+        answer = _Answer.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise broken(f"{verb} an answer with {key}: {message}") from None
+    if (answer.text is None) == (answer.operations is None):
+        raise broken(f'must {verb.removesuffix("ed")} either "text" or "operations" (exactly one of them)')
+    return answer
+
+
+def settle_answer(
+    request: ProposalRequest, answer: _Answer, name: str, raw: str, latency: float
+) -> ProposedEdit | RejectedProposal:
+    """The proposal in a well-formed envelope, applied and checked (`edits.settle`)."""
+    reported = answer.usage
+    usage = Usage(
+        model=reported.model,
+        prompt_tokens=reported.prompt_tokens,
+        completion_tokens=reported.completion_tokens,
+        cost_usd=reported.cost_usd,
+        latency_seconds=latency,
+    )
+    common: dict[str, Any] = {
+        "proposer": name,
+        "rationale": answer.rationale,
+        "raw_output": raw,
+        "usage": usage,
+    }
+    if answer.operations is None:
+        return settle(request, text=answer.text, **common)
+    try:
+        operations = validate_operations(answer.operations)
+    except EditRejected as problem:
+        return rejected(request, problem, **common)
+    return settle(request, operations=operations, **common)
 
 
 def _tail(stderr: list[str]) -> str:

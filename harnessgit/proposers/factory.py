@@ -17,11 +17,13 @@ from harnessgit.config.proposer import (
     CommandProposerSection,
     OpenAIProposerSection,
     ProposerSection,
+    PythonProposerSection,
 )
 from harnessgit.errors import ConfigError
 from harnessgit.proposers.command import CommandProposer
 from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.openai_chat import OpenAIProposer
+from harnessgit.proposers.python import PythonProposer
 
 
 class Proposer(Protocol):
@@ -41,12 +43,15 @@ def make_proposer(
 ) -> Proposer:
     """The proposer ``[proposer]`` describes.
 
-    ``cwd`` is where a command proposer runs (the repository root, so that
-    relative paths in its argv work); ``environ`` is where the openai proposer
+    ``cwd`` is where a command proposer runs and a python proposer is imported from
+    (the repository root, so that relative paths in its argv work); ``environ`` is where the openai proposer
     looks up ``api_key_env`` (default: os.environ).
     """
     if isinstance(section, CommandProposerSection):
         return CommandProposer(section, cwd=cwd)
     if isinstance(section, OpenAIProposerSection):
         return OpenAIProposer(section, environ=environ)
+    if isinstance(section, PythonProposerSection):
+        # Imported from the repository root, like a command proposer's relative argv.
+        return PythonProposer(section, root=cwd or Path.cwd())
     raise ConfigError(f"unknown proposer kind {section!r}")  # pragma: no cover - the section is validated

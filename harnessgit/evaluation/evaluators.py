@@ -1,0 +1,39 @@
+"""The evaluators a harnessgit command keeps between evaluations: the in-process
+function, imported once, and the persistent evaluator processes, started once.
+
+A command that evaluates many times (`evolve`, `gate`, `bisect`) makes one
+`Evaluators` and passes it in `Execution.evaluators`; an evaluation without one
+makes its own and closes it when it ends. Closing ends every persistent process
+and its process group (Ctrl-C and errors too: it is a context manager).
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from harnessgit.config import Config
+from harnessgit.evaluation.inprocess import PythonEvaluator
+from harnessgit.store import Store
+
+
+class Evaluators:
+    def __init__(self) -> None:
+        self._python: dict[str, PythonEvaluator] = {}
+
+    def python(self, store: Store, config: Config) -> PythonEvaluator:
+        """The ``[evaluator] python`` function of ``store``'s repository, imported once."""
+        key = f"{store.root}\0{config.evaluator.python}"
+        if key not in self._python:
+            self._python[key] = PythonEvaluator(store, config)
+        return self._python[key]
+
+    def close(self) -> None:
+        self._python.clear()
+
+    def __enter__(self) -> Evaluators:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
