@@ -31,6 +31,9 @@ from harnessgit.render import quoted_start
 log = logging.getLogger("harnessgit")
 
 
+TIMED_OUT = "timed out after {:g} s (the whole process group was killed)"
+
+
 class EvaluatorError(HarnessgitError):
     pass
 
@@ -64,22 +67,35 @@ class OutputProblem(Exception):
 
 
 def parse_output(lines: list[bytes], requested: list[str]) -> list[InstanceResult]:
+    """The results in an evaluator's output lines (blank lines skipped), checked."""
+    items = [(n, data) for n, raw in enumerate(lines, 1) if (data := parse_line(raw, n)) is not None]
+    return check_results(items, requested)
+
+
+def parse_line(raw: bytes, number: int) -> dict[str, Any] | None:
+    """Output line ``number`` as a JSON object; None when it is blank."""
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OutputProblem(f"output line {number} is not UTF-8: {quoted_start(raw)}") from None
+    try:
+        data = loads_strict(text)
+    except ValueError as exc:
+        why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise OutputProblem(f"output line {number} is not JSON ({why}): {quoted_start(text)}") from None
+    if not isinstance(data, dict):
+        raise OutputProblem(f"output line {number} is not a JSON object: {quoted_start(text)}")
+    return data
+
+
+def check_results(items: list[tuple[int, dict[str, Any]]], requested: list[str]) -> list[InstanceResult]:
+    """The results, one per requested instance in its order, from (line number, JSON
+    object) pairs: every kind of evaluator goes through here (command, persistent, python)."""
     wanted = set(requested)
     results: dict[str, InstanceResult] = {}
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise OutputProblem(f"output line {number} is not UTF-8: {quoted_start(raw)}") from None
-        try:
-            data = loads_strict(text)
-        except ValueError as exc:
-            why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            raise OutputProblem(f"output line {number} is not JSON ({why}): {quoted_start(text)}") from None
-        if not isinstance(data, dict):
-            raise OutputProblem(f"output line {number} is not a JSON object: {quoted_start(text)}")
+    for number, data in items:
         result = _instance_result(data, number)
         if result.instance not in wanted:
             raise OutputProblem(f"output line {number}: instance {result.instance!r} was not requested")
@@ -191,22 +207,22 @@ def run_batch(
     if running.stopped and outcome.returncode != 0:
         raise Stopped()  # killed because another batch failed: that failure is the error
     if outcome.end == "timeout":
-        raise _error(f"timed out after {limits.timeout:g} s (the whole process group was killed)", tail)
+        raise evaluator_error(TIMED_OUT.format(limits.timeout), tail)
     if outcome.end == "overflow":
         assert outcome.problem
         cap = " (max_output_bytes)" if outcome.problem.startswith("printed more") else ""
-        raise _error(f"{outcome.problem}{cap}; it was killed", tail)
+        raise evaluator_error(f"{outcome.problem}{cap}; it was killed", tail)
     if outcome.returncode != 0:
         returncode = outcome.returncode
         signal_note = f" (signal {-returncode})" if returncode is not None and returncode < 0 else ""
-        raise _error(f"exited with status {returncode}{signal_note}", tail)
+        raise evaluator_error(f"exited with status {returncode}{signal_note}", tail)
     try:
         return BatchOutput(parse_output(outcome.stdout.split(b"\n"), instances), outcome.wall_time)
     except OutputProblem as exc:
-        raise _error(str(exc), tail) from None
+        raise evaluator_error(str(exc), tail) from None
 
 
-def _error(problem: str, tail: list[str]) -> EvaluatorError:
+def evaluator_error(problem: str, tail: list[str]) -> EvaluatorError:
     stderr = " | ".join(line.strip() for line in tail if line.strip())
     if not stderr:
         return EvaluatorError(f"evaluator: {problem}")

@@ -310,6 +310,19 @@ class _Batches:
         instances = [instance for instance, _repeat in batch]
         repeat = batch[0][1]
         section = self.config.evaluator
+        if section.persistent:
+            # The batches of one evaluation share its checkout (docs/evaluator.md: the
+            # directory is read-only to a persistent evaluator): no copy per batch.
+            return self.evaluators.servers.run(
+                self.store,
+                self.config,
+                self.context,
+                self.split,
+                batch,
+                self._checkout(),
+                running=self.running,
+                on_stderr=self.on_stderr,
+            )
         with ScratchDir("eval") as tmp:
             tree_dir = tmp / "harness"
             # A fresh copy per batch: an evaluator that writes into its directory

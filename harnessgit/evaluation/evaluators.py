@@ -13,12 +13,14 @@ from types import TracebackType
 
 from harnessgit.config import Config
 from harnessgit.evaluation.inprocess import PythonEvaluator
+from harnessgit.evaluation.persistent import Servers
 from harnessgit.store import Store
 
 
 class Evaluators:
     def __init__(self) -> None:
         self._python: dict[str, PythonEvaluator] = {}
+        self.servers = Servers()  # the persistent evaluator processes
 
     def python(self, store: Store, config: Config) -> PythonEvaluator:
         """The ``[evaluator] python`` function of ``store``'s repository, imported once."""
@@ -29,6 +31,7 @@ class Evaluators:
 
     def close(self) -> None:
         self._python.clear()
+        self.servers.close()
 
     def __enter__(self) -> Evaluators:
         return self

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from harnessgit.config import Config
-from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, OutputProblem, parse_output
+from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, OutputProblem, check_results
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.fingerprint import evaluator_files, evaluator_fingerprint, harness_files
 from harnessgit.objects import TreeEntry, object_id
@@ -98,7 +98,7 @@ class PythonEvaluator:
         )
         started = time.monotonic()
         try:
-            lines = _lines(function(request))
+            items = _json_objects(function(request))
         except _NotJSON as problem:
             raise EvaluatorError(f"evaluator {self.spec}: {problem}") from None
         except Exception as exc:  # the user's code: any failure is the batch's
@@ -107,7 +107,7 @@ class PythonEvaluator:
             checkout.cleanup()
         wall = time.monotonic() - started
         try:
-            return BatchOutput(parse_output(lines, instances), wall)
+            return BatchOutput(check_results(items, instances), wall)
         except OutputProblem as exc:
             raise EvaluatorError(f"evaluator {self.spec}: {exc}") from None
 
@@ -165,16 +165,18 @@ class _NotJSON(Exception):
     """A result that cannot be written as a JSON line."""
 
 
-def _lines(results: Iterable[Mapping[str, Any]]) -> list[bytes]:
-    """The function's results as the JSON lines a command would print."""
+def _json_objects(results: Iterable[Mapping[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """The function's results as the JSON objects a command would print: through JSON,
+    so that a value JSON cannot hold (NaN, a set, an object) fails here, not when the
+    evidence is written."""
     if isinstance(results, (str, bytes, Mapping)) or not isinstance(results, Iterable):
         raise _NotJSON(f"returned {type(results).__name__}, not an iterable of result dicts")
-    lines = []
+    items = []
     for number, result in enumerate(results, 1):
         if not isinstance(result, Mapping):
             raise _NotJSON(f"result {number} is a {type(result).__name__}, not a dict")
         try:
-            lines.append(json.dumps(dict(result), allow_nan=False, ensure_ascii=False).encode("utf-8"))
+            items.append((number, json.loads(json.dumps(dict(result), allow_nan=False))))
         except (TypeError, ValueError) as exc:
             raise _NotJSON(f"result {number} cannot be written as JSON ({describe(exc)})") from None
-    return lines
+    return items
