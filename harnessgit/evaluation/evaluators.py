@@ -21,6 +21,7 @@ class Evaluators:
     def __init__(self) -> None:
         self._python: dict[str, PythonEvaluator] = {}
         self.servers = Servers()  # the persistent evaluator processes
+        self.swept = False  # whether what killed runs left was cleaned up (once per command)
 
     def python(self, store: Store, config: Config) -> PythonEvaluator:
         """The ``[evaluator] python`` function of ``store``'s repository, imported once."""

@@ -101,6 +101,9 @@ def test_scores_equal_the_command_evaluators(
         book = ScoreBook.load(store)
         records = list(book.records.values())
         assert {len(r.instances) for r in records} == {4}  # 12 in 3 even batches
+    # Written in one transaction: one notes commit for the three batches (issue 13).
+    assert git(python, "rev-list", "--count", layout.NOTES_EVALS).strip() == "1"
+    with Store.discover(python) as store:
         # Feedback and trajectories are evidence like a command's, scrubbed.
         evidence = store.read_blob(records[0].evidence or "").decode()
         assert "needs" in evidence and "sk-xxxx" not in evidence
