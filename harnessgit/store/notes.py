@@ -23,7 +23,8 @@ from harnessgit.store import journal
 from harnessgit.store.git import Result, git_says
 from harnessgit.store.locks import locked_by, read_lock, stale_error
 from harnessgit.store.recovery import InterruptedTransaction, roll_forward
-from harnessgit.store.transaction import EVIDENCE_STORE, PINS_PREFIX, RefMove, Transaction
+from harnessgit.store.refsession import RefSession
+from harnessgit.store.transaction import EVIDENCE_STORE, NOTES_PREFIX, PINS_PREFIX, RefMove, Transaction
 from harnessgit.store.trees import Blob, find_note, note_path
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ log = logging.getLogger("harnessgit")
 class NotesMixin:
     git: Git
     catfile: CatFile
+    refs: RefSession
     _tips: dict[str, str | None]  # notes tips this store wrote last
     root: Path
     git_dir: Path
@@ -115,11 +117,14 @@ class NotesMixin:
         commit, so that input cut short by a kill aborts instead of committing a part."""
         entry = journal.write(self.journal_dir, txid, reason, moves) if len(moves) > 1 else None
         lines = ["start", *(move.command() for move in moves), "prepare", "commit"]
-        result = self.git.run(
-            ["update-ref", "-m", f"harnessgit: {reason}", "--stdin"],
-            input=("\n".join(lines) + "\n").encode(),
-            check=False,
-        )
+        if all(_record_ref(move.ref) for move in moves):
+            result = self.refs.run(lines)  # one git process for the command's records
+        else:
+            result = self.git.run(
+                ["update-ref", "-m", f"harnessgit: {reason}", "--stdin"],
+                input=("\n".join(lines) + "\n").encode(),
+                check=False,
+            )
         # Interrupted before this line (an exception, a signal), the journal stays for the
         # next command. Landed, or refused before committing (input, locks, an old value
         # that no longer holds: no ref moved): done with it.
@@ -249,3 +254,8 @@ class NotesMixin:
             if warning not in self._warned:
                 self._warned = self._warned | {warning}
                 log.warning("%s", warning)
+
+
+def _record_ref(ref: str) -> bool:
+    """A ref whose every commit says why it was written (`RefSession`)."""
+    return ref.startswith((NOTES_PREFIX, PINS_PREFIX)) or ref == EVIDENCE_STORE

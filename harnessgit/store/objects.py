@@ -9,12 +9,16 @@ git inflates objects on one core while Python parses on the other.
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 import subprocess
 import threading
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
+from harnessgit.objects import object_id
 
 # A wide pipe lets git inflate objects well ahead of the reader during bulk
 # reads, instead of stopping every 64 KiB (Linux's default pipe size).
@@ -139,3 +143,33 @@ class CatFile:
         size = int(parts[2])
         data = proc.stdout.read(size + 1)[:size]
         return parts[0].decode("ascii"), parts[1].decode("ascii"), data
+
+
+def write_loose(objects: Path, kind: str, data: bytes) -> str:
+    """Write an object as a loose object of ``objects`` (a repository's objects
+    directory) unless it is there already; its id.
+
+    As git does it: zlib at git's default loose level (1), a temporary file in the
+    object's own directory, made read-only and renamed into place, so a reader never
+    sees half an object. An object already there is not written again (an unchanged
+    subtree, a note written twice): about a third of evolve's object writes (issue 13).
+    gitdb's writer, used before, wrote and renamed every object, then chmod-ed it.
+    """
+    sha = object_id(kind, data)
+    directory = objects / sha[:2]
+    target = directory / sha[2:]
+    if target.exists():
+        return sha
+    directory.mkdir(exist_ok=True)
+    packed = zlib.compress(f"{kind} {len(data)}\0".encode() + data, 1)
+    temporary = directory / f"tmp_obj_{os.getpid()}_{secrets.token_hex(6)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(packed)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return sha

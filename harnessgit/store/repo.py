@@ -8,14 +8,12 @@ never touches the user's index, working tree or HEAD; refs move only through
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
@@ -26,8 +24,9 @@ from harnessgit.store.history import HistoryMixin
 from harnessgit.store.journal import JOURNAL_DIR
 from harnessgit.store.locks import find_locks, stale_error
 from harnessgit.store.notes import NotesMixin
-from harnessgit.store.objects import CatFile
+from harnessgit.store.objects import CatFile, write_loose
 from harnessgit.store.recovery import recover
+from harnessgit.store.refsession import RefSession
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
@@ -61,7 +60,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self.clock = clock
         self.git = Git(root)
         self.catfile = CatFile(root, self.git.env)
-        self._odb: Any = None
+        self.refs = RefSession(root, self.git.env)  # ref transactions of records
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
         self._commits: dict[str, CommitInfo] = {}
@@ -144,6 +143,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
 
     def close(self) -> None:
         self.catfile.close()
+        self.refs.close()
 
     def __enter__(self) -> Store:
         return self
@@ -202,15 +202,8 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         return self.commit_info(rev).tree
 
     def write_object(self, kind: str, data: bytes) -> str:
-        # GitPython's own loose-object writer (gitdb), in process: GitPython's
-        # GitCmdObjectDB.store would start one `git hash-object` per object.
-        from gitdb import IStream, LooseObjectDB
-
-        if self._odb is None:
-            self._odb = LooseObjectDB(str(self.objects))
-        stored = self._odb.store(IStream(kind.encode("ascii"), len(data), io.BytesIO(data)))
-        hexsha: bytes = stored.hexsha
-        return hexsha.decode("ascii")
+        # In process: `git hash-object` would be a process per object.
+        return write_loose(self.objects, kind, data)
 
     def write_blob(self, data: bytes) -> str:
         return self.write_object("blob", data)

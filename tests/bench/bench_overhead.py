@@ -2,10 +2,11 @@
 
     python tests/bench/bench_overhead.py [--iterations 30] [--only NAME]
 
-One simulated task (a SKILL.md of rules; an instance passes when the rule it needs
-is in the file; 150 train, 36 selection instances, the default batch size of 10 and
-minibatch of 3), one user evaluator function and one user proposer function, wired
-four ways in one run:
+One simulated task (a SKILL.md of rules; an instance passes when the one of 60 rules
+it needs is in the file; 150 train, 36 selection instances, the default batch size of
+10 and minibatch of 3; the proposer adds the rule a failure needs about one time in two,
+else one that helps no instance of the minibatch), one user evaluator function and
+one user proposer function, wired four ways in one run:
 
 - per-batch command evaluator + command proposer (the baseline: a process per batch
   and per proposal, started with this Python);
@@ -42,7 +43,7 @@ TASK = '''\
 """The user's code: the evaluator and proposer functions, timing themselves."""
 import os, re, time
 
-RULES = 24
+RULES = 60
 
 
 def _note(started):
@@ -70,14 +71,19 @@ def evaluate(request):
 
 
 def propose(request):
+    # Right about one time in two (the rule a failure needs), else a neighbour that helps
+    # no one here: a mix of minibatch losses, frontier members and gate runs.
     started = time.time()
-    wanted = [m.group(1) for e in request["examples"] if (m := re.search(r"needs rule (\\d+)", e["feedback"] or ""))]
-    line = f"- rule {wanted[0] if wanted else 0}"
+    found = [re.search(r"needs rule (\\d+)", e["feedback"] or "") for e in request["examples"]]
+    wanted = [int(m.group(1)) for m in found if m]
+    rule = wanted[0] if wanted else 0
+    if len(request["current_text"]) % 2:
+        rule = (rule + 7) % RULES
     _note(started)
-    return {"operations": [{"op": "append", "text": line}], "rationale": "add the rule a failure needs"}
+    return {"operations": [{"op": "append", "text": f"- rule {rule}"}], "rationale": "add a rule"}
 '''
 
-EVAL_COMMAND = '''\
+EVAL_COMMAND = """\
 import json, sys, os
 from pathlib import Path
 from task import score, _note
@@ -88,9 +94,9 @@ skill = Path("SKILL.md").read_text()
 out = [json.dumps(score(skill, i)) for i in ids]
 _note(started)
 print("\\n".join(out))
-'''
+"""
 
-EVAL_SERVER = '''\
+EVAL_SERVER = """\
 import json, sys, time
 from pathlib import Path
 from task import score, _note
@@ -102,13 +108,13 @@ for line in sys.stdin:
     out.append(json.dumps({"batch": request["batch"], "done": True}))
     _note(started)
     print("\\n".join(out), flush=True)
-'''
+"""
 
-PROPOSE_COMMAND = '''\
+PROPOSE_COMMAND = """\
 import json, sys
 from task import propose
 print(json.dumps(propose(json.load(sys.stdin))))
-'''
+"""
 
 PYTHON = sys.executable
 SETUPS = {
@@ -124,7 +130,10 @@ SETUPS = {
         f'command = ["{PYTHON}", "eval_server.py"]\npersistent = true',
         'kind = "python"\nfunction = "task:propose"',
     ),
-    "in-process evaluator + proposer": ('python = "task:evaluate"', 'kind = "python"\nfunction = "task:propose"'),
+    "in-process evaluator + proposer": (
+        'python = "task:evaluate"',
+        'kind = "python"\nfunction = "task:propose"',
+    ),
 }
 
 
@@ -196,12 +205,13 @@ def main() -> None:
     parser.add_argument("--only", choices=list(SETUPS), default=None)
     args = parser.parse_args()
     names = [args.only] if args.only else list(SETUPS)
-    print(f"{'evaluator + proposer':>40}  own ms per iteration: median   mean    p90   (n={args.iterations})")
+    heading = f"own ms per iteration: mean  median    p90   ({args.iterations} proposals)"
+    print(f"{'evaluator + proposer':>40}  {heading}")
     for name in names:
         with tempfile.TemporaryDirectory(prefix="hg-bench-overhead-") as tmp:
             own = measure(Path(tmp), name, args.iterations)
         p90 = sorted(own)[int(0.9 * (len(own) - 1))]
-        print(f"{name:>40}  {statistics.median(own):27.1f} {statistics.mean(own):6.1f} {p90:6.1f}")
+        print(f"{name:>40}  {statistics.mean(own):25.1f} {statistics.median(own):7.1f} {p90:6.1f}")
 
 
 if __name__ == "__main__":
