@@ -194,7 +194,7 @@ def _gate_config(store: Store, config: Config, base: str) -> Config:
 
 def _unevaluable(store: Store, config: Config, deciding: Config) -> str | None:
     """Why nothing can be evaluated (adoption level 2: checks and review only), or None."""
-    if not deciding.evaluator.command:
+    if not deciding.evaluator.configured:
         return NO_EVALUATOR
     try:
         # What the score table and the gate (`gate.gate_sides`) read when BASE has no
