@@ -56,20 +56,27 @@ def parse_raw_diff(raw: bytes) -> list[RawChange]:
     changes = []
     i = 0
     while i < len(fields) and fields[i].startswith(b":"):
-        old_mode, new_mode, old_sha, new_sha, status = fields[i][1:].decode().split()
-        code = status[0]
-        first = fields[i + 1].decode("utf-8", "surrogateescape")
-        i += 2
-        old_path = None
-        path = first
-        if code in "RC":
-            path = fields[i].decode("utf-8", "surrogateescape")
-            old_path = first if code == "R" else None
-            i += 1
-        old = None if code in "AC" or old_mode == "000000" else Side(old_mode, old_sha)
-        new = None if code == "D" or new_mode == "000000" else Side(new_mode, new_sha)
-        changes.append(RawChange("A" if code == "C" else code, path, old, new, old_path))
+        change, i = raw_record(fields, i)
+        changes.append(change)
     return changes
+
+
+def raw_record(fields: list[bytes], i: int) -> tuple[RawChange, int]:
+    """The raw-diff record at ``fields[i]`` (its ``:modes ids status`` field, then one
+    path, or two for a rename or copy) and the index of the field after it."""
+    old_mode, new_mode, old_sha, new_sha, status = fields[i][1:].decode().split()
+    code = status[0]
+    first = fields[i + 1].decode("utf-8", "surrogateescape")
+    i += 2
+    old_path = None
+    path = first
+    if code in "RC":
+        path = fields[i].decode("utf-8", "surrogateescape")
+        old_path = first if code == "R" else None
+        i += 1
+    old = None if code in "AC" or old_mode == "000000" else Side(old_mode, old_sha)
+    new = None if code == "D" or new_mode == "000000" else Side(new_mode, new_sha)
+    return RawChange("A" if code == "C" else code, path, old, new, old_path), i
 
 
 class ChangesMixin:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harnessgit.objects import TreeEntry
+from harnessgit.store.changes import RawChange, raw_record
 
 if TYPE_CHECKING:
     from harnessgit.store.git import Git
@@ -53,6 +54,48 @@ class HistoryMixin:
         if stop:
             args.append(f"^{stop}")
         return self.git.out(args).split()
+
+    def first_parent_changes(self, tip: str) -> list[tuple[str, list[RawChange]]]:
+        """Every commit on tip's first-parent chain, newest first, with what it changed
+        against its first parent (a merge: the change it brought; a root commit: its
+        files). One ``git log`` for the whole chain: a process per commit costs ~3 ms,
+        and a chain has thousands of commits."""
+        args = [
+            "-c",
+            "core.quotePath=false",
+            "-c",
+            "log.showSignature=false",
+            "log",
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--root",
+            "-M",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-relative",
+            "--no-notes",
+            "--format=%x01%H",
+            tip,
+            "--",
+        ]
+        fields = self.git.run(args).stdout.split(b"\0")
+        chain: list[tuple[str, list[RawChange]]] = []
+        i = 0
+        while i < len(fields):
+            field = fields[i].lstrip(b"\n")
+            if field.startswith(b"\x01"):  # a commit's header: the records after it are its own
+                chain.append((field[1:].decode(), []))
+                i += 1
+            elif field.startswith(b":") and chain:
+                fields[i] = field  # the first record of a commit follows a newline
+                change, i = raw_record(fields, i)
+                chain[-1][1].append(change)
+            else:
+                i += 1  # the empty field after the last NUL
+        return chain
 
     def diff_text(self, a: str, b: str, paths: list[str] | None = None) -> str:
         args = [*DIFF_OPTIONS, a, b, "--"]

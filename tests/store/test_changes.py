@@ -77,3 +77,37 @@ def test_listings_do_not_touch_the_index(repo: Path) -> None:
         store.diff_raw(head, cached=True)
         store.index_entries()
     assert (index.read_bytes(), os.stat(index).st_mtime_ns) == before
+
+
+def test_first_parent_changes_reads_the_chain_in_one_pass(repo: Path) -> None:
+    """Each commit of the first-parent chain with its change against its first parent:
+    a merge is the change its branch brought, the branch's own commits are not listed,
+    and odd names and an empty commit survive."""
+    root = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "prompts/line\nbreak.md", "a name with a newline\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
+    git(repo, "mv", "prompts/system.md", "prompts/main.md")
+    git(repo, "commit", "-q", "-m", "rename")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+    empty = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, "SKILL.md", "changed\n")
+    git(repo, "commit", "-q", "-am", "edit")
+    edit = git(repo, "rev-parse", "HEAD").strip()
+    with Store.discover(repo) as store:
+        chain = store.first_parent_changes(edit)
+    assert [commit for commit, _ in chain] == [edit, merge, empty, root]
+    changes = {commit: {(c.status, c.path, c.old_path) for c in found} for commit, found in chain}
+    assert changes[edit] == {("M", "SKILL.md", None)}
+    assert changes[merge] == {
+        ("A", "prompts/line\nbreak.md", None),
+        ("R", "prompts/main.md", "prompts/system.md"),
+    }
+    assert changes[empty] == set()
+    assert {status for status, _p, _o in changes[root]} == {"A"} and len(changes[root]) == 4
+    (edited,) = chain[0][1]
+    assert edited.old is not None and edited.old.mode == "100644"  # the first record after the header
