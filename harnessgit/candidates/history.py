@@ -1,0 +1,287 @@
+"""`harnessgit log --all-history`: every past change to the harness, judged today.
+
+A team that adopts harnessgit late has a history nobody checked: the audit walks the
+base branch's first-parent chain once and shows each commit that changed a harness file,
+with its size before and after, the sections it touched and what the checks say about
+it, under the working tree's harnessgit.toml (its ``[harness] paths`` and ``[checks]``),
+also for commits made before that file existed. Then a summary of the harness's size
+over the span, the largest growths and shrinks, and the findings by rule: bloat and
+collapse over time, before any evaluation exists.
+
+A merge on the chain is the change it brought (a pull request): it is compared with its
+first parent, as the gate compares a candidate with the base. The findings are
+`check_change`'s, ratchet included, so a problem a file already had is "existing" there
+and counted only where it first came in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harnessgit.checks import Content, Finding, check_change
+from harnessgit.checks.collect import is_harness
+from harnessgit.checks.sections import SectionChanges, is_markdown, section_changes
+from harnessgit.checks.tokens import load_tokenizer
+from harnessgit.config import Config, require
+from harnessgit.store import RawChange, Side, Store
+from harnessgit.targets import base_tip
+
+_REGULAR = ("100644", "100755")  # links and submodules have no text to size or check
+_STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
+STEPS = 3  # the largest growths and shrinks the summary names
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryFile:
+    """One harness file a commit changed; sizes in bytes, tokens as the checks count them."""
+
+    path: str
+    old_path: str | None  # its previous name, when renamed
+    status: str  # "added", "modified", "deleted" or "renamed"
+    bytes_before: int | None  # None: absent before
+    bytes_after: int | None  # None: absent after
+    tokens_before: int | None  # None: absent, binary, or over [checks] max_file_bytes
+    tokens_after: int | None
+    sections: SectionChanges | None  # Markdown files only
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryEntry:
+    commit: str
+    date: str
+    author: str
+    subject: str
+    merge: bool  # a merge: its change against its first parent
+    harness_bytes: int  # every harness file's bytes after this commit
+    harness_files: int
+    growth: int  # the bytes this commit added to the harness (negative: took away)
+    files: list[HistoryFile]
+    findings: list[Finding]  # `check_change(parent, commit)`'s, as the gate would see them today
+    failed: bool  # a finding would block the gate
+
+
+@dataclass(frozen=True, kw_only=True)
+class SizePoint:
+    """The whole harness after one commit."""
+
+    commit: str
+    date: str
+    bytes: int
+    files: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    commit: str
+    date: str
+    subject: str
+    growth: int  # bytes
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleCount:
+    """The findings of one rule the changes shown brought in (state "new")."""
+
+    rule: str
+    failures: int
+    warnings: int
+    commits: int  # how many commits brought one
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryResult:
+    base: str
+    harness_paths: list[str]  # [harness] paths the history was read with
+    tokenizer: str
+    examined: int  # commits on the chain
+    harness_commits: int  # of those, the ones that changed a harness file
+    entries: list[HistoryEntry]  # newest first; at most --limit
+    oldest: SizePoint | None  # the harness after the oldest entry shown
+    newest: SizePoint | None
+    largest_growth: list[Step]
+    largest_shrink: list[Step]
+    findings_by_rule: list[RuleCount]
+
+
+def harness_history(
+    store: Store, config: Config, *, base: str | None = None, limit: int | None = None
+) -> HistoryResult:
+    """The newest ``limit`` (default: all) commits of the base branch's first-parent
+    chain that changed a harness file, each checked against its first parent."""
+    config = require(config)
+    branch = base or config.harness.base
+    chain = store.first_parent_changes(base_tip(store, branch))
+    touched = [(commit, harness) for commit, changes in chain if (harness := _harness(changes, config))]
+    shown = touched[:limit] if limit is not None else touched
+    tokenizer, _notes = load_tokenizer(config.checks)
+    sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    reader = _Reader(store, config, sizes, tokenizer.count)
+    entries: list[HistoryEntry] = []
+    if shown:
+        # Oldest first, adding up from the harness before the oldest: a file's version
+        # before one commit is then the one the commit before parsed (`markdown.parse`
+        # keeps the last few), and the checks find the texts the sections parsed.
+        parents = store.commit_info(shown[-1][0]).parents
+        total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        for commit, changes in reversed(shown):
+            entry = _entry(store, config, reader, commit, changes, total, count)
+            entries.insert(0, entry)
+            total, count = entry.harness_bytes, entry.harness_files
+    return HistoryResult(
+        base=branch,
+        harness_paths=list(config.harness.paths),
+        tokenizer=tokenizer.name,
+        examined=len(chain),
+        harness_commits=len(touched),
+        entries=entries,
+        oldest=_point(entries[-1]) if entries else None,
+        newest=_point(entries[0]) if entries else None,
+        largest_growth=_steps(entries, grew=True),
+        largest_shrink=_steps(entries, grew=False),
+        findings_by_rule=_by_rule(entries),
+    )
+
+
+def _harness(changes: list[RawChange], config: Config) -> list[RawChange]:
+    """The changes to harness files (a rename counts when either name is one)."""
+    return [
+        c
+        for c in changes
+        if is_harness(c.path, config) or (c.old_path is not None and is_harness(c.old_path, config))
+    ]
+
+
+def _sides(changes: list[RawChange]) -> list[Side]:
+    return [side for c in changes for side in (c.old, c.new) if side is not None and side.mode in _REGULAR]
+
+
+def _harness_size(store: Store, config: Config, commit: str) -> tuple[int, int]:
+    """Bytes and number of the harness files at ``commit``."""
+    entries = [
+        e for path, e in store.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
+    ]
+    sizes = store.object_sizes([e.sha for e in entries])
+    return sum(sizes[e.sha] for e in entries), len(entries)
+
+
+class _Reader:
+    """Blob sizes (read once for the whole history) and texts, token counts memoised by
+    blob: a file's version after one commit is its version before the next one."""
+
+    def __init__(
+        self, store: Store, config: Config, sizes: dict[str, int], count: Callable[[str], int]
+    ) -> None:
+        self.store, self.max_bytes, self.sizes = store, config.checks.max_file_bytes, sizes
+        self.count = count
+        self.tokens: dict[str, int | None] = {}
+
+    def texts(self, sides: list[Side]) -> dict[str, str | None]:
+        small = [s.sha for s in sides if self.sizes.get(s.sha, 0) <= self.max_bytes]
+        # Text as the checks read it: None for a binary file or bytes that are not UTF-8.
+        return {sha: Content.from_bytes(data).text for sha, data in self.store.read_blobs(small).items()}
+
+    def tokens_of(self, sha: str, text: str | None) -> int | None:
+        if sha not in self.tokens:
+            self.tokens[sha] = None if text is None else self.count(text)
+        return self.tokens[sha]
+
+
+def _entry(
+    store: Store,
+    config: Config,
+    reader: _Reader,
+    commit: str,
+    changes: list[RawChange],
+    total: int,
+    count: int,
+) -> HistoryEntry:
+    """The change ``commit`` made, the harness being ``total`` bytes in ``count`` files before."""
+    info = store.commit_info(commit)
+    parent = info.parents[0] if info.parents else None
+    texts = reader.texts(_sides(changes))
+    files = [_file(reader, change, texts) for change in changes]
+    report = check_change(store, config, parent, commit)
+    # A file renamed into the harness paths (or out of them) is harness on one side only.
+    growth = sum(
+        (f.bytes_after or 0) * is_harness(f.path, config)
+        - (f.bytes_before or 0) * is_harness(f.old_path or f.path, config)
+        for f in files
+    )
+    total += growth
+    count += _file_count(files, config)
+    return HistoryEntry(
+        commit=commit,
+        date=info.author_time.isoformat(),
+        author=info.author,
+        subject=info.subject,
+        merge=len(info.parents) > 1,
+        harness_bytes=total,
+        harness_files=count,
+        growth=growth,
+        files=files,
+        findings=report.findings,
+        failed=report.failed,
+    )
+
+
+def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> HistoryFile:
+    old = change.old if change.old is not None and change.old.mode in _REGULAR else None
+    new = change.new if change.new is not None and change.new.mode in _REGULAR else None
+    old_text = texts.get(old.sha) if old else None
+    new_text = texts.get(new.sha) if new else None
+    if old is None and new is not None:
+        status = "added"
+    elif new is None:
+        status = "deleted"
+    else:
+        status = _STATUS.get(change.status, "modified")
+    markdown = is_markdown(change.path) and (old_text is not None or new_text is not None)
+    return HistoryFile(
+        path=change.path,
+        old_path=change.old_path,
+        status=status,
+        bytes_before=reader.sizes[old.sha] if old else None,
+        bytes_after=reader.sizes[new.sha] if new else None,
+        tokens_before=reader.tokens_of(old.sha, old_text) if old else None,
+        tokens_after=reader.tokens_of(new.sha, new_text) if new else None,
+        sections=section_changes(old_text, new_text) if markdown else None,
+    )
+
+
+def _file_count(files: list[HistoryFile], config: Config) -> int:
+    """How many harness files a commit added (negative: took away)."""
+    return sum(
+        (f.bytes_after is not None and is_harness(f.path, config))
+        - (f.bytes_before is not None and is_harness(f.old_path or f.path, config))
+        for f in files
+    )
+
+
+def _point(entry: HistoryEntry) -> SizePoint:
+    return SizePoint(
+        commit=entry.commit, date=entry.date, bytes=entry.harness_bytes, files=entry.harness_files
+    )
+
+
+def _steps(entries: list[HistoryEntry], *, grew: bool) -> list[Step]:
+    """The ``STEPS`` commits that grew (or shrank) the harness most, largest first."""
+    moved = [e for e in entries if (e.growth > 0 if grew else e.growth < 0)]
+    moved.sort(key=lambda e: -abs(e.growth))
+    return [Step(commit=e.commit, date=e.date, subject=e.subject, growth=e.growth) for e in moved[:STEPS]]
+
+
+def _by_rule(entries: list[HistoryEntry]) -> list[RuleCount]:
+    failures: Counter[str] = Counter()
+    warnings: Counter[str] = Counter()
+    commits: Counter[str] = Counter()
+    for entry in entries:
+        brought = [f for f in entry.findings if f.state == "new"]
+        for finding in brought:
+            (failures if finding.level == "failure" else warnings)[finding.rule] += 1
+        commits.update({f.rule for f in brought})
+    return [
+        RuleCount(rule=rule, failures=failures[rule], warnings=warnings[rule], commits=commits[rule])
+        for rule in sorted(commits, key=lambda r: (-failures[r] - warnings[r], r))
+    ]
