@@ -145,11 +145,13 @@ def harness_history(
 
 
 def _harness(changes: list[RawChange], config: Config) -> list[RawChange]:
-    """The changes to harness files (a rename counts when either name is one)."""
+    """The changes to harness files (a rename counts when either name is one); links and
+    submodules are left out, as the checks leave them (they have no text)."""
     return [
         c
         for c in changes
-        if is_harness(c.path, config) or (c.old_path is not None and is_harness(c.old_path, config))
+        if (is_harness(c.path, config) or (c.old_path is not None and is_harness(c.old_path, config)))
+        and any(side is not None and side.mode in _REGULAR for side in (c.old, c.new))
     ]
 
 
@@ -237,7 +239,9 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
         status = "deleted"
     else:
         status = _STATUS.get(change.status, "modified")
-    markdown = is_markdown(change.path) and (old_text is not None or new_text is not None)
+    # Sections only when every side there is was read: a side over [checks] max_file_bytes
+    # (or binary) would make each section of the other look added or removed.
+    readable = (old is None or old_text is not None) and (new is None or new_text is not None)
     return HistoryFile(
         path=change.path,
         old_path=change.old_path,
@@ -246,7 +250,7 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
         bytes_after=reader.sizes[new.sha] if new else None,
         tokens_before=reader.tokens_of(old.sha, old_text) if old else None,
         tokens_after=reader.tokens_of(new.sha, new_text) if new else None,
-        sections=section_changes(old_text, new_text) if markdown else None,
+        sections=section_changes(old_text, new_text) if readable and is_markdown(change.path) else None,
     )
 
 

@@ -47,16 +47,16 @@ def section_changes(old: str | None, new: str | None) -> SectionChanges:
     unmatched: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for key, title, body in before:
         unmatched.setdefault(key, []).append((title, body))
-    found = SectionChanges()
+    added, changed = [], []
     for key, title, body in after:
         # The n-th section with this key pairs with the n-th one before.
         earlier = unmatched.get(key)
         if not earlier:
-            found.added.append(title)
+            added.append(title)
         elif earlier.pop(0)[1] != body:
-            found.changed.append(title)
-    found.removed.extend(title for key, title, _ in before if _left(unmatched, key, title))
-    return found
+            changed.append(title)
+    removed = [title for key, title, _ in before if _left(unmatched, key, title)]
+    return SectionChanges(added=added, removed=removed, changed=changed)
 
 
 def _left(unmatched: dict[tuple[str, ...], list[tuple[str, str]]], key: tuple[str, ...], title: str) -> bool:

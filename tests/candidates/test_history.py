@@ -210,3 +210,16 @@ def test_a_file_renamed_into_the_harness_grows_it(make_repo: Callable[..., Path]
     (renamed,) = newest.files
     assert (renamed.status, renamed.old_path) == ("renamed", "lib/helper.py")
     assert (newest.growth, newest.harness_files) == (size(helper), first.harness_files + 1)
+
+
+def test_links_are_left_out_and_an_unread_side_gives_no_sections(make_repo: Callable[..., Path]) -> None:
+    config = TOML + "\n[checks]\nmax_file_bytes = 2000\n"
+    repo = make_repo({"skills/alpha/SKILL.md": ALPHA}, config=config)
+    (repo / "skills/alpha/also.md").symlink_to("SKILL.md")
+    commit(repo, "Link a second name", {})
+    big = commit(repo, "Grow alpha past the size the checks read", {"skills/alpha/SKILL.md": ALPHA_GROWN})
+    entries = harness_history_of(repo).entries
+    assert [e.commit for e in entries[:1]] == [big] and len(entries) == 2  # the link commit is absent
+    (grown,) = entries[0].files
+    assert (grown.bytes_before, grown.bytes_after) == (size(ALPHA), size(ALPHA_GROWN))
+    assert grown.tokens_after is None and grown.sections is None  # never "every section added"
