@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from harnessgit.checks import Content, Finding, check_change
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.sections import SectionChanges, is_markdown, section_changes
+from harnessgit.checks.sections import Outline, SectionChanges, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.config import Config, require
 from harnessgit.store import RawChange, Side, Store
@@ -178,11 +178,24 @@ class _Reader:
         self.store, self.max_bytes, self.sizes = store, config.checks.max_file_bytes, sizes
         self.count = count
         self.tokens: dict[str, int | None] = {}
+        self.outlines: dict[str, Outline] = {}
 
     def texts(self, sides: list[Side]) -> dict[str, str | None]:
         small = [s.sha for s in sides if self.sizes.get(s.sha, 0) <= self.max_bytes]
         # Text as the checks read it: None for a binary file or bytes that are not UTF-8.
         return {sha: Content.from_bytes(data).text for sha, data in self.store.read_blobs(small).items()}
+
+    def outline_of(self, side: Side | None, text: str | None) -> Outline | None:
+        """The sections of a blob, parsed once: its version before the next commit that
+        changes it is this one (Markdown parsing is most of an audit's time)."""
+        if side is None or text is None:
+            return None
+        found = self.outlines.get(side.sha)
+        if found is None:
+            if len(self.outlines) > 4096:
+                self.outlines.clear()
+            found = self.outlines[side.sha] = outline(text)
+        return found
 
     def tokens_of(self, sha: str, text: str | None) -> int | None:
         if sha not in self.tokens:
@@ -242,6 +255,9 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
     # Sections only when every side there is was read: a side over [checks] max_file_bytes
     # (or binary) would make each section of the other look added or removed.
     readable = (old is None or old_text is not None) and (new is None or new_text is not None)
+    sections = None
+    if readable and is_markdown(change.path):
+        sections = compare(reader.outline_of(old, old_text), reader.outline_of(new, new_text))
     return HistoryFile(
         path=change.path,
         old_path=change.old_path,
@@ -250,7 +266,7 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
         bytes_after=reader.sizes[new.sha] if new else None,
         tokens_before=reader.tokens_of(old.sha, old_text) if old else None,
         tokens_after=reader.tokens_of(new.sha, new_text) if new else None,
-        sections=section_changes(old_text, new_text) if readable and is_markdown(change.path) else None,
+        sections=sections,
     )
 
 

@@ -21,6 +21,8 @@ from harnessgit.checks.markdown import Document, parse
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 FRONTMATTER = "(frontmatter)"
 INTRO = "(before the first heading)"
+Key = tuple[str, ...]
+Outline = list[tuple[Key, str, int]]  # (key, title as written, hash of its own text)
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,13 @@ def is_markdown(path: str) -> bool:
 def section_changes(old: str | None, new: str | None) -> SectionChanges:
     """The sections ``new`` has that ``old`` had not, the reverse, and those on both
     sides whose own text differs (None: the file is absent on that side)."""
-    before = _sections(old) if old is not None else []
-    after = _sections(new) if new is not None else []
-    unmatched: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    return compare(outline(old) if old is not None else None, outline(new) if new is not None else None)
+
+
+def compare(old: Outline | None, new: Outline | None) -> SectionChanges:
+    """`section_changes` of two outlines (None: the file is absent on that side)."""
+    before, after = old or [], new or []
+    unmatched: dict[Key, list[tuple[str, int]]] = {}
     for key, title, body in before:
         unmatched.setdefault(key, []).append((title, body))
     added, changed = [], []
@@ -59,7 +65,7 @@ def section_changes(old: str | None, new: str | None) -> SectionChanges:
     return SectionChanges(added=added, removed=removed, changed=changed)
 
 
-def _left(unmatched: dict[tuple[str, ...], list[tuple[str, str]]], key: tuple[str, ...], title: str) -> bool:
+def _left(unmatched: dict[Key, list[tuple[str, int]]], key: Key, title: str) -> bool:
     """Whether the old section ``title`` found no partner (taking it off the list)."""
     for index, (other, _body) in enumerate(unmatched.get(key, [])):
         if other == title:
@@ -68,18 +74,20 @@ def _left(unmatched: dict[tuple[str, ...], list[tuple[str, str]]], key: tuple[st
     return False
 
 
-def _sections(text: str) -> list[tuple[tuple[str, ...], str, str]]:
-    """Each section as (key, title, own text): the key is the heading's words and its
-    enclosing headings' words; the own text has blank lines and trailing spaces left out,
-    so reflowing blank lines is no change."""
+def outline(text: str) -> Outline:
+    """Each section of ``text`` as (key, title, hash of its own text): the key is the
+    heading's words and its enclosing headings' words; the own text leaves out blank lines
+    and trailing spaces, so reflowing blank lines is no change. Hashes, not texts: a
+    caller may keep the outlines of many versions (`log --all-history` keeps each
+    file's last one, to compare with the next without parsing it again)."""
     document = parse(text)
-    found: list[tuple[tuple[str, ...], str, str]] = []
+    found: Outline = []
     if document.body_line > 1:
-        found.append(((FRONTMATTER,), FRONTMATTER, _own(document, 0, document.body_line - 1)))
+        found.append(((FRONTMATTER,), FRONTMATTER, hash(_own(document, 0, document.body_line - 1))))
     first = document.headings[0].line if document.headings else len(document.lines) + 1
     intro = _own(document, document.body_line - 1, first - 1)
     if intro:
-        found.append(((INTRO,), INTRO, intro))
+        found.append(((INTRO,), INTRO, hash(intro)))
     for index, heading in enumerate(document.headings):
         keys = [heading.key]
         parent = heading.parent
@@ -89,7 +97,7 @@ def _sections(text: str) -> list[tuple[tuple[str, ...], str, str]]:
         following = document.headings[index + 1] if index + 1 < len(document.headings) else None
         end = following.line - 1 if following else len(document.lines)
         body = _own(document, max(heading.line, heading.end_line), end)
-        found.append((tuple(reversed(keys)), f"{'#' * heading.level} {heading.text}", body))
+        found.append((tuple(reversed(keys)), f"{'#' * heading.level} {heading.text}", hash(body)))
     return found
 
 
