@@ -34,15 +34,19 @@ def git(repo: Path, *args: str) -> str:
 
 def adopt(source: str, root: Path, paths: list[str]) -> Path:
     repo = root / "clone"
-    # No checkout: the audit reads harnessgit.toml and git objects only, and a mirror may
-    # lack a large file's blob (awesome-copilot's website images).
+    # No checkout: the audit reads harnessgit.toml and git objects only. The commit is
+    # written with plumbing, --missing-ok: a mirror may lack a large file's blob
+    # (awesome-copilot's website images), which `git commit` would refuse.
     subprocess.run(["git", "clone", "-q", "--no-checkout", source, str(repo)], check=True)
-    git(repo, "reset", "-q")  # the index as HEAD has it, so that the commit below adds one file
     globs = ", ".join(json.dumps(p) for p in paths)
     branch = git(repo, "branch", "--show-current").strip()
     (repo / "harnessgit.toml").write_text(f'[harness]\npaths = [{globs}]\nbase = "{branch}"\n')
-    git(repo, "add", "harnessgit.toml")
-    git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "adopt")
+    git(repo, "read-tree", "HEAD")
+    git(repo, "update-index", "--add", "harnessgit.toml")
+    tree = git(repo, "write-tree", "--missing-ok").strip()
+    who = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    commit = git(repo, *who, "commit-tree", tree, "-p", "HEAD", "-m", "adopt").strip()
+    git(repo, "update-ref", f"refs/heads/{branch}", commit)
     return repo
 
 
