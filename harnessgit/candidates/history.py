@@ -25,10 +25,11 @@ from harnessgit.checks.collect import is_harness
 from harnessgit.checks.sections import Outline, SectionChanges, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.config import Config, require
+from harnessgit.objects import MODE_EXEC, MODE_FILE
 from harnessgit.store import RawChange, Side, Store
 from harnessgit.targets import base_tip
 
-_REGULAR = ("100644", "100755")  # links and submodules have no text to size or check
+_REGULAR = (MODE_FILE, MODE_EXEC)  # links and submodules have no text to size or check (as in checks)
 _STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
 STEPS = 3  # the largest growths and shrinks the summary names
 
