@@ -50,6 +50,15 @@ class ProposalError(HarnessgitError):
     pass
 
 
+class CarryConflict(ProposalError):
+    """An edit that cannot be carried onto another commit: ``paths`` are the harness
+    files whose three-way merge failed."""
+
+    def __init__(self, message: str, paths: list[str]) -> None:
+        super().__init__(message)
+        self.paths = paths
+
+
 class ProposerFailed(HarnessgitError):
     """A proposer could not produce an answer at all: unreachable or failing
     endpoint after its retries, a rejected API key, a proposer command that

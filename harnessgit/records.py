@@ -269,17 +269,28 @@ class IterationRecord(Record):
     candidate: str | None = None
     commit: str | None = None
     candidate_score: Score | None = None
-    # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | gate-refused |
-    # gate-rejected | gate-passed | merged
+    # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | conflict |
+    # gate-refused | gate-rejected | gate-passed | merged | budget | interrupted
     outcome: str
     reason: str = ""
+    files: list[str] = Field(default_factory=list)  # conflict: the harness files that conflicted
     selection_mean: Score | None = None
     proposer: str = ""
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # the proposer's, as it reported it
+    evaluator_cost_usd: float | None = None  # evaluator "usd" costs this iteration ran
+    proposals: Count | None = None  # proposer calls (older records: see `proposer_calls`)
     rollouts: Count = 0  # evaluator rollouts this iteration ran (cached ones excluded)
     seconds: Seconds | None = None  # wall time of the iteration
     evaluator_seconds: Seconds | None = None  # of which evaluator processes ran
     proposer_seconds: Seconds | None = None  # of which the proposer took
+
+    @property
+    def proposer_calls(self) -> int:
+        """Proposer calls this iteration made; records written before ``proposals``
+        existed made one unless the minibatch was already solved."""
+        if self.proposals is not None:
+            return self.proposals
+        return 0 if self.outcome == "skipped-perfect" else 1
 
 
 AnyRecord = Annotated[

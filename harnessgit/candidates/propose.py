@@ -16,7 +16,7 @@ from typing import Any
 from harnessgit import globs, layout
 from harnessgit.config import Config
 from harnessgit.confine import leads_out
-from harnessgit.errors import ConcurrentUpdate, ProposalError, UnknownRevision
+from harnessgit.errors import CarryConflict, ConcurrentUpdate, ProposalError, UnknownRevision
 from harnessgit.evidence import encode_evidence
 from harnessgit.names import new_candidate_id
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK
@@ -332,19 +332,24 @@ def rebase(store: Store, config: Config, name: str, onto: str) -> Proposal:
         for which, sha in (("base", base), ("tip", tip), ("cand", target.sha))
     }
     changes: dict[str, Blob | None] = {}
+    conflicts: dict[str, str] = {}  # every conflicting file and why, so that the error names them all
     for path in store.changed_paths(trees["base"], trees["cand"]):
         old, ours, theirs = (store.entry_at(trees[which], path) for which in ("base", "tip", "cand"))
         if ours in (old, theirs):
             changes[path] = Blob(theirs.sha, theirs.mode) if theirs else None
             continue
         if theirs is None or ours is None:
-            raise ProposalError(f"{path}: {onto} changed a file that {name} deletes (or the reverse)")
+            conflicts[path] = f"{onto} changed a file that {name} deletes (or the reverse)"
+            continue
         merged = store.merge_text(
             store.read_blob(old.sha) if old else b"", store.read_blob(ours.sha), store.read_blob(theirs.sha)
         )
         if merged is None:
-            raise ProposalError(f"{path}: {name}'s edit conflicts with {onto}'s version")
+            conflicts[path] = f"{name}'s edit conflicts with {onto}'s version"
+            continue
         changes[path] = Blob(store.write_blob(merged), theirs.mode)
+    if conflicts:
+        raise CarryConflict("; ".join(f"{path}: {why}" for path, why in conflicts.items()), list(conflicts))
     original = next(
         (r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, ProposalRecord)), None
     )

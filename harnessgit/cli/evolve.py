@@ -84,4 +84,6 @@ def evolve(
             on_iteration=None if state.quiet else lambda record: echo(render_evolve.iteration_line(record)),
         )
     echo(to_json(report) if as_json else render_evolve.report_text(report))
+    if report.interruption is not None:  # exit 130 (143 for SIGTERM), after the report
+        raise report.interruption
     return EXIT_OK

@@ -15,8 +15,9 @@ One iteration (docs/evolve.md):
    the gate against the base branch (carrying it onto the tip first if the base
    moved); with ``auto_merge`` a passing gate merges.
 
-Everything is recorded as it happens, so a run stopped by a budget, a stop file or
-Ctrl-C resumes from what the repository holds: minibatches continue the same
+Everything is recorded as it happens (an iteration a budget or Ctrl-C stops half-way
+too, so the report's spending is the sum of the records), so a run stopped by a budget,
+a stop file or Ctrl-C resumes from what the repository holds: minibatches continue the same
 sequence (they are a function of the seed and the iteration number) and no
 rollout is repeated for a key already recorded.
 """
@@ -77,8 +78,14 @@ def _evolve(
         execution=execution,
     )
     session = Session(store, config, options)
-    done: list[IterationRecord] = []
-    stopped = _run(session, done, stop_file, on_iteration)
+    interruption: KeyboardInterrupt | None = None
+    try:
+        stopped = _run(session, stop_file, on_iteration)
+    except KeyboardInterrupt as exc:  # the stopped iteration is on record: report, then re-raise
+        stopped, interruption = "interrupted", exc
+        if on_iteration and session.written and session.written[-1].outcome == "interrupted":
+            on_iteration(session.written[-1])
+    done = session.written
     return EvolveReport(
         run=session.run,
         seed=seed,
@@ -86,29 +93,29 @@ def _evolve(
         spend=session.spend,
         merged=[r.candidate for r in done if r.outcome == "merged" and r.candidate],
         iterations=done,
+        interruption=interruption,
     )
 
 
 def _run(
     session: Session,
-    done: list[IterationRecord],
     stop_file: Path | None,
     on_iteration: Callable[[IterationRecord], None] | None,
 ) -> str:
-    """Run iterations into ``done``; why they stopped."""
-    try:
-        session.evaluate(session.base_commit(), "selection", session.selection)
-        while True:
-            if stop_file is not None and stop_file.exists():
-                return f"stop file {stop_file}"
-            reached = session.options.budget.reached(session.spend)
-            if reached:
-                return reached
+    """Run iterations; why they stopped."""
+    while True:
+        if stop_file is not None and stop_file.exists():
+            return f"stop file {stop_file}"
+        reached = session.options.budget.reached(session.spend)
+        if reached:
+            return reached
+        try:
             record = iterate(session)
-            done.append(record)
-            if on_iteration:
-                on_iteration(record)
-            if session.solved_streak >= session.batches_per_epoch:
-                return "every minibatch of a whole epoch was already solved: nothing left to learn"
-    except BudgetReached as exc:
-        return str(exc)
+        except BudgetReached as exc:  # an iteration that spent nothing: no record
+            return str(exc)
+        if on_iteration:
+            on_iteration(record)
+        if record.outcome == "budget":
+            return record.reason
+        if session.solved_streak >= session.batches_per_epoch:
+            return "every minibatch of a whole epoch was already solved: nothing left to learn"

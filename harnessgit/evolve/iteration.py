@@ -6,74 +6,59 @@
 the selection split, updates the frontier and decides whether to gate (not when an
 earlier edit of its chain passed the gate against this base); `gate` runs
 the gate (or merges). The step that ends the iteration says how in an `Ending`, and
-`write_record` puts that on the record: every iteration writes exactly one record.
+`write_record` (harnessgit.evolve.record) puts that on the record: every iteration
+that started writes exactly one record, one a budget or Ctrl-C stops half-way too.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import Any
 
 from harnessgit import globs, layout
 from harnessgit.candidates.propose import Proposal, propose, rebase
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
-from harnessgit.errors import GateRefused
-from harnessgit.evidence import encode_evidence
+from harnessgit.errors import CarryConflict, GateRefused, ProposalError
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
+from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
+from harnessgit.evolve.state import BudgetReached
 from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
-from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
+from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.models import capped, kept_output
-from harnessgit.records import EvidenceRecord, GateRecord, IterationRecord
+from harnessgit.records import GateRecord, IterationRecord
 from harnessgit.render import EMPTY
-from harnessgit.scrub import Scrubber
 from harnessgit.stats.frontier import sample_parent
-from harnessgit.store import Store, Transaction
 from harnessgit.targets import proposal_chain
-
-Answer = ProposedEdit | RejectedProposal
-
-
-@dataclass(frozen=True)
-class Draw:
-    """Where an iteration starts: a parent from the frontier, a train minibatch, how
-    the parent did on it, and the component to edit."""
-
-    number: int
-    tip: str  # the base branch's tip when the iteration began
-    parent: str
-    parent_name: str
-    component: str
-    batch: list[str]
-    current: str  # the component's text in the parent
-    examples: list[ReflectiveExample]  # the reflective dataset
-    parent_score: float | None  # the parent's minibatch mean
-
-
-@dataclass(frozen=True, kw_only=True)
-class Ending:
-    """How an iteration ended: what its record says beyond the draw."""
-
-    draw: Draw
-    outcome: str  # IterationRecord.outcome
-    reason: str
-    answer: Answer | None = None  # when the proposer was asked
-    candidate: Proposal | None = None  # when the answer became a candidate
-    candidate_score: float | None = None  # its minibatch mean
-    selection_mean: float | None = None
 
 
 def iterate(session: Session) -> IterationRecord:
+    """One iteration and its record. A budget reached half-way ends it with outcome
+    ``budget`` (the run stops after it), Ctrl-C or SIGTERM with ``interrupted`` (then
+    re-raised): what it spent and made is on the record either way, and a candidate
+    not yet scored on the selection split is archived. An iteration a budget stops
+    before it spent or made anything writes nothing, gives its number back and
+    raises `BudgetReached`."""
     number = session.begin()
-    return write_record(session, _proceed(session, draw(session, number)))
+    try:
+        return write_record(session, _proceed(session, draw(session, number)))
+    except BudgetReached as exc:
+        record = stopped(session, number, "budget", str(exc))
+        if record is None:
+            raise
+        return record
+    except KeyboardInterrupt:
+        stopped(session, number, "interrupted", "interrupted (Ctrl-C or SIGTERM)")
+        raise
 
 
 def _proceed(session: Session, start: Draw) -> Ending:
@@ -108,7 +93,8 @@ def draw(session: Session, number: int) -> Draw:
     parent_name = sample_parent(view.frontier, random.Random(f"{session.seed}:{number}").getrandbits(32))
     parent = view.members[parent_name].commit
     batch = minibatch(session.train, session.seed, number, config.evolve.minibatch)
-    before = session.evaluate(parent, "train", batch)
+    session.meter.drawn = (parent, parent_name, batch)
+    before = session.meter.parent_score = session.evaluate(parent, "train", batch)
     examples = reflective_dataset(
         store,
         session.book,
@@ -118,7 +104,9 @@ def draw(session: Session, number: int) -> Draw:
         max_examples=config.evolve.max_examples,
     )
     components = sorted(path for path in store.files_at(parent) if globs.matches(path, config.harness.paths))
-    component = choose_component(components, number, config.evolve.component, examples)
+    component = session.meter.component = choose_component(
+        components, number, config.evolve.component, examples
+    )
     current = (store.file_at(store.commit_info(parent).tree, component) or b"").decode("utf-8")
     return Draw(number, tip, parent, parent_name, component, batch, current, examples, before)
 
@@ -134,8 +122,8 @@ def ask(session: Session, start: Draw) -> Answer:
     )
     session.spend = session.spend.add(proposals=1)
     asked = time.monotonic()
-    with _scrubber(session).errors():  # a failure quotes the proposer's stderr or an HTTP body
-        answer = session.options.proposer.propose(request)
+    with scrubber_of(session).errors():  # a failure quotes the proposer's stderr or an HTTP body
+        answer = session.meter.answer = session.options.proposer.propose(request)
     session.meter.proposer_seconds = time.monotonic() - asked
     session.spend = session.spend.add(cost_usd=answer.usage.cost_usd or 0.0)
     return answer
@@ -149,17 +137,13 @@ def _limits(config: Config, component: str) -> Limits:
     return Limits(max_chars=kind.max_chars, max_lines=kind.max_lines, max_tokens=kind.max_tokens)
 
 
-def _scrubber(session: Session) -> Scrubber:
-    return session.config.scrub.scrubber(session.config.proposer)
-
-
 def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Proposal:
     """The edit as a candidate on the parent, with the reflective dataset and the
     proposer's output (bounded, `kept_output`) as its evidence. The new text is cleared
     of the configured secrets' values (only those: a pattern could match an example in
     the harness text); the rationale, evidence and message are scrubbed by `propose`."""
     name = session.options.proposer.name
-    scrubber = _scrubber(session)
+    scrubber = scrubber_of(session)
     evidence = [
         {
             "kind": "reflective-dataset",
@@ -185,6 +169,7 @@ def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Prop
         source="evolve",
     )
     session.remember(candidate)
+    session.meter.candidate = candidate
     return candidate
 
 
@@ -201,7 +186,7 @@ def check_failure(config: Config, start: Draw, answer: ProposedEdit) -> str:
 def minibatch_test(session: Session, start: Draw, answer: ProposedEdit, candidate: Proposal) -> Ending:
     """GEPA's acceptance test: the candidate must be strictly better than its parent on
     the same minibatch; otherwise it is archived as rejected."""
-    after = session.evaluate(candidate.commit, "train", start.batch)
+    after = session.meter.candidate_score = session.evaluate(candidate.commit, "train", start.batch)
     before = start.parent_score
     tested = Ending(
         draw=start, outcome="not-better", reason="", answer=answer, candidate=candidate, candidate_score=after
@@ -222,6 +207,7 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     and gated once its gain is one the gate could see, unless it builds on a candidate
     that passed the gate against this base (at most one of a chain is gated)."""
     selection = session.evaluate(candidate.commit, "selection", session.selection)
+    session.meter.judged = True
     session.view = None  # the pool has a new member
     update_frontier(session.store, session.config, session.frontier())
     kept = replace(tested, outcome="not-gated", selection_mean=selection)
@@ -231,10 +217,22 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     worth, why = _worth_gating(session, start.tip, candidate.commit)
     if not worth:
         return replace(kept, reason=why)
-    outcome, reason, gated = gate(session, start.tip, candidate)
+    try:
+        outcome, reason, gated = gate(session, start.tip, candidate)
+    except ProposalError as exc:  # the edit cannot be carried onto the moved base
+        return replace(kept, **_not_carried(session, exc))
     if outcome == "gate-passed":  # its descendants are not gated (`passed_before`)
         session.passed.update({candidate.commit: candidate.candidate, gated.commit: gated.candidate})
     return replace(kept, outcome=outcome, reason=reason, candidate=gated)
+
+
+def _not_carried(session: Session, exc: ProposalError) -> dict[str, Any]:
+    """A candidate whose edit cannot be carried onto the base's tip is not gated; like a
+    candidate not worth gating it stays where the frontier puts it (live while on it)."""
+    base = session.config.harness.base
+    if isinstance(exc, CarryConflict):
+        return {"outcome": "conflict", "reason": f"conflicts with {base}: {exc}", "files": exc.paths}
+    return {"outcome": "not-carried", "reason": f"cannot be carried onto {base}: {exc}"}
 
 
 def _passed_before(session: Session, commit: str) -> str:
@@ -271,9 +269,11 @@ def _worth_gating(session: Session, tip: str, commit: str) -> tuple[bool, str]:
 def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Proposal]:
     """The gate against the base branch, or with ``auto_merge`` a merge through it:
     the iteration's outcome, the reason, and the candidate gated (carried onto the
-    base's tip first when the base moved since ``tip``)."""
+    base's tip first when it does not descend from it: the base may have moved since
+    ``tip``, by this run or by someone else while the iteration ran)."""
     base = session.config.harness.base
-    gated = candidate if session.store.is_ancestor(tip, candidate.commit) else _carry(session, candidate)
+    current = session.base_commit()
+    gated = candidate if session.store.is_ancestor(current, candidate.commit) else _carry(session, candidate)
     try:
         outcome, reason = _gate_or_merge(session, gated)
     except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
@@ -304,7 +304,9 @@ def _carry(session: Session, candidate: Proposal) -> Proposal:
     descends from it), scored on the selection split like its original."""
     carried = rebase(session.store, session.config, candidate.candidate, session.config.harness.base)
     session.remember(carried)
+    session.meter.candidate, session.meter.judged = carried, False
     session.evaluate(carried.commit, "selection", session.selection)
+    session.meter.judged = True
     session.view = None
     return carried
 
@@ -319,64 +321,3 @@ def _merge(session: Session, gated: Proposal) -> tuple[bool, GateOutcome]:
     )
     assert merged.outcome is not None  # only an override (revert --no-gate) has none
     return bool(merged.merge), merged.outcome
-
-
-def write_record(session: Session, end: Ending) -> IterationRecord:
-    """The iteration's record, on its candidate (else on its parent); a rejected
-    proposal's output goes on the parent as evidence. The reason may quote the
-    proposer's output (an anchor that was not found): scrubbed."""
-    store, start, meter = session.store, end.draw, session.meter
-    scrubber = _scrubber(session)
-    record = IterationRecord(
-        ts=store.clock(),
-        run=session.run,
-        seed=session.seed,
-        iteration=start.number,
-        parent=start.parent,
-        parent_name=start.parent_name,
-        component=start.component,
-        minibatch=start.batch,
-        parent_score=start.parent_score,
-        candidate=end.candidate.candidate if end.candidate else None,
-        commit=end.candidate.commit if end.candidate else None,
-        candidate_score=end.candidate_score,
-        outcome=end.outcome,
-        reason=scrubber.text(end.reason),
-        selection_mean=end.selection_mean,
-        proposer=scrubber.text(session.options.proposer.name),  # as on its proposal record
-        cost_usd=end.answer.usage.cost_usd if end.answer else None,
-        rollouts=session.spend.rollouts - meter.rollouts_before,
-        seconds=round(time.monotonic() - meter.started, 4),
-        evaluator_seconds=round(meter.evaluator_seconds, 4),
-        proposer_seconds=round(meter.proposer_seconds, 4),
-    )
-    txn = Transaction(f"evolve iteration {record.iteration}")
-    txn.append(layout.NOTES_EVIDENCE, record.commit or start.parent, [record])
-    if isinstance(end.answer, RejectedProposal):
-        _keep_rejected(store, txn, start.parent, end.answer, scrubber)
-    store.commit(txn)
-    return record
-
-
-def _keep_rejected(
-    store: Store, txn: Transaction, parent: str, answer: RejectedProposal, scrubber: Scrubber
-) -> None:
-    """A rejected proposal, as evidence on the parent (GEPA forgets it): why it was
-    rejected and its output, scrubbed and bounded (`kept_output`), as one JSON line."""
-    item = {
-        "kind": "rejected-proposal",
-        "proposer": answer.proposer,
-        "component": answer.component,
-        "code": answer.code,
-        "reason": answer.reason,
-        "rationale": capped(answer.rationale),
-        **kept_output(answer.raw_output, scrubber),
-        "usage": answer.usage.model_dump(mode="json"),
-    }
-    data, kinds = encode_evidence([item], scrubber)
-    blob = store.write_blob(data)
-    record = EvidenceRecord(
-        ts=store.clock(), blob=blob, items=1, bytes=len(data), label="rejected-proposal", item_kinds=kinds
-    )
-    txn.append(layout.NOTES_EVIDENCE, parent, [record])
-    txn.keep(blob)

@@ -17,6 +17,10 @@ VERDICTS = {
     "gate-refused": "gate refused it (nothing recorded)",
     "gate-passed": "gate: PASS",
     "merged": "gate: PASS, merged",
+    "conflict": "conflicts with the base: not gated",
+    "not-carried": "cannot be carried onto the base: not gated",
+    "budget": "stopped by the budget",
+    "interrupted": "interrupted",
 }
 
 

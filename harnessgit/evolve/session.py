@@ -16,7 +16,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.state import Budget, BudgetReached, Spend
 from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
-from harnessgit.proposers import Proposer
+from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import base_tip, candidate_tips, retire
@@ -35,12 +35,21 @@ class Options:
 
 @dataclass
 class Meter:
-    """One iteration's time and rollouts so far, for its record."""
+    """One iteration so far, for its record: its time and spending, and what it has
+    made, so that an iteration a budget or Ctrl-C stops half-way is recorded too."""
 
     started: float
-    rollouts_before: int
+    before: Spend
     evaluator_seconds: float = 0.0
     proposer_seconds: float = 0.0
+    evaluator_cost_usd: float = 0.0
+    drawn: tuple[str, str, list[str]] | None = None  # parent commit, its name, the minibatch
+    parent_score: float | None = None
+    component: str = ""
+    answer: ProposedEdit | RejectedProposal | None = None
+    candidate: Proposal | None = None
+    candidate_score: float | None = None
+    judged: bool = False  # the candidate is scored on the whole selection split
 
 
 class Session:
@@ -59,23 +68,33 @@ class Session:
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
         self.passed: dict[str, str] = {}  # commit -> candidate id of candidates that passed the gate
-        self.meter = Meter(started=time.monotonic(), rollouts_before=0)
+        self.meter = Meter(started=time.monotonic(), before=Spend())
+        self.written: list[IterationRecord] = []  # this invocation's iteration records, in order
         self.iteration = _next_iteration(store, options.seed)
 
     def begin(self) -> int:
         """Start the next iteration: its number, with its meter reset."""
         number, self.iteration = self.iteration, self.iteration + 1
-        self.meter = Meter(started=time.monotonic(), rollouts_before=self.spend.rollouts)
+        self.meter = Meter(started=time.monotonic(), before=self.spend)
         return number
+
+    def unbegin(self) -> None:
+        """Give back the number of an iteration that stopped before it spent anything:
+        it leaves no record, and a resumed run draws that minibatch again."""
+        self.iteration -= 1
 
     def base_commit(self) -> str:
         return base_tip(self.store, self.config.harness.base)
 
     def frontier(self) -> FrontierView:
         """The frontier, rebuilt only when the pool may have changed: a candidate
-        scored on the selection split, a retirement, or a move of the base branch."""
+        scored on the selection split, a retirement, or a move of the base branch.
+        A base tip not yet scored on the selection split (the run's first iteration,
+        or someone else moved the base) is evaluated first, inside the iteration, so
+        its rollouts are on that iteration's record."""
         tip = self.base_commit()
         if self.view is None or self.view.members[self.view.base].commit != tip:
+            self.evaluate(tip, "selection", self.selection)
             self.view = frontier_view(
                 self.store, self.config, book=self.book, proposals=self.proposals, contexts=self.contexts
             )
@@ -113,7 +132,9 @@ class Session:
         self.spend = self.spend.add(rollouts=result.evaluated)
         self.meter.evaluator_seconds += result.evaluator_time
         for record_id in set(self.book.records) - known:  # the records this evaluation wrote
-            self.spend = self.spend.add(cost_usd=(self.book.records[record_id].cost or {}).get("usd", 0.0))
+            cost = (self.book.records[record_id].cost or {}).get("usd", 0.0)
+            self.spend = self.spend.add(cost_usd=cost)
+            self.meter.evaluator_cost_usd += cost
 
     def remember(self, proposal: Proposal) -> None:
         """Add a new candidate's proposal record to the pool the frontier reads."""

@@ -48,3 +48,5 @@ class EvolveReport:
     spend: Spend = field(metadata={"json": "flatten"})
     merged: list[str]  # candidates merged by this run, in order
     iterations: list[IterationRecord]
+    # Ctrl-C or SIGTERM stopped the run: the caller reports, then re-raises it.
+    interruption: KeyboardInterrupt | None = field(default=None, metadata={"json": False})
