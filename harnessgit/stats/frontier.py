@@ -13,24 +13,30 @@ when it survives; it *leads* the instances whose pruned front holds it, and GEPA
 samples the next parent with probability proportional to the number of instances
 led.
 
-Matching gepa exactly, including ties (tests/stats/test_frontier.py compares with gepa's
-own code on random matrices):
+Matching gepa exactly, including ties, for pools of any size (tests/stats/test_frontier.py
+compares with gepa's own code and a real ``GEPAState`` on random matrices of 1-60
+programs):
 
 - Means are ``sum(row) / len(row)`` summed in instance order, as gepa's state
   computes them, so that two candidates tie on the mean exactly when they do in gepa.
-- Equal means keep the order in which candidates first appear in a front, scanning
-  instances in pool order (gepa's stable ``sorted`` over a dict filled front by
-  front). Within one front gepa iterates a Python ``set`` of program indices, an
-  order CPython does not promise; for pools of up to 8 programs it is ascending
-  index. harnessgit always uses the pool order, so give ``candidates`` in creation
-  order (base first), as gepa numbers its programs.
+- Each instance's front is a Python ``set`` of pool indices built by the operations
+  GEPA's state performs as programs arrive (a new best replaces it with ``{i}``, a tie
+  adds ``i``), then copied as ``get_pareto_front_mapping`` copies it. gepa reads its
+  fronts in the set's iteration order: the order in which candidates first appear
+  (which breaks ties of the mean sort) and the order of the sampling tickets. That
+  order is CPython's hash-table layout, ascending index only for pools of up to 8
+  programs; the same operations on the same ints give the same layout, so harnessgit
+  reproduces it rather than assuming it. Give ``candidates`` in creation order (base
+  first), as gepa numbers its programs.
 - gepa restarts its scan after every removal. A single pass is equivalent: dropping a
   candidate only removes cover from the fronts, so one that could not be dropped
   earlier in the scan still cannot.
 - Sampling: gepa draws ``rng.choice`` from a list holding each frontier candidate
-  once per instance led, in order of first appearance in the pruned fronts. The
+  once per instance led, in order of first appearance in the pruned fronts (each
+  pruned front a set comprehension over its front, iterated as gepa iterates it). The
   frontier rows keep that order, so `sample_parent(frontier, seed)` draws what
-  ``select_program_candidate_from_pareto_front(..., random.Random(seed))`` draws.
+  ``select_program_candidate_from_pareto_front(..., random.Random(seed))`` draws, with
+  the same odds (weight = instances led) and, for a seed, the same parent.
 
 The pool must be complete (every candidate scored on every instance): GEPA's
 validation scores are complete, and a missing score would silently drop a
@@ -116,12 +122,7 @@ def compute_frontier(pool: ScorePool) -> Frontier:
     # gepa: sum(scores.values()) / len(scores); the same float operations, so that
     # exact ties on the mean are the same ties.
     means = [sum(c.scores) / len(c.scores) for c in candidates]
-    # Column by column through zip(): evolve recomputes this on every new candidate,
-    # with hundreds of candidates by hundreds of instances.
-    fronts: list[list[int]] = []
-    for column in zip(*(c.scores for c in candidates), strict=True):
-        best = max(column)
-        fronts.append([i for i, score in enumerate(column) if score == best])
+    fronts = _front_sets(candidates, len(pool.instances))
 
     first_seen: dict[int, None] = {}  # an ordered set
     for front in fronts:
@@ -142,10 +143,12 @@ def compute_frontier(pool: ScorePool) -> Frontier:
             for f in fronts_of[i]:
                 alive[f] -= 1
 
-    kept = [[i for i in front if i not in dropped] for front in fronts]
+    # The pruned fronts as gepa builds them (a set comprehension over each front), so
+    # that they iterate, and the sampling tickets line up, in gepa's order.
+    kept = [{i for i in front if i not in dropped} for front in fronts]
     led: dict[int, int] = {}
-    for front in kept:
-        for i in front:
+    for pruned in kept:
+        for i in pruned:
             led[i] = led.get(i, 0) + 1
     ids = [c.id for c in candidates]
     rows = [
@@ -159,15 +162,32 @@ def compute_frontier(pool: ScorePool) -> Frontier:
         fronts=[
             InstanceFront(
                 instance=instance,
-                best_score=candidates[fronts[column][0]].scores[column],
-                best=[ids[i] for i in fronts[column]],
-                kept=[ids[i] for i in kept[column]],
+                best_score=max(c.scores[column] for c in candidates),
+                best=[ids[i] for i in sorted(fronts[column])],
+                kept=[ids[i] for i in sorted(kept[column])],
             )
             for column, instance in enumerate(pool.instances)
         ],
         dominated=[ids[i] for i in range(len(candidates)) if i in dropped],
         never_best=[ids[i] for i in range(len(candidates)) if i not in first_seen],
     )
+
+
+def _front_sets(candidates: list[PoolCandidate], instances: int) -> list[set[int]]:
+    """Each instance's front as the set of pool indices GEPA's state holds for it, built
+    by the same operations in the same order (a new best replaces the set with ``{i}``,
+    a tie adds ``i``; then the copy ``get_pareto_front_mapping`` hands out): a Python
+    set of ints iterates by its hash-table layout, which those operations fix, and gepa
+    reads its fronts in that order (the mean sort's ties, the sampling tickets)."""
+    best = [-math.inf] * instances
+    fronts: list[set[int]] = [set() for _ in range(instances)]
+    for i, candidate in enumerate(candidates):
+        for column, score in enumerate(candidate.scores):
+            if score > best[column]:
+                best[column], fronts[column] = score, {i}
+            elif score == best[column]:
+                fronts[column].add(i)
+    return [set(front) for front in fronts]
 
 
 def sample_parent(frontier: Frontier, seed: int) -> str:
