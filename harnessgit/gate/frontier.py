@@ -22,16 +22,17 @@ from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import base_tip, candidate_tips, retire
+from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
 
 
 @dataclass(frozen=True)
 class Member:
-    id: str  # candidate id, or the base branch name
+    id: str  # candidate id, the base branch name, or a short commit id (an earlier base)
     commit: str
     parent: str | None  # candidate id, base branch name, or a short commit id
+    state: str = "live"  # live | archived | base
 
 
 @dataclass(frozen=True)
@@ -89,40 +90,73 @@ def frontier_view(
         )
     proposals = proposals if proposals is not None else proposals_by_commit(store)
     all_tips = candidate_tips(store)
-    tips = {cid: sha for cid, (state, sha) in all_tips.items() if state == "live"}
     names = {sha: cid for cid, (_state, sha) in all_tips.items()}
-
-    def created(cid: str) -> datetime:
-        proposal = proposals.get(tips[cid])
-        return proposal.ts if proposal else store.commit_info(tips[cid]).author_time
-
-    ordered = sorted(tips, key=created)  # GEPA numbers programs in creation order
-    members = {branch: Member(branch, tip, None)}
+    members = {branch: Member(branch, tip, None, "base")}
     # model_construct: scores on record were validated when read, and only complete
     # rows of the comparable key get here (the pool rules of harnessgit.stats.frontier).
-    pool = [PoolCandidate(id=branch, parent=None, scores=list(base_scores))]
+    pool: list[PoolCandidate] = []
     waiting, incomparable = [], []
-    for cid in ordered:
-        sha = tips[cid]
+    seats: dict[str, int] = {}  # harness tree id -> its place in the pool
+    for _created, name, sha, state in _history(store, proposals, all_tips, branch, tip):
         key = key_of(sha)
         if key.fingerprint != reference.fingerprint or key.model != reference.model:
-            incomparable.append(cid)
+            if state == "live":
+                incomparable.append(name)
             continue
         scores = book.complete_means(key, ids, split_hash)
         if scores is None:
-            waiting.append(cid)
+            if state == "live":
+                waiting.append(name)
+            continue
+        if key.harness in seats:  # the same harness text: one program (the base tip's name wins)
+            if sha == tip:
+                pool[seats[key.harness]] = PoolCandidate(id=branch, parent=None, scores=list(scores))
+            continue
+        seats[key.harness] = len(pool)
+        if sha == tip:
+            pool.append(PoolCandidate(id=branch, parent=None, scores=list(scores)))
             continue
         parent = _parent_name(store, proposals, names, sha, branch, tip)
-        members[cid] = Member(cid, sha, parent)
-        pool.append(PoolCandidate(id=cid, parent=parent, scores=list(scores)))
+        members[name] = Member(name, sha, parent, state)
+        pool.append(PoolCandidate(id=name, parent=parent, scores=list(scores)))
     frontier = compute_frontier(ScorePool(instances=list(ids), candidates=pool))
+    on_pool = {candidate.id for candidate in pool}
+    members = {name: member for name, member in members.items() if name in on_pool}
     return FrontierView(branch, frontier, waiting, incomparable, members=members)
+
+
+def _history(
+    store: Store,
+    proposals: dict[str, ProposalRecord],
+    tips: dict[str, tuple[State, str]],
+    branch: str,
+    tip: str,
+) -> list[tuple[datetime, str, str, str]]:
+    """Every program of the optimisation's history, in creation order (GEPA's program
+    index): each candidate, live or archived (archiving is storage: a candidate retired
+    as dominated still counts, as in GEPA, whose pool only grows), each commit a
+    candidate was proposed on (a base tip of its time, GEPA's seed), and the base tip.
+    As (created, name, commit, live | archived | base)."""
+
+    def created(sha: str) -> datetime:
+        proposal = proposals.get(sha)
+        return proposal.ts if proposal else store.commit_info(sha).author_time
+
+    entries: list[tuple[datetime, str, str, str]] = [
+        (created(sha), cid, sha, state) for cid, (state, sha) in tips.items()
+    ]
+    candidates = {sha for _cid, (_state, sha) in tips.items()}
+    bases = {record.parent for record in proposals.values() if record.parent not in candidates} | {tip}
+    entries += [(created(sha), branch if sha == tip else sha[:12], sha, "base") for sha in bases]
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 def update_frontier(store: Store, config: Config, view: FrontierView) -> FrontierView:
     """Retire every evaluated live candidate that is not on the frontier, atomically."""
     on_frontier = set(view.frontier.members)
-    retired = [cid for cid in view.members if cid != view.base and cid not in on_frontier]
+    retired = [
+        cid for cid, member in view.members.items() if member.state == "live" and cid not in on_frontier
+    ]
     if retired:
         txn = Transaction("frontier update")
         for cid in retired:

@@ -72,7 +72,13 @@ def frontier_text(view: FrontierView) -> str:
     on = set(view.frontier.members)
     # The base branch is in the pool as the reference, never a candidate to retire:
     # `--update` leaves it alone, so it is not listed with the candidates it would retire.
-    off = [cid for cid in view.members if cid not in on and cid != view.base]
+    # Only live branches: the archived ones and earlier base tips count in the pool but
+    # are nothing `--update` could retire.
+    off = [
+        cid
+        for cid, member in view.members.items()
+        if cid not in on and cid != view.base and member.state == "live"
+    ]
     if off:
         lines.append(f"not on the frontier: {', '.join(off)}")
     if view.base not in on:

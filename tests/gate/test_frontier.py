@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gepa.gepa_utils import find_dominator_programs, select_program_candidate_from_pareto_front
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
@@ -16,8 +19,10 @@ from harnessgit.evaluation.eval import evaluate
 from harnessgit.gate.frontier import frontier_view, update_frontier
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store
-from tests.conftest import git
-from tests.gating_fixtures import skill
+from harnessgit.targets import candidate_tips
+from tests.conftest import CONFIG, git
+from tests.gating_fixtures import EVALUATOR, SPLITS, skill
+from tests.stats.test_frontier import gepa_state
 
 
 def test_frontier_keeps_leaders_and_retires_the_dominated(gate_repo: Path) -> None:
@@ -81,3 +86,36 @@ def test_candidates_scored_with_another_evaluator_are_not_compared(gate_repo: Pa
         view = frontier_view(store, config)
     assert view.incomparable == [cand.candidate] and view.waiting == []
     assert [row.candidate for row in view.frontier.rows] == ["main"]
+
+
+def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Callable[..., Path]) -> None:
+    """Issue 13: archiving dominated candidates made the frontier depend on the path.
+    Four candidates, each scored and the frontier updated as evolve does: c2 is
+    dominated and archived after its turn, yet once c3 arrives gepa's rule over the
+    whole history keeps c0 and c3. Before, the live-only pool answered c1 and c2.
+    Compared with gepa's own state and functions: same frontier, same parent per seed."""
+    splits = {**SPLITS, "selection": [f"s-{i}" for i in range(5)]}
+    repo = make_repo(
+        {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(0)},
+        config=CONFIG + "batch_size = 20\n",
+    )
+    fixes = [[1, 2, 4], [0, 1, 4], [1, 2, 3], [0, 2, 3]]
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        evaluate(store, config, "main", split="selection")
+        names = ["main"]
+        for fixed in fixes:
+            cand = propose(store, config, {"SKILL.md": skill(0, *(f"fix s-{i}" for i in fixed))})
+            evaluate(store, config, cand.candidate, split="selection")
+            update_frontier(store, config, frontier_view(store, config))
+            names.append(cand.candidate)
+        view = frontier_view(store, config)
+        rows = [[0.0] * 5] + [[1.0 if i in fixed else 0.0 for i in range(5)] for fixed in fixes]
+        state = gepa_state(rows)
+        fronts, means = state.get_pareto_front_mapping(), state.per_program_tracked_scores
+        expected = sorted(names[i] for i in find_dominator_programs(fronts, means))
+        assert sorted(view.frontier.members) == expected == sorted([names[1], names[4]])
+        assert candidate_tips(store)[names[3]][0] == "archived"  # storage only
+        for seed in range(20):
+            drawn = select_program_candidate_from_pareto_front(fronts, means, random.Random(seed))
+            assert sample_parent(view.frontier, seed) == names[drawn]

@@ -26,3 +26,11 @@ def test_the_base_branch_is_never_listed_as_off_the_frontier() -> None:
     assert "not on the frontier" not in beaten and "main (the base) ties or trails" in beaten
     leading = frontier_text(view({"main": [1.0, 1.0, 0.0], "c1": [0.0, 0.0, 1.0]}))
     assert "the base" not in leading and "not on the frontier" not in leading
+
+
+def test_archived_members_count_but_are_not_listed_as_off_the_frontier() -> None:
+    scores = {"main": [0.0, 0.0, 0.0], "c1": [1.0, 1.0, 0.0], "c2": [0.0, 0.0, 0.0], "c3": [0.0, 1.0, 1.0]}
+    tied = view(scores)
+    members = {**tied.members, "c2": Member("c2", "c2" * 5, "main", "archived")}
+    text = frontier_text(FrontierView("main", tied.frontier, [], [], members=members))
+    assert "not on the frontier" not in text  # c2 is archived already: nothing to retire
