@@ -25,6 +25,24 @@ from harnessgit.errors import EXIT_OK
     help="Stop once proposer and evaluator costs (where reported) reach USD.",
 )
 @click.option(
+    "--max-time",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Start no iteration once the run has taken SECONDS of wall time.",
+)
+@click.option(
+    "--no-improvement",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Stop after N iterations in a row that did not raise the best selection mean.",
+)
+@click.option(
+    "--target",
+    type=click.FloatRange(min=0, max=1),
+    metavar="SCORE",
+    help="Stop once a candidate's (or the base's) selection mean reaches SCORE.",
+)
+@click.option(
     "--seed",
     type=int,
     default=0,
@@ -46,6 +64,9 @@ def evolve(
     max_rollouts: int | None,
     max_proposals: int | None,
     max_cost: float | None,
+    max_time: float | None,
+    no_improvement: int | None,
+    target: float | None,
     seed: int,
     auto_merge: bool,
     jobs: int | None,
@@ -57,8 +78,8 @@ def evolve(
     Each iteration draws a parent from the frontier, evaluates it on a train
     minibatch, asks the [proposer] for an edit to one component, keeps the edit
     only if it beats the parent on that minibatch, then evaluates it on the
-    selection split and gates it. Stops at a budget, at the stop file, or on
-    Ctrl-C; running it again resumes from what the repository holds.
+    selection split and gates it. Stops at a budget or stopper, at the stop file, or
+    on Ctrl-C; running it again resumes from what the repository holds.
     """
     import sys
 
@@ -67,15 +88,17 @@ def evolve(
     from harnessgit.evolve.state import Budget
     from harnessgit.render import to_json
 
-    if max_rollouts is None and max_proposals is None and max_cost is None:
-        raise click.UsageError("give a budget: --max-rollouts, --max-proposals or --max-cost")
+    if all(limit is None for limit in (max_rollouts, max_proposals, max_cost, max_time, no_improvement)):
+        raise click.UsageError(
+            "give a budget: --max-rollouts, --max-proposals, --max-cost, --max-time or --no-improvement"
+        )
     store, config = state.open()
     with store:
         stop = state.path(stop_file) if stop_file else store.git_dir / "harnessgit-stop"
         report = run(
             store,
             config,
-            budget=Budget(max_rollouts, max_proposals, max_cost),
+            budget=Budget(max_rollouts, max_proposals, max_cost, max_time, no_improvement, target),
             seed=seed,
             auto_merge=auto_merge,
             # A bar for evaluations on a terminal; in a log, the iteration lines say enough.

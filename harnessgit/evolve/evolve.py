@@ -25,6 +25,7 @@ rollout is repeated for a key already recorded.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +35,7 @@ from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
-from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport
+from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport, Progress
 from harnessgit.proposers import make_proposer
 from harnessgit.records import IterationRecord
 from harnessgit.store import Store
@@ -51,8 +52,10 @@ def evolve(
     stop_file: Path | None = None,
     on_iteration: Callable[[IterationRecord], None] | None = None,
 ) -> EvolveReport:
-    """Iterate until a budget, the stop file or an epoch of solved minibatches stops
-    the run; ``on_iteration`` sees each iteration's record as it is written."""
+    """Iterate until a budget or stopper (``budget``: rollouts, proposals, cost, wall
+    time, no improvement, a target mean), the stop file or an epoch of solved
+    minibatches stops the run; ``on_iteration`` sees each iteration's record as it is
+    written."""
     config = require_evaluator(config, "`harnessgit evolve`")
     with contextlib.ExitStack() as stack:
         if execution.evaluators is None:  # one set for the run: a persistent process starts once
@@ -103,10 +106,12 @@ def _run(
     on_iteration: Callable[[IterationRecord], None] | None,
 ) -> str:
     """Run iterations; why they stopped."""
+    started, progress = time.monotonic(), Progress()
     while True:
         if stop_file is not None and stop_file.exists():
             return f"stop file {stop_file}"
-        reached = session.options.budget.reached(session.spend)
+        progress = replace(progress, seconds=time.monotonic() - started)
+        reached = session.options.budget.reached(session.spend, progress)
         if reached:
             return reached
         try:
@@ -117,5 +122,15 @@ def _run(
             on_iteration(record)
         if record.outcome == "budget":
             return record.reason
+        progress = progress.after(_best_mean(session, record), progress.seconds)
         if session.solved_streak >= session.batches_per_epoch:
             return "every minibatch of a whole epoch was already solved: nothing left to learn"
+
+
+def _best_mean(session: Session, record: IterationRecord) -> float | None:
+    """The highest selection mean an iteration saw: its candidate's, or a frontier
+    member's (the frontier as the iteration left it, without rebuilding it)."""
+    means = [row.mean for row in session.view.frontier.rows] if session.view else []
+    if record.selection_mean is not None:
+        means.append(record.selection_mean)
+    return max(means, default=None)

@@ -9,18 +9,51 @@ from harnessgit.records import IterationRecord
 
 @dataclass(frozen=True)
 class Budget:
+    """What an evolve run may spend, and when it has done enough (GEPA's stoppers)."""
+
     max_rollouts: int | None = None  # evaluator rollouts run by this invocation
     max_proposals: int | None = None  # proposer calls by this invocation
     max_cost: float | None = None  # USD: proposer cost plus evaluator "usd" cost, when reported
+    max_seconds: float | None = None  # wall time of this invocation (GEPA's TimeoutStopCondition)
+    no_improvement: int | None = None  # iterations in a row that did not raise the best mean
+    target: float | None = None  # stop once the best selection mean reaches it
 
-    def reached(self, spent: Spend) -> str:
-        """Why no further proposal may be asked for ("" while it may). Rollouts are
+    def reached(self, spent: Spend, progress: Progress | None = None) -> str:
+        """Why no further iteration may start ("" while it may). Rollouts are
         checked before each evaluation instead, where their number is known."""
         if self.max_proposals is not None and spent.proposals >= self.max_proposals:
             return f"max proposals ({self.max_proposals})"
         if self.max_cost is not None and spent.cost_usd >= self.max_cost:
             return f"max cost (${self.max_cost:g})"
+        if progress is None:
+            return ""
+        if self.max_seconds is not None and progress.seconds >= self.max_seconds:
+            return f"max time ({self.max_seconds:g} s)"
+        best = "-" if progress.best is None else f"{progress.best:.3f}"
+        if self.target is not None and progress.best is not None and progress.best >= self.target:
+            return f"target reached: best selection mean {best} >= {self.target:g}"
+        if self.no_improvement is not None and progress.stale >= self.no_improvement:
+            return f"no improvement in {self.no_improvement} iterations (best selection mean {best})"
         return ""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run has come, for the stoppers. ``best`` is the highest selection mean
+    among the programs of the frontier's pool and the candidates this run scored (None
+    before the first iteration); ``stale`` counts the iterations in a row, every
+    iteration with a record, that did not raise it (GEPA's NoImprovementStopper:
+    the first iteration sets it)."""
+
+    seconds: float = 0.0
+    best: float | None = None
+    stale: int = 0
+
+    def after(self, mean: float | None, seconds: float) -> Progress:
+        """The progress once an iteration ended with ``mean`` the best it saw."""
+        if mean is not None and (self.best is None or mean > self.best):
+            return Progress(seconds, mean, 0)
+        return Progress(seconds, self.best, self.stale + 1)
 
 
 @dataclass(frozen=True)
