@@ -85,6 +85,7 @@ class ProposalRecord(Record):
     rationale: str
     source: str  # worktree | file | patch | api | evolve
     proposer: str | None = None
+    other_parent: str | None = None  # a merge proposal: the second candidate merged (commit)
 
 
 class EvidenceRecord(Record):
@@ -274,6 +275,10 @@ class IterationRecord(Record):
     outcome: str
     reason: str = ""
     files: list[str] = Field(default_factory=list)  # conflict: the harness files that conflicted
+    move: str = "reflect"  # reflect (one proposer edit) | merge (two frontier candidates combined)
+    other_parent: str | None = None  # merge: the second parent (commit), with its name
+    other_parent_name: str | None = None
+    ancestor: str | None = None  # merge: their common ancestor (commit)
     selection_mean: Score | None = None
     proposer: str = ""
     cost_usd: float | None = None  # the proposer's, as it reported it

@@ -66,12 +66,15 @@ def propose(
     evidence: list[Any] | None = None,
     proposer: str | None = None,
     source: str | None = None,
+    other_parent: str | None = None,
 ) -> Proposal:
     """Record one edit as a candidate.
 
     ``edit_source`` is a mapping of component path -> new text (the Python API,
     and ``--file``), a unified diff as bytes (``--patch``), an `Edit`, or None for
-    the working tree's uncommitted changes to harness files.
+    the working tree's uncommitted changes to harness files. ``other_parent`` (a
+    commit) makes the candidate a merge of ``parent`` and it: a two-parent commit, the
+    edit taken relative to ``parent``.
     """
     parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
     parent_tree = store.commit_info(parent_sha).tree
@@ -91,7 +94,8 @@ def propose(
     records = [_evidence_record(store, scrubber, evidence)] if evidence else []
     for _attempt in range(_ID_ATTEMPTS):
         candidate = new_candidate_id()
-        commit = store.write_commit(tree, [parent_sha], _message(rationale, components, candidate))
+        parents = [parent_sha, other_parent] if other_parent else [parent_sha]
+        commit = store.write_commit(tree, parents, _message(rationale, components, candidate))
         proposal = ProposalRecord(
             ts=store.clock(),
             candidate=candidate,
@@ -100,6 +104,7 @@ def propose(
             rationale=rationale,
             source=source or edit.source,
             proposer=proposer,
+            other_parent=other_parent,
         )
         txn = Transaction(f"propose {candidate}")
         txn.create(layout.candidate_ref(candidate), commit)

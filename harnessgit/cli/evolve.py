@@ -50,6 +50,13 @@ from harnessgit.errors import EXIT_OK
     help="Seed for parent sampling and minibatches; re-running with it resumes the sequence.",
 )
 @click.option("--auto-merge", is_flag=True, help="Merge every candidate that passes the gate.")
+@click.option(
+    "--merge",
+    "merge_proposals",
+    is_flag=True,
+    default=None,
+    help="Also propose merges of two frontier candidates, on GEPA's schedule (default: [evolve] merge).",
+)
 @jobs_option
 @click.option(
     "--stop-file",
@@ -69,6 +76,7 @@ def evolve(
     target: float | None,
     seed: int,
     auto_merge: bool,
+    merge_proposals: bool | None,
     jobs: int | None,
     stop_file: Path | None,
     as_json: bool,
@@ -101,6 +109,7 @@ def evolve(
             budget=Budget(max_rollouts, max_proposals, max_cost, max_time, no_improvement, target),
             seed=seed,
             auto_merge=auto_merge,
+            merge=merge_proposals or None,
             # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
             execution=state.execution(jobs, "eval" if sys.stderr.isatty() else None),
             stop_file=stop,

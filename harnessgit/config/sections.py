@@ -289,6 +289,11 @@ class EvolveSection:
     # Excerpt per example in the reflective dataset.
     trajectory_chars: int = field(default=2000, metadata={"ge": 100})
     max_examples: int = field(default=8, metadata={"ge": 1})
+    # GEPA's merge proposal (use_merge): combine two frontier candidates through their
+    # common ancestor, up to max_merges accepted merges per run (GEPA's
+    # max_merge_invocations, 5).
+    merge: bool = False
+    max_merges: int = field(default=5, metadata={"ge": 1})
 
 
 def _regular_expressions(patterns: list[str]) -> None:

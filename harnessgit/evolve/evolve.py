@@ -48,6 +48,7 @@ def evolve(
     budget: Budget,
     seed: int = 0,
     auto_merge: bool = False,
+    merge: bool | None = None,
     execution: Execution = Execution(),
     stop_file: Path | None = None,
     on_iteration: Callable[[IterationRecord], None] | None = None,
@@ -79,6 +80,7 @@ def _evolve(
         budget=budget,
         auto_merge=auto_merge,
         execution=execution,
+        merge=config.evolve.merge if merge is None else merge,
     )
     session = Session(store, config, options)
     interruption: KeyboardInterrupt | None = None
@@ -122,6 +124,7 @@ def _run(
             on_iteration(record)
         if record.outcome == "budget":
             return record.reason
+        session.schedule = session.schedule.after(record)
         progress = progress.after(_best_mean(session, record), progress.seconds)
         if session.solved_streak >= session.batches_per_epoch:
             return "every minibatch of a whole epoch was already solved: nothing left to learn"

@@ -18,16 +18,17 @@ from dataclasses import replace
 from typing import Any
 
 from harnessgit import globs, layout
-from harnessgit.candidates.propose import Proposal, propose, rebase
+from harnessgit.candidates.propose import Edit, Proposal, propose, rebase
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError
+from harnessgit.evolve.merge import plan_merge, subsample
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
 from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
-from harnessgit.evolve.state import BudgetReached
+from harnessgit.evolve.state import BudgetReached, MergePlan
 from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.gate.gate import run_gate
@@ -38,6 +39,7 @@ from harnessgit.proposers.models import capped, kept_output
 from harnessgit.records import GateRecord, IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
+from harnessgit.store import Blob
 from harnessgit.targets import proposal_chain
 
 
@@ -50,7 +52,9 @@ def iterate(session: Session) -> IterationRecord:
     raises `BudgetReached`."""
     number = session.begin()
     try:
-        return write_record(session, _proceed(session, draw(session, number)))
+        plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
+        end = merge_step(session, number, plan) if plan else _proceed(session, draw(session, number))
+        return write_record(session, end)
     except BudgetReached as exc:
         record = stopped(session, number, "budget", str(exc))
         if record is None:
@@ -81,6 +85,49 @@ def _proceed(session: Session, start: Draw) -> Ending:
             draw=start, outcome="rejected-checks", reason=failure, answer=answer, candidate=candidate
         )
     return minibatch_test(session, start, answer, candidate)
+
+
+def merge_step(session: Session, number: int, plan: MergePlan) -> Ending:
+    """A merge proposal as a candidate on its first parent, with the second as its
+    other parent; kept if on gepa's selection subsample it scores at least as well as
+    the better parent there, then scored, put on the frontier and gated like any."""
+    first, second = (
+        session.book.scored(session.context(sha).key, session.selection) for sha in (plan.first, plan.second)
+    )
+    ids = [i for i in session.selection if i in first and i in second]
+    rng = random.Random(f"harnessgit-merge-sample:{session.seed}:{number}")
+    batch = subsample([first[i][0] for i in ids], [second[i][0] for i in ids], ids, rng)
+    before = max(sum(first[i][0] for i in batch), sum(second[i][0] for i in batch)) / len(batch)
+    session.meter.drawn, session.meter.merge = (plan.first, plan.first_name, batch), plan
+    session.meter.parent_score = before
+    component = ", ".join(plan.files)
+    start = Draw(
+        number, session.base_commit(), plan.first, plan.first_name, component, batch, "", [], before, plan
+    )
+    ancestor = session.proposals.get(plan.ancestor)
+    rationale = (
+        f"Merge {plan.first_name} and {plan.second_name}: each keeps what it changed since "
+        f"{ancestor.candidate if ancestor else plan.ancestor[:12]} (their common ancestor)"
+    )
+    candidate = propose(
+        session.store,
+        session.config,
+        Edit({path: Blob(sha, mode) for path, (sha, mode) in plan.changes.items()}, "merge"),
+        parent=plan.first,
+        other_parent=plan.second,
+        rationale=rationale,
+        proposer="merge",
+        source="evolve",
+    )
+    session.remember(candidate)
+    session.meter.candidate = candidate
+    after = session.meter.candidate_score = session.evaluate(candidate.commit, "selection", batch)
+    tested = Ending(draw=start, outcome="not-better", reason="", candidate=candidate, candidate_score=after)
+    if after is None or after < before:  # gepa: the merge's sum at least the better parent's
+        detail = f"selection subsample {_mean(before)} (the better parent) -> {_mean(after)}: worse"
+        session.reject(candidate, detail)
+        return replace(tested, reason=detail)
+    return select(session, start, candidate, tested)
 
 
 def draw(session: Session, number: int) -> Draw:

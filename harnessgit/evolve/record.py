@@ -10,6 +10,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.evidence import encode_evidence
 from harnessgit.evolve.session import Session
+from harnessgit.evolve.state import MergePlan
 from harnessgit.proposers import ProposedEdit, ReflectiveExample, RejectedProposal
 from harnessgit.proposers.models import capped, kept_output
 from harnessgit.records import EvidenceRecord, IterationRecord
@@ -33,6 +34,7 @@ class Draw:
     current: str  # the component's text in the parent
     examples: list[ReflectiveExample]  # the reflective dataset
     parent_score: float | None  # the parent's minibatch mean
+    merge: MergePlan | None = None  # a merge: the plan (batch: its selection subsample)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +57,9 @@ def stopped(session: Session, number: int, outcome: str, reason: str) -> Iterati
         session.unbegin()
         return None
     parent, parent_name, batch = meter.drawn
-    start = Draw(number, "", parent, parent_name, meter.component, batch, "", [], meter.parent_score)
+    start = Draw(
+        number, "", parent, parent_name, meter.component, batch, "", [], meter.parent_score, meter.merge
+    )
     if meter.candidate is not None and not meter.judged:
         session.reject(meter.candidate, f"evolve stopped before judging it: {reason}")
     end = Ending(
@@ -95,8 +99,13 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         outcome=end.outcome,
         reason=scrubber.text(end.reason),
         files=end.files,
+        move="merge" if start.merge else "reflect",
+        other_parent=start.merge.second if start.merge else None,
+        other_parent_name=start.merge.second_name if start.merge else None,
+        ancestor=start.merge.ancestor if start.merge else None,
         selection_mean=end.selection_mean,
-        proposer=scrubber.text(session.options.proposer.name),  # as on its proposal record
+        # as on its proposal record
+        proposer="merge" if start.merge else scrubber.text(session.options.proposer.name),
         cost_usd=end.answer.usage.cost_usd if end.answer else None,
         evaluator_cost_usd=meter.evaluator_cost_usd or None,
         proposals=session.spend.proposals - meter.before.proposals,

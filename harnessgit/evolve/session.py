@@ -14,7 +14,7 @@ from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
-from harnessgit.evolve.state import Budget, BudgetReached, Spend
+from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSchedule, Spend
 from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
@@ -31,6 +31,7 @@ class Options:
     budget: Budget
     auto_merge: bool = False
     execution: Execution = Execution()
+    merge: bool = False  # GEPA's merge proposals ([evolve] merge, --merge)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Meter:
     proposer_seconds: float = 0.0
     evaluator_cost_usd: float = 0.0
     drawn: tuple[str, str, list[str]] | None = None  # parent commit, its name, the minibatch
+    merge: MergePlan | None = None  # a merge iteration's plan
     parent_score: float | None = None
     component: str = ""
     answer: ProposedEdit | RejectedProposal | None = None
@@ -70,6 +72,8 @@ class Session:
         self.passed: dict[str, str] = {}  # commit -> candidate id of candidates that passed the gate
         self.meter = Meter(started=time.monotonic(), before=Spend())
         self.written: list[IterationRecord] = []  # this invocation's iteration records, in order
+        self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
+        self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
         self.iteration = _next_iteration(store, options.seed)
 
     def begin(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harnessgit.records import IterationRecord
 
@@ -83,3 +83,47 @@ class EvolveReport:
     iterations: list[IterationRecord]
     # Ctrl-C or SIGTERM stopped the run: the caller reports, then re-raises it.
     interruption: KeyboardInterrupt | None = field(default=None, metadata={"json": False})
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """A merge proposal (GEPA's merge, system-aware): ``first`` and ``second``, two
+    frontier members, combined through ``ancestor``, a common ancestor no better than
+    either. ``changes`` are relative to ``first`` (path -> blob id and mode); ``files``
+    are the harness files the two differ in."""
+
+    first: str  # commits, and their names on the frontier
+    first_name: str
+    second: str
+    second_name: str
+    ancestor: str
+    changes: dict[str, tuple[str, str]]
+    files: list[str]
+
+
+@dataclass(frozen=True)
+class MergeSchedule:
+    """GEPA's merge scheduling (gepa/core/engine.py, proposer/merge.py): each iteration
+    that adds a program makes one merge due (while fewer than ``max_merges`` merges
+    were accepted); the next iteration tries a merge first, if one is due and the
+    iteration before it added a program. An accepted merge (it passed its subsample
+    test) uses one up; a merge that fails its test still takes the iteration."""
+
+    max_merges: int = 5
+    due: int = 0
+    accepted: int = 0
+    found_new: bool = False  # the last iteration added a program
+
+    def ready(self) -> bool:
+        return self.due > 0 and self.found_new
+
+    def after(self, record: IterationRecord) -> MergeSchedule:
+        added = record.selection_mean is not None
+        if record.move == "merge":
+            if added:
+                return replace(self, due=self.due - 1, accepted=self.accepted + 1, found_new=False)
+            return replace(self, found_new=False)
+        if not added:
+            return replace(self, found_new=False)
+        due = self.due + 1 if self.accepted < self.max_merges else self.due
+        return replace(self, due=due, found_new=True)
