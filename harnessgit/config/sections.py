@@ -294,6 +294,9 @@ class EvolveSection:
     # max_merge_invocations, 5).
     merge: bool = False
     max_merges: int = field(default=5, metadata={"ge": 1})
+    # Components one proposal edits, one proposer call each (GEPA's component selector
+    # "all" edits every one); 1 is GEPA's default, round-robin.
+    components: int = field(default=1, metadata={"ge": 1})
 
 
 def _regular_expressions(patterns: list[str]) -> None:

@@ -73,18 +73,21 @@ def _proceed(session: Session, start: Draw) -> Ending:
         reason = "the parent solves every instance of this minibatch"
         return Ending(draw=start, outcome="skipped-perfect", reason=reason)
     session.solved_streak = 0
-    answer = ask(session, start)
-    if isinstance(answer, RejectedProposal):
-        reason = f"{answer.code}: {answer.reason}"
-        return Ending(draw=start, outcome="rejected-proposal", reason=reason, answer=answer)
-    candidate = commit_proposal(session, start, answer)
-    failure = check_failure(session.config, start, answer)
+    answers = [ask(session, start, component, text) for component, text in start.parts]
+    # Several components make one proposal: refused as a whole if any part is.
+    for answer in answers:
+        if isinstance(answer, RejectedProposal):
+            reason = f"{answer.code}: {answer.reason}"
+            return Ending(draw=start, outcome="rejected-proposal", reason=reason, answer=answer)
+    edits = [answer for answer in answers if isinstance(answer, ProposedEdit)]
+    candidate = commit_proposal(session, start, edits)
+    failure = next(filter(None, (check_failure(session.config, start, edit) for edit in edits)), "")
     if failure:
         session.reject(candidate, "checks: " + failure)
         return Ending(
-            draw=start, outcome="rejected-checks", reason=failure, answer=answer, candidate=candidate
+            draw=start, outcome="rejected-checks", reason=failure, answer=edits[0], candidate=candidate
         )
-    return minibatch_test(session, start, answer, candidate)
+    return minibatch_test(session, start, edits[0], candidate)
 
 
 def merge_step(session: Session, number: int, plan: MergePlan) -> Ending:
@@ -151,28 +154,39 @@ def draw(session: Session, number: int) -> Draw:
         max_examples=config.evolve.max_examples,
     )
     components = sorted(path for path in store.files_at(parent) if globs.matches(path, config.harness.paths))
-    component = session.meter.component = choose_component(
-        components, number, config.evolve.component, examples
+    component = choose_component(components, number, config.evolve.component, examples)
+    # [evolve] components = N: the N components from the chosen one on, in round-robin order.
+    first = components.index(component)
+    chosen = [
+        components[(first + k) % len(components)]
+        for k in range(min(config.evolve.components, len(components)))
+    ]
+    tree = store.commit_info(parent).tree
+    texts = {path: (store.file_at(tree, path) or b"").decode("utf-8") for path in chosen}
+    session.meter.component = ", ".join(chosen)
+    also = {path: texts[path] for path in chosen[1:]}
+    return Draw(
+        number, tip, parent, parent_name, component, batch, texts[component], examples, before, also=also
     )
-    current = (store.file_at(store.commit_info(parent).tree, component) or b"").decode("utf-8")
-    return Draw(number, tip, parent, parent_name, component, batch, current, examples, before)
 
 
-def ask(session: Session, start: Draw) -> Answer:
-    """One proposer call: counted before it is made, timed, its cost added."""
+def ask(session: Session, start: Draw, component: str, current: str) -> Answer:
+    """One proposer call for ``component``: counted before it is made, timed, its cost added."""
     request = ProposalRequest(
-        component=start.component,
-        current_text=start.current,
+        component=component,
+        current_text=current,
         examples=start.examples,
-        limits=_limits(session.config, start.component),
+        limits=_limits(session.config, component),
         form=session.config.evolve.form,
     )
     session.spend = session.spend.add(proposals=1)
     asked = time.monotonic()
     with scrubber_of(session).errors():  # a failure quotes the proposer's stderr or an HTTP body
         answer = session.meter.answer = session.options.proposer.propose(request)
-    session.meter.proposer_seconds = time.monotonic() - asked
+    session.meter.proposer_seconds += time.monotonic() - asked
     session.spend = session.spend.add(cost_usd=answer.usage.cost_usd or 0.0)
+    if answer.usage.cost_usd is not None:
+        session.meter.proposer_cost_usd = (session.meter.proposer_cost_usd or 0.0) + answer.usage.cost_usd
     return answer
 
 
@@ -184,33 +198,38 @@ def _limits(config: Config, component: str) -> Limits:
     return Limits(max_chars=kind.max_chars, max_lines=kind.max_lines, max_tokens=kind.max_tokens)
 
 
-def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Proposal:
-    """The edit as a candidate on the parent, with the reflective dataset and the
-    proposer's output (bounded, `kept_output`) as its evidence. The new text is cleared
-    of the configured secrets' values (only those: a pattern could match an example in
-    the harness text); the rationale, evidence and message are scrubbed by `propose`."""
+def commit_proposal(session: Session, start: Draw, edits: list[ProposedEdit]) -> Proposal:
+    """The edits (one per component) as one candidate on the parent, with the reflective
+    dataset and each proposer output (bounded, `kept_output`) as its evidence. The new
+    texts are cleared of the configured secrets' values (only those: a pattern could
+    match an example in the harness text); the rationale, evidence and message are
+    scrubbed by `propose`."""
     name = session.options.proposer.name
     scrubber = scrubber_of(session)
     evidence = [
         {
             "kind": "reflective-dataset",
-            "component": start.component,
+            "component": start.label,
             "examples": [example.model_dump(mode="json") for example in start.examples],
         },
-        {
-            "kind": "proposer-output",
-            "proposer": name,
-            **kept_output(answer.raw_output, scrubber),
-            "usage": answer.usage.model_dump(mode="json"),
-            "operations": [op.model_dump(mode="json") for op in answer.operations or []],
-        },
+        *(
+            {
+                "kind": "proposer-output",
+                "proposer": name,
+                **kept_output(edit.raw_output, scrubber),
+                "usage": edit.usage.model_dump(mode="json"),
+                "operations": [op.model_dump(mode="json") for op in edit.operations or []],
+            }
+            for edit in edits
+        ),
     ]
+    rationales = [capped(edit.rationale) or f"Edit {edit.component}" for edit in edits]
     candidate = propose(
         session.store,
         session.config,
-        {start.component: scrubber.literal_only().text(answer.new_text)},
+        {edit.component: scrubber.literal_only().text(edit.new_text) for edit in edits},
         parent=start.parent,
-        rationale=capped(answer.rationale) or f"Edit {start.component}",
+        rationale="\n\n".join(rationales),
         evidence=evidence,
         proposer=name,
         source="evolve",
@@ -222,9 +241,8 @@ def commit_proposal(session: Session, start: Draw, answer: ProposedEdit) -> Prop
 
 def check_failure(config: Config, start: Draw, answer: ProposedEdit) -> str:
     """The first failing harness check on the edited component ("" when none fails)."""
-    checks = check_files(
-        [FileVersion.from_text(start.component, start.current, answer.new_text)], config.checks
-    )
+    current = dict(start.parts)[answer.component]
+    checks = check_files([FileVersion.from_text(answer.component, current, answer.new_text)], config.checks)
     # As the gate: a failure the current text already has (the ratchet) does not stop an edit.
     failures = [f"{f.rule}: {f.message}" for f in checks.findings if f.blocks]
     return failures[0] if failures else ""

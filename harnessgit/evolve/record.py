@@ -35,6 +35,16 @@ class Draw:
     examples: list[ReflectiveExample]  # the reflective dataset
     parent_score: float | None  # the parent's minibatch mean
     merge: MergePlan | None = None  # a merge: the plan (batch: its selection subsample)
+    also: dict[str, str] = field(default_factory=dict)  # [evolve] components > 1: the others' texts
+
+    @property
+    def parts(self) -> list[tuple[str, str]]:
+        """Each component the iteration edits, with its text in the parent."""
+        return [(self.component, self.current), *self.also.items()]
+
+    @property
+    def label(self) -> str:
+        return ", ".join([self.component, *self.also])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,7 +100,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         iteration=start.number,
         parent=start.parent,
         parent_name=start.parent_name,
-        component=start.component,
+        component=start.label,
         minibatch=start.batch,
         parent_score=start.parent_score,
         candidate=end.candidate.candidate if end.candidate else None,
@@ -106,7 +116,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         selection_mean=end.selection_mean,
         # as on its proposal record
         proposer="merge" if start.merge else scrubber.text(session.options.proposer.name),
-        cost_usd=end.answer.usage.cost_usd if end.answer else None,
+        cost_usd=meter.proposer_cost_usd,
         evaluator_cost_usd=meter.evaluator_cost_usd or None,
         proposals=session.spend.proposals - meter.before.proposals,
         rollouts=session.spend.rollouts - meter.before.rollouts,

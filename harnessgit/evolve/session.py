@@ -44,6 +44,7 @@ class Meter:
     evaluator_seconds: float = 0.0
     proposer_seconds: float = 0.0
     evaluator_cost_usd: float = 0.0
+    proposer_cost_usd: float | None = None  # as the proposer reported it, over its calls
     drawn: tuple[str, str, list[str]] | None = None  # parent commit, its name, the minibatch
     merge: MergePlan | None = None  # a merge iteration's plan
     parent_score: float | None = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,8 @@ from harnessgit import layout
 from harnessgit.demo import prepare
 from harnessgit.records import IterationRecord
 from harnessgit.store import Store
+from tests.conftest import CONFIG
+from tests.gating_fixtures import SPLITS, skill
 
 
 @pytest.fixture
@@ -26,3 +31,36 @@ def records(store: Store) -> list[IterationRecord]:
         r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs if isinstance(r, IterationRecord)
     ]
     return sorted(found, key=lambda r: r.iteration)
+
+
+# Scores follow the text of both harness files: s-N passes when N < LEVEL (in
+# SKILL.md) or when either file says "fix s-N".
+TWO_FILES = """\
+import json, re, sys
+from pathlib import Path
+text = Path("SKILL.md").read_text() + Path("prompts/system.md").read_text()
+level = int(re.search(r"LEVEL: (\\d+)", text).group(1))
+fixed = set(re.findall(r"fix (\\S+)", text))
+for line in sys.stdin:
+    instance = line.strip()
+    good = int(instance.split("-")[1]) < level or instance in fixed
+    print(json.dumps({"instance": instance, "score": 1.0 if good else 0.0, "feedback": "ok"}))
+"""
+
+PROMPT = "You are a careful assistant.\n"
+
+
+def two_file_repo(make_repo: Callable[..., Path], proposer: str) -> Path:
+    """SKILL.md and prompts/system.md, both scored (`TWO_FILES`), with ``proposer``."""
+    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}
+    config = CONFIG + "batch_size = 40\n" + f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    return make_repo(
+        {
+            "eval.py": TWO_FILES,
+            "splits.json": json.dumps(splits),
+            "SKILL.md": skill(0),
+            "prompts/system.md": PROMPT,
+            "proposer.py": proposer,
+        },
+        config=config,
+    )

@@ -17,7 +17,8 @@ from harnessgit.records import RetireRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips, proposal_chain
 from tests.conftest import CONFIG, git, write
-from tests.evolve.evolve_fixtures import records
+from tests.evolve.evolve_fixtures import records, two_file_repo
+from tests.evolve.test_orphans import assert_on_record
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 
 REJECTING = """
@@ -148,3 +149,32 @@ def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[
             assert mine.commit not in chain[:-1], f"{record.candidate} builds on {mine.candidate}"
         blocked = [r for r in report.iterations if r.reason.startswith(f"it builds on {mine.candidate}")]
         assert blocked and all(r.outcome == "not-gated" for r in blocked)
+
+
+# Appends a rule naming each failing example to whatever component it is asked about.
+APPENDING = """
+import json, sys
+request = json.load(sys.stdin)
+failing = [e["instance"] for e in request["examples"] if (e.get("score") or 0) < 1]
+text = request["current_text"] + "".join(f"fix {i} ({request['component']})\\n" for i in failing)
+usage = {"cost_usd": 0.02}
+print(json.dumps({"text": text, "rationale": f"Rules in {request['component']}", "usage": usage}))
+"""
+
+
+def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]) -> None:
+    """[evolve] components = 2: one proposer call per component, one candidate holding
+    both edits, and the record counting both calls and their cost."""
+    repo = two_file_repo(make_repo, APPENDING)
+    config_path = repo / "harnessgit.toml"
+    config_path.write_text(config_path.read_text() + "\n[evolve]\ncomponents = 2\n")
+    with Store.discover(repo) as store:
+        report = evolve(store, load_config(repo), budget=Budget(max_proposals=2), seed=0)
+        (first,) = report.iterations
+        assert first.component == "SKILL.md, prompts/system.md" and first.proposals == 2
+        assert first.cost_usd == 0.04 and report.spend.proposals == 2
+        changed = store.changed_paths(
+            store.commit_info(first.parent).tree, store.commit_info(first.commit or "").tree
+        )
+        assert sorted(changed) == ["SKILL.md", "prompts/system.md"]
+        assert_on_record(store, report)

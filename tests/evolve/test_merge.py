@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,40 +16,9 @@ from harnessgit.evolve.state import Budget, MergeSchedule
 from harnessgit.proposers import make_proposer
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store
-from tests.conftest import CONFIG
+from tests.evolve.evolve_fixtures import PROMPT, two_file_repo
 from tests.evolve.test_iteration import CLIMBING
-from tests.gating_fixtures import SPLITS, skill
-
-# Scores follow the text of both harness files: s-N passes when N < LEVEL (in
-# SKILL.md) or when either file says "fix s-N".
-EVALUATOR = """\
-import json, re, sys
-from pathlib import Path
-text = Path("SKILL.md").read_text() + Path("prompts/system.md").read_text()
-level = int(re.search(r"LEVEL: (\\d+)", text).group(1))
-fixed = set(re.findall(r"fix (\\S+)", text))
-for line in sys.stdin:
-    instance = line.strip()
-    good = int(instance.split("-")[1]) < level or instance in fixed
-    print(json.dumps({"instance": instance, "score": 1.0 if good else 0.0, "feedback": "ok"}))
-"""
-
-PROMPT = "You are a careful assistant.\n"
-
-
-def two_file_repo(make_repo: Callable[..., Path]) -> Path:
-    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}
-    config = CONFIG + "batch_size = 40\n" + f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
-    return make_repo(
-        {
-            "eval.py": EVALUATOR,
-            "splits.json": json.dumps(splits),
-            "SKILL.md": skill(0),
-            "prompts/system.md": PROMPT,
-            "proposer.py": CLIMBING,
-        },
-        config=config,
-    )
+from tests.gating_fixtures import skill
 
 
 def merge_iteration(
@@ -76,7 +43,7 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
     """One fixed s-0 and s-1 in SKILL.md, the other s-2 and s-3 in the system prompt:
     the merge holds both edits, has both as parents (git's and the record's), is
     checked on gepa's selection subsample and then scored and gated like any."""
-    repo = two_file_repo(make_repo)
+    repo = two_file_repo(make_repo, CLIMBING)
     store, record = merge_iteration(
         repo,
         {"SKILL.md": skill(0, "fix s-0", "fix s-1")},
@@ -103,7 +70,7 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
 def test_a_conflict_means_no_merge_proposal(make_repo: Callable[..., Path]) -> None:
     """Both changed SKILL.md's LEVEL line: git cannot merge it, so no merge is
     proposed and the iteration is an ordinary reflective one."""
-    repo = two_file_repo(make_repo)
+    repo = two_file_repo(make_repo, CLIMBING)
     store, record = merge_iteration(
         repo,
         {"SKILL.md": skill(2), "prompts/system.md": PROMPT + "fix s-5\n"},
