@@ -11,6 +11,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.demo import prepare
+from harnessgit.evolve.state import EvolveReport
 from harnessgit.records import IterationRecord
 from harnessgit.store import Store
 from tests.conftest import CONFIG
@@ -31,6 +32,16 @@ def records(store: Store) -> list[IterationRecord]:
         r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs if isinstance(r, IterationRecord)
     ]
     return sorted(found, key=lambda r: r.iteration)
+
+
+def assert_on_record(store: Store, report: EvolveReport) -> None:
+    """The run's summary is the sum of its records."""
+    mine = [r for r in records(store) if r.run == report.run]
+    assert [r.id for r in mine] == [r.id for r in report.iterations]
+    assert sum(r.rollouts for r in mine) == report.spend.rollouts
+    assert sum(r.proposer_calls for r in mine) == report.spend.proposals
+    cost = sum((r.cost_usd or 0.0) + (r.evaluator_cost_usd or 0.0) for r in mine)
+    assert cost == pytest.approx(report.spend.cost_usd)
 
 
 # Scores follow the text of both harness files: s-N passes when N < LEVEL (in

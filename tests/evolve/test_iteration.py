@@ -17,8 +17,7 @@ from harnessgit.records import RetireRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips, proposal_chain
 from tests.conftest import CONFIG, git, write
-from tests.evolve.evolve_fixtures import records, two_file_repo
-from tests.evolve.test_orphans import assert_on_record
+from tests.evolve.evolve_fixtures import assert_on_record, records, two_file_repo
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 
 REJECTING = """
@@ -99,18 +98,21 @@ print(json.dumps({"text": text, "rationale": f"Raise the level to {level + 8}"})
 """
 
 
-def climbing_repo(make_repo: Callable[..., Path]) -> Path:
+def climbing_repo(
+    make_repo: Callable[..., Path], evaluator: str = EVALUATOR, proposer_script: str | None = None
+) -> Path:
     """The gate tests' harness at LEVEL 0 with a proposer whose every edit fixes its
-    minibatch and 8 more selection instances: every descendant beats its parent."""
+    minibatch and 8 more selection instances: every descendant beats its parent
+    (``evaluator`` and ``proposer_script`` replace the gate tests' and that proposer)."""
     splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}  # no LEVEL reaches them
     proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
     config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 20\njobs = 2\n" + proposer
     return make_repo(
         {
-            "eval.py": EVALUATOR,
+            "eval.py": evaluator,
             "splits.json": json.dumps(splits),
             "SKILL.md": skill(0),
-            "proposer.py": CLIMBING,
+            "proposer.py": proposer_script or CLIMBING,
         },
         config=config,
     )

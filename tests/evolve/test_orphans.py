@@ -5,7 +5,6 @@ and what a run reports spending equals what its records say it spent."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,13 +13,13 @@ import pytest
 from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget, EvolveReport
+from harnessgit.evolve.state import Budget
 from harnessgit.records import IterationRecord, RetireRecord, parse_record
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
-from tests.conftest import CONFIG, git
-from tests.evolve.evolve_fixtures import records
-from tests.gating_fixtures import SPLITS, skill
+from tests.conftest import git
+from tests.evolve.evolve_fixtures import assert_on_record
+from tests.evolve.test_iteration import climbing_repo
 
 # Scores follow the text (tests/gating_fixtures.py), and every result costs $0.001.
 EVALUATOR = """\
@@ -59,31 +58,7 @@ CLIMBING = MOVING.replace('not os.path.exists("moved")', "False")
 
 
 def costly_repo(make_repo: Callable[..., Path], proposer: str) -> Path:
-    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}  # no LEVEL reaches them
-    config = (
-        CONFIG.replace('"prompts/*.md", ', "")
-        + "batch_size = 20\njobs = 2\n"
-        + f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
-    )
-    return make_repo(
-        {
-            "eval.py": EVALUATOR,
-            "splits.json": json.dumps(splits),
-            "SKILL.md": skill(0),
-            "proposer.py": proposer,
-        },
-        config=config,
-    )
-
-
-def assert_on_record(store: Store, report: EvolveReport) -> None:
-    """The run's summary is the sum of its records."""
-    mine = [r for r in records(store) if r.run == report.run]
-    assert [r.id for r in mine] == [r.id for r in report.iterations]
-    assert sum(r.rollouts for r in mine) == report.spend.rollouts
-    assert sum(r.proposer_calls for r in mine) == report.spend.proposals
-    cost = sum((r.cost_usd or 0.0) + (r.evaluator_cost_usd or 0.0) for r in mine)
-    assert cost == pytest.approx(report.spend.cost_usd)
+    return climbing_repo(make_repo, EVALUATOR, proposer)
 
 
 @pytest.mark.slow

@@ -11,8 +11,8 @@ from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.state import Budget
 from harnessgit.store import Store
 from tests.cli.runner import run
+from tests.evolve.evolve_fixtures import assert_on_record
 from tests.evolve.test_iteration import REJECTING, climbing_repo
-from tests.evolve.test_orphans import assert_on_record
 
 
 def test_a_target_mean_stops_the_run_once_a_candidate_reaches_it(make_repo: Callable[..., Path]) -> None:
