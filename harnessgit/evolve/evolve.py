@@ -61,7 +61,7 @@ def evolve(
     with contextlib.ExitStack() as stack:
         if execution.evaluators is None:  # one set for the run: a persistent process starts once
             execution = replace(execution, evaluators=stack.enter_context(Evaluators()))
-        return _evolve(store, config, budget, seed, auto_merge, execution, stop_file, on_iteration)
+        return _evolve(store, config, budget, seed, auto_merge, merge, execution, stop_file, on_iteration)
 
 
 def _evolve(
@@ -70,6 +70,7 @@ def _evolve(
     budget: Budget,
     seed: int,
     auto_merge: bool,
+    merge: bool | None,
     execution: Execution,
     stop_file: Path | None,
     on_iteration: Callable[[IterationRecord], None] | None,
