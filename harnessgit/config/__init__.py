@@ -132,7 +132,7 @@ def require_evaluator(config: Config, what: str) -> Config:
     config = require(config)
     if not config.evaluator.configured:
         raise ConfigError(
-            f"{what} needs an evaluator: set [evaluator] command (or python) in {CONFIG_FILE} "
+            f"{what} needs an evaluator: set [evaluator] command (or python, or adapter) in {CONFIG_FILE} "
             "(docs/evaluator.md says what it runs and returns); without one, `harnessgit check`, "
             "`review` and `log` work"
         )

@@ -222,13 +222,37 @@ class ChecksSection:
         return [glob for kind in self.kinds.values() for glob in kind.paths]
 
 
+def _read_components(value: Any, key: str) -> dict[str, str]:
+    """``{name = "path"}``: each GEPA component's harness file, one file per component."""
+    if not isinstance(value, dict) or not value:
+        raise SettingError(key, 'must be a table of component name = "harness file"')
+    components: dict[str, str] = {}
+    for name, path in value.items():
+        if not isinstance(path, str):
+            raise SettingError(f"{key}.{name}", f"must be a file path, not {path!r}")
+        try:
+            check_relative(path)
+        except ValueError as exc:
+            raise SettingError(f"{key}.{name}", str(exc)) from None
+        if path in components.values():
+            raise SettingError(f"{key}.{name}", f"{path} is the file of another component too")
+        components[name] = path
+    return components
+
+
 @dataclass(frozen=True)
 class EvaluatorSection:
-    """One of ``command`` (argv run per batch, or once with ``persistent``) and
-    ``python`` (a function called in harnessgit's own process): docs/evaluator.md."""
+    """One of ``command`` (argv run per batch, or once with ``persistent``), ``python``
+    (a function called in harnessgit's own process) and ``adapter`` (a GEPA adapter
+    called in process, its candidate's ``components`` mapped to files): docs/evaluator.md."""
 
     command: list[str] | None = field(default=None, metadata={"read": read_argv})
     python: str | None = field(default=None, metadata={"check": check_function_spec})
+    # A factory returning (GEPAAdapter, dataset); docs/evaluator.md, "GEPA adapters".
+    adapter: str | None = field(default=None, metadata={"check": check_function_spec})
+    # GEPA component name -> harness file; unset: each harness file is a component
+    # named by its path.
+    components: dict[str, str] | None = field(default=None, metadata={"read": _read_components})
     # The command is started once per harnessgit command and answers many batches
     # over stdin/stdout (docs/evaluator.md, "Persistent evaluators").
     persistent: bool = False
@@ -253,15 +277,23 @@ class EvaluatorSection:
     files: list[str] | None = None
 
     def __post_init__(self) -> None:
-        if self.command and self.python:
-            raise SettingError("evaluator.python", "set either command or python, not both")
+        named = [key for key in ("command", "python", "adapter") if getattr(self, key)]
+        if len(named) > 1:
+            raise SettingError(f"evaluator.{named[1]}", f"set either {named[0]} or {named[1]}, not both")
         if self.persistent and not self.command:
             raise SettingError("evaluator.persistent", "needs a command (a python evaluator stays loaded)")
+        if self.components is not None and not self.adapter:
+            raise SettingError("evaluator.components", "names the components of an adapter: set adapter too")
 
     @property
     def configured(self) -> bool:
         """Whether an evaluator is named at all (adoption level 3, docs/design.md)."""
-        return bool(self.command or self.python)
+        return bool(self.command or self.python or self.adapter)
+
+    @property
+    def in_process(self) -> str | None:
+        """The ``package.module:function`` called in harnessgit's process, if any."""
+        return self.python or self.adapter
 
 
 @dataclass(frozen=True)

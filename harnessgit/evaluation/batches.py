@@ -96,7 +96,7 @@ class Batches:
         progress: Progress | None,
         total: int,
     ) -> float:
-        if self.config.evaluator.python:
+        if self.config.evaluator.in_process:
             return self._in_process(batches, book, progress, total)
         if not self.evaluators.swept:  # once per command: it reads every process's environment
             self.evaluators.swept = True

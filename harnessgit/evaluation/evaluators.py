@@ -12,6 +12,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from harnessgit.config import Config
+from harnessgit.evaluation.adapter import AdapterEvaluator
 from harnessgit.evaluation.inprocess import PythonEvaluator
 from harnessgit.evaluation.persistent import Servers
 from harnessgit.store import Store
@@ -24,10 +25,12 @@ class Evaluators:
         self.swept = False  # whether what killed runs left was cleaned up (once per command)
 
     def python(self, store: Store, config: Config) -> PythonEvaluator:
-        """The ``[evaluator] python`` function of ``store``'s repository, imported once."""
-        key = f"{store.root}\0{config.evaluator.python}"
+        """The ``[evaluator] python`` function (or ``adapter``) of ``store``'s repository,
+        imported once."""
+        key = f"{store.root}\0{config.evaluator.in_process}\0{config.evaluator.components}"
         if key not in self._python:
-            self._python[key] = PythonEvaluator(store, config)
+            kind = AdapterEvaluator if config.evaluator.adapter else PythonEvaluator
+            self._python[key] = kind(store, config)
         return self._python[key]
 
     def close(self) -> None:

@@ -33,15 +33,15 @@ def evaluator_files(files: Mapping[str, TreeEntry], config: Config) -> dict[str,
     changes neither the fingerprint nor the cache (issue 12); else, when the command
     names no file of the repository (``make eval``), everything outside the harness,
     harnessgit.toml and the split manifest, as what the evaluator reads is unknown.
-    An in-process ``python`` evaluator: its package's files. Neither a command nor
+    An in-process ``python`` or ``adapter`` evaluator: its package's files. Neither a command nor
     ``files``: no evaluator, so none of its files (issue 20: a skill's prompts beside its
     SKILL.md are not a grader's, and editing them is no regrade); setting an evaluator
     later changes the fingerprint anyway.
     """
     if config.evaluator.files is not None:
         return {p: e for p, e in files.items() if globs.matches(p, config.evaluator.files)}
-    if config.evaluator.python:
-        return python_files(files, config.evaluator.python)
+    if config.evaluator.in_process:
+        return python_files(files, config.evaluator.in_process)
     if not config.evaluator.command:
         return {}
     named = command_files(files, config.evaluator.command or [])
@@ -80,5 +80,8 @@ def evaluator_fingerprint(files: Mapping[str, TreeEntry], config: Config) -> str
     }
     if config.evaluator.python:  # only then: command evaluators keep the fingerprints on record
         payload["python"] = config.evaluator.python
+    if config.evaluator.adapter:  # the adapter and which file each component reads
+        payload["adapter"] = config.evaluator.adapter
+        payload["components"] = config.evaluator.components
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

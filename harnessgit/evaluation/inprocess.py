@@ -73,13 +73,19 @@ class _Checkout:
             self.scratch.cleanup()
 
 
+# What an in-process evaluator is called as, once per batch.
+EvaluatorFunction = Callable[[EvaluationRequest], Iterable[Mapping[str, Any]]]
+
+
 class PythonEvaluator:
-    """The function of ``[evaluator] python``, imported at its first batch."""
+    """The function of ``[evaluator] python``, imported at its first batch. Subclasses
+    make the function another way (`harnessgit.evaluation.adapter`: a GEPA adapter)
+    and keep the rest: the batch, the checks of its results, the fingerprint guard."""
 
     def __init__(self, store: Store, config: Config) -> None:
-        assert config.evaluator.python
-        self.store, self.config, self.spec = store, config, config.evaluator.python
-        self._function: Callable[[EvaluationRequest], Iterable[Mapping[str, Any]]] | None = None
+        assert config.evaluator.in_process
+        self.store, self.config, self.spec = store, config, config.evaluator.in_process
+        self._function: EvaluatorFunction | None = None
         self._imported: dict[str, TreeEntry] = {}  # the evaluator files as imported
         self._fingerprint = ""
         self._harness: dict[str, dict[str, str]] = {}  # tree id -> harness texts
@@ -101,6 +107,8 @@ class PythonEvaluator:
             items = _json_objects(function(request))
         except _NotJSON as problem:
             raise EvaluatorError(f"evaluator {self.spec}: {problem}") from None
+        except EvaluatorError:  # said in full by a subclass's function (the adapter's)
+            raise
         except Exception as exc:  # the user's code: any failure is the batch's
             raise EvaluatorError(f"evaluator {self.spec} raised {describe(exc)}") from None
         finally:
@@ -111,12 +119,16 @@ class PythonEvaluator:
         except OutputProblem as exc:
             raise EvaluatorError(f"evaluator {self.spec}: {exc}") from None
 
-    def _check(self, context: EvalContext) -> Callable[[EvaluationRequest], Iterable[Mapping[str, Any]]]:
+    def _load(self) -> EvaluatorFunction:
+        """The function called per batch (imported here; after the files were hashed)."""
+        return load_function(self.store.root, self.spec, "evaluator")
+
+    def _check(self, context: EvalContext) -> EvaluatorFunction:
         """The function, if the evaluated commit holds the files it was imported from."""
         if self._function is None:
             self._imported = self._on_disk(self.store.files_at(context.grader or context.commit))
             self._fingerprint = evaluator_fingerprint(self._imported, self.config)
-            self._function = load_function(self.store.root, self.spec, "evaluator")
+            self._function = self._load()
         if context.key.fingerprint != self._fingerprint:
             committed = evaluator_files(self.store.files_at(context.grader or context.commit), self.config)
             differ = sorted(
