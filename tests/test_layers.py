@@ -26,6 +26,8 @@ LAYERS = [
     {"candidates"},
     {"gate"},
     {"review", "bisect", "evolve", "repair"},
+    {"api"},  # the documented Python API (issue 16)
+    {"integrations"},  # optimisers' runs recorded through harnessgit (GEPA)
     {"demo"},
     {"cli"},  # the only package that imports click
     {"__main__"},

@@ -166,6 +166,7 @@ COMMAND_MODULES = {
     "evolve": "evolve",
     "doctor": "repair",
     "demo": "demo",
+    "import": "integrations",
 }
 
 

@@ -1,0 +1,1 @@
+"""Integrations with optimisers people already run (GEPA): their runs recorded in git."""
