@@ -44,9 +44,11 @@ class KeywordAdapter:
 
 
 def factory():
-    """(adapter, dataset): the valset as ids "0".."5" (GEPA's numbering), the trainset as t0.."""
+    """(adapter, dataset): the valset as ids "0".."5" (GEPA's numbering), the trainset as t0..,
+    two test examples."""
     dataset = {str(index): example for index, example in enumerate(VALSET)}
     dataset.update({f"t{index}": example for index, example in enumerate(TRAINSET)})
+    dataset.update({"x0": {"word": "omega"}, "x1": {"word": "alpha"}})  # the test split
     return KeywordAdapter(), dataset
 
 
@@ -59,7 +61,7 @@ def reflection_lm(prompt):
 SPLITS = {
     "train": [f"t{index}" for index in range(8)],
     "selection": [str(index) for index in range(6)],
-    "test": [],
+    "test": ["x0", "x1"],
 }
 
 ADAPTER_CONFIG = """\

@@ -91,7 +91,7 @@ def test_eval_scores_equal_calling_the_adapter(make_repo: Callable[..., Path]) -
     assert shown["trajectory"]["reflective"]["style"]["Feedback"] == "mention gamma"
 
 
-def test_gate_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path]) -> None:
+def test_gate_test_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path]) -> None:
     config = (
         ADAPTER_CONFIG
         + '\n[gate]\nmin_instances = 6\n\n[proposer]\nkind = "python"\nfunction = "tuner:propose"\n'
@@ -112,6 +112,9 @@ def test_gate_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path]) ->
         assert {
             i: s for (i, _r), s in ((k, row.score) for k, row in book.rows(key).items())
         } == direct_scores(repo, tip)
+    tested = run(repo, "test", "main", "--json")  # the held-out split, through the adapter too
+    assert tested.exit_code == 0, tested.output
+    assert json.loads(tested.output)["summary"]["mean"] == 0.5  # alpha, not omega
     evolved = run(repo, "evolve", "--max-proposals", "2", "--seed", "1")
     assert evolved.exit_code == 0, evolved.output
     # The proposer read the adapter's reflective feedback ("mention gamma") on the train
