@@ -64,7 +64,8 @@ def import_gepa_command(
 ) -> int:
     """Import a finished GEPA run: every program as a candidate on its parents, its valset
     scores as eval records. Importing again creates nothing new."""
-    from harnessgit.integrations.gepa.importer import import_gepa_run, render_import
+    from harnessgit.integrations.gepa.import_render import render_import
+    from harnessgit.integrations.gepa.importer import import_gepa_run
     from harnessgit.integrations.gepa.rundir import read_run
     from harnessgit.render import to_json
 

@@ -35,7 +35,6 @@ from harnessgit.evidence import encode_evidence, parse_jsonl
 from harnessgit.integrations.gepa.rundir import GepaRun, Program
 from harnessgit.names import new_candidate_id
 from harnessgit.records import EvalRecord, EvidenceRecord, ProposalRecord, this_worker
-from harnessgit.render import plural, short, table
 from harnessgit.store import Blob, Store, Transaction
 from harnessgit.targets import base_tip, candidate_tips
 
@@ -369,40 +368,3 @@ def _import_fingerprint(seed: Program, ids: list[str]) -> str:
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def render_import(result: GepaImport) -> str:
-    """What was imported, program by program, and what the run directory did not keep."""
-    new = sum(1 for p in result.programs if p.new)
-    read = "gepa_state.bin" if result.source == "pickle" else "candidates.json and run_log.json"
-    lines = [
-        f"imported GEPA run {result.run_dir} ({read}): "
-        f"{plural(len(result.programs), 'program')}, {plural(new, 'new candidate')}, "
-        f"{plural(result.scores_written, 'new score')}"
-    ]
-    rows = []
-    for program in result.programs:
-        came = "seed" if not program.parents else " + ".join(str(p) for p in program.parents)
-        where = program.candidate or f"{short(program.commit)} (a commit of the base)"
-        mean = "-" if program.mean is None else f"{program.mean:.3f}"
-        rows.append([program.program, came, where, mean, "new" if program.new else "on record"])
-    lines.append(table(rows, ["program", "from", "candidate", "valset mean", "import"]))
-    if result.front:
-        lines.append(f"GEPA's per-example fronts hold programs {', '.join(str(p) for p in result.front)}")
-    if result.fingerprint is not None:
-        if result.scores_as == "evaluator":
-            lines.append(
-                f"scores recorded as [evaluator]'s ({short(result.fingerprint)}, model {result.model})"
-            )
-        else:
-            lines.append(
-                f"scores recorded under the import's own fingerprint {short(result.fingerprint)} "
-                f"(model {result.model}): they compare with this run's only; --same-evaluator when "
-                "GEPA ran the adapter [evaluator] names"
-            )
-    lines += [f"note: {note}" for note in result.notes]
-    lines.append(
-        f"not kept by the run directory, so not imported ({plural(result.rejected, 'rejected proposal')}): "
-        + "; ".join(result.not_kept)
-    )
-    return "\n".join(lines)
