@@ -288,6 +288,32 @@ class IterationRecord(Record):
     seconds: Seconds | None = None  # wall time of the iteration
     evaluator_seconds: Seconds | None = None  # of which evaluator processes ran
     proposer_seconds: Seconds | None = None  # of which the proposer took
+    # Who ran the loop: None is `harnessgit evolve`; "gepa" an iteration of a GEPA run
+    # recorded by harnessgit.integrations.gepa (its outcomes: accepted, rejected,
+    # merge-accepted, merge-rejected, skipped, error).
+    optimizer: str | None = None
+    other_parent: str | None = None  # a merge's second parent commit (GEPA's merge proposer)
+
+
+class RunRecord(Record):
+    """One optimisation run as a whole, on the commit it started from: what bounded
+    it, why it stopped, and where it ended. Written once, when the run ends (a run
+    killed before its end has iteration records and no run record)."""
+
+    kind: Literal["run"] = "run"
+    run: str  # the id its iteration records carry
+    optimizer: str  # "gepa"
+    seed: int
+    base: str  # the commit the run started from (GEPA's seed candidate)
+    budget: Count | None = None  # max metric calls, when the run had that bound
+    metric_calls: Count = 0
+    iterations: Count = 0
+    candidates: Count = 0  # proposals recorded, accepted and rejected
+    stop_reason: str
+    best: str | None = None  # commit of the optimiser's best candidate at the end
+    fingerprint: str = ""  # the evaluator fingerprint of its eval records
+    model: str = ""
+    seconds: Seconds | None = None
 
     @property
     def proposer_calls(self) -> int:
@@ -307,7 +333,8 @@ AnyRecord = Annotated[
     | GateRecord
     | OverrideRecord
     | RetireRecord
-    | IterationRecord,
+    | IterationRecord
+    | RunRecord,
     Field(discriminator="kind"),
 ]
 
@@ -321,6 +348,7 @@ _KINDS: dict[str, type[Record]] = {
     "override": OverrideRecord,
     "retire": RetireRecord,
     "evolve-iteration": IterationRecord,
+    "run": RunRecord,
 }
 
 

@@ -26,8 +26,8 @@ LAYERS = [
     {"candidates"},
     {"gate"},
     {"review", "bisect", "evolve", "repair"},
-    {"api"},  # the documented Python API (issue 16)
-    {"integrations"},  # optimisers' runs recorded through harnessgit (GEPA)
+    {"api"},  # the documented Python API: a facade over the commands' functions
+    {"integrations"},  # optimisers' hooks (GEPA's callbacks), written against the API
     {"demo"},
     {"cli"},  # the only package that imports click
     {"__main__"},

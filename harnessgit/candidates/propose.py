@@ -20,7 +20,7 @@ from harnessgit.errors import CarryConflict, ConcurrentUpdate, ProposalError, Un
 from harnessgit.evidence import encode_evidence
 from harnessgit.names import new_candidate_id
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK
-from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.records import EvidenceRecord, ProposalRecord, Record, RetireRecord
 from harnessgit.render import plural
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
@@ -77,54 +77,99 @@ def propose(
     edit taken relative to ``parent``.
     """
     parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
+    edit = _edit_of(store, config, edit_source, parent_sha, store.commit_info(parent_sha).tree)
+    for _attempt in range(_ID_ATTEMPTS):
+        txn = Transaction("propose")
+        proposal = stage_proposal(
+            store,
+            config,
+            txn,
+            edit,
+            parent_sha,
+            rationale=rationale,
+            evidence=evidence,
+            proposer=proposer,
+            source=source,
+            other_parent=other_parent,
+        )
+        txn.reason = f"propose {proposal.candidate}"
+        try:
+            store.commit(txn)
+        except ConcurrentUpdate:
+            continue  # the id was taken meanwhile: draw another
+        return proposal
+    raise ProposalError("could not find a free candidate id")  # pragma: no cover
+
+
+def stage_proposal(
+    store: Store,
+    config: Config,
+    txn: Transaction,
+    edit: Edit,
+    parent_sha: str,
+    *,
+    rationale: str = "",
+    evidence: list[Any] | None = None,
+    proposer: str | None = None,
+    source: str | None = None,
+    archived: str | None = None,
+    other_parent: str | None = None,
+) -> Proposal:
+    """Write the candidate's commit and evidence blob, and add its branch, proposal
+    and evidence records to ``txn`` under a fresh id: `propose`, one transaction per
+    candidate, and a recorder that lands many candidates in one transaction (the GEPA
+    recorder, one per iteration) share it. ``archived``, a reason: the candidate goes
+    straight to the archive with a retire record (a proposal its optimiser rejected).
+    ``other_parent``: as for `propose`."""
     parent_tree = store.commit_info(parent_sha).tree
-    edit = _edit_of(store, config, edit_source, parent_sha, parent_tree)
     tree = store.edit_tree(parent_tree, edit.changes)
     if tree == parent_tree:
         raise ProposalError(f"the edit changes nothing in {parent_sha[:12]}")
     components = sorted(edit.changes)
     for path in components:
         _check_harness_text(store, config, path, edit.changes[path])
-
     # The rationale comes from a proposer or a user (the commit message and the
     # proposal record both carry it): scrubbed like the evidence.
     scrubber = config.scrub.scrubber(config.proposer)
     rationale = scrubber.text(rationale)
     proposer = scrubber.text(proposer) if proposer else proposer
-    records = [_evidence_record(store, scrubber, evidence)] if evidence else []
-    for _attempt in range(_ID_ATTEMPTS):
-        candidate = new_candidate_id()
-        parents = [parent_sha, other_parent] if other_parent else [parent_sha]
-        commit = store.write_commit(tree, parents, _message(rationale, components, candidate))
-        proposal = ProposalRecord(
-            ts=store.clock(),
-            candidate=candidate,
-            parent=parent_sha,
-            components=components,
-            rationale=rationale,
-            source=source or edit.source,
-            proposer=proposer,
-            other_parent=other_parent,
-        )
-        txn = Transaction(f"propose {candidate}")
+    records: list[Record] = [_evidence_record(store, scrubber, evidence)] if evidence else []
+    candidate = new_candidate_id()
+    parents = [parent_sha, other_parent] if other_parent else [parent_sha]
+    commit = store.write_commit(tree, parents, _message(rationale, components, candidate))
+    proposal = ProposalRecord(
+        ts=store.clock(),
+        candidate=candidate,
+        parent=parent_sha,
+        components=components,
+        rationale=rationale,
+        source=source or edit.source,
+        proposer=proposer,
+        other_parent=other_parent,
+    )
+    if archived is None:
         txn.create(layout.candidate_ref(candidate), commit)
-        txn.append(layout.NOTES_EVIDENCE, commit, [proposal, *records])
-        for record in records:
-            txn.keep(record.blob)  # the evidence blob, kept through `git gc`
-        try:
-            store.commit(txn)
-        except ConcurrentUpdate:
-            continue  # the id was taken meanwhile: draw another
-        return Proposal(
-            candidate,
-            commit,
-            parent_sha,
-            components,
-            layout.candidate_ref(candidate),
-            edit.ignored,
-            list(config.harness.paths),
+    else:  # never live: archived at birth, with the reason its optimiser gave
+        txn.create(layout.archive_ref(candidate), commit)
+        detail = scrubber.text(archived)
+        records.append(
+            RetireRecord(
+                ts=store.clock(), candidate=candidate, commit=commit, reason="rejected", detail=detail
+            )
         )
-    raise ProposalError("could not find a free candidate id")  # pragma: no cover
+    txn.append(layout.NOTES_EVIDENCE, commit, [proposal, *records])
+    for record in records:
+        if isinstance(record, EvidenceRecord):
+            txn.keep(record.blob)  # the evidence blob, kept through `git gc`
+    return Proposal(
+        candidate,
+        commit,
+        parent_sha,
+        components,
+        layout.candidate_ref(candidate),
+        edit.ignored,
+        list(config.harness.paths),
+    )
 
 
 def _edit_of(

@@ -1,1 +1,1 @@
-"""Integrations with optimisers people already run (GEPA): their runs recorded in git."""
+"""Hooks into other optimisers' runs, written against `harnessgit.api` (docs/gepa.md)."""

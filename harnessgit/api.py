@@ -1,0 +1,273 @@
+"""The Python API: what the CLI does, for programs (an optimiser's callbacks, a notebook).
+
+    from harnessgit.api import Repository
+
+    with Repository.open(".") as repo:
+        proposal = repo.propose({"prompts/system.md": text}, rationale="Say when to stop")
+        repo.evaluate(proposal.commit)
+        outcome = repo.gate(proposal.candidate)
+        if outcome.passed:
+            repo.merge(proposal.candidate)
+
+A facade over the functions the commands call (`candidates.propose`, `evaluation.eval`,
+`gate`), so it keeps their guarantees: every write is one atomic ref transaction, every
+string from an evaluator or a proposer is scrubbed before it reaches git, records are
+validated strictly, and a failure is a `HarnessgitError` whose message is the one line
+the CLI would print. The results are the commands' own frozen dataclasses
+(`render.to_json(result)` is their ``--json``).
+
+One thing has no command: `record_scores`, for scores computed outside harnessgit (an
+optimiser that evaluates, such as GEPA). They are recorded like an evaluation's, bound
+to the commit's harness tree, under an evaluator fingerprint and model the caller names;
+the gate and the frontier use them when that fingerprint and model are the repository
+evaluator's (`Repository.evaluator_key`), and otherwise evaluate through the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harnessgit import layout
+from harnessgit.candidates.propose import Proposal, edit_from_files, propose, stage_proposal
+from harnessgit.config import Config, load_config
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.context import Key, eval_context
+from harnessgit.evaluation.eval import Evaluation, evaluate
+from harnessgit.evaluation.fingerprint import harness_tree_id
+from harnessgit.evaluation.splits import Manifest, parse_manifest
+from harnessgit.evidence import dumps_canonical
+from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
+from harnessgit.gate.gate import run_gate
+from harnessgit.gate.merge import MergeResult, merge
+from harnessgit.gate.outcome import GateOutcome
+from harnessgit.records import EvalRecord
+from harnessgit.scrub import Scrubber
+from harnessgit.store import Store, Transaction
+from harnessgit.targets import resolve
+
+__all__ = ["Proposal", "Repository", "split_hash"]
+
+
+def split_hash(split: str, instances: Sequence[str]) -> str:
+    """What makes scores comparable (`Manifest.split_hash`): a split's instance set."""
+    return _manifest(split, instances).split_hash(split)
+
+
+class Repository:
+    """A harness repository: its store (the one door to git) and its configuration.
+
+    Open it with `Repository.open` and close it (or use ``with``): the store keeps two
+    long-lived git processes. ``store`` and ``config`` are public for what the API does
+    not cover; writing through them keeps the guarantees only through `Store.commit`.
+    """
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.config = config
+        self.scrubber: Scrubber = config.scrub.scrubber(config.proposer)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] = ".") -> Repository:
+        """The repository holding ``path``, after the preflight every command runs
+        (an interrupted transaction is rolled forward; a stale lock refused)."""
+        store = Store.discover(Path(path))
+        try:
+            return cls(store, load_config(store.root))
+        except BaseException:
+            store.close()
+            raise
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def root(self) -> Path:
+        return self.store.root
+
+    def resolve(self, rev: str) -> str:
+        """The commit a name, candidate id or revision names."""
+        return resolve(self.store, rev).sha
+
+    # -- proposing -------------------------------------------------------
+
+    def propose(
+        self,
+        components: Mapping[str, str | bytes],
+        *,
+        parent: str | None = None,
+        rationale: str = "",
+        evidence: list[Any] | None = None,
+        proposer: str | None = None,
+    ) -> Proposal:
+        """A candidate: ``components`` (harness path -> new text) on ``parent`` (default
+        the base branch tip), with its rationale and evidence (JSON values, scrubbed)."""
+        return propose(
+            self.store,
+            self.config,
+            components,
+            parent=parent,
+            rationale=rationale,
+            evidence=evidence,
+            proposer=proposer,
+            source="api",
+        )
+
+    def stage_proposal(
+        self,
+        txn: Transaction,
+        components: Mapping[str, str | bytes],
+        parent: str,
+        *,
+        rationale: str = "",
+        evidence: list[Any] | None = None,
+        proposer: str | None = None,
+        source: str = "api",
+        rejected: str | None = None,
+    ) -> Proposal:
+        """`propose` into ``txn`` (commit it with `commit`): many candidates in one
+        transaction. ``parent`` is a commit id. ``rejected``, a reason: the candidate
+        is archived at once (an optimiser's rejected proposal, kept for review)."""
+        tree = self.store.commit_info(parent).tree
+        edit = edit_from_files(self.store, self.config, tree, components)
+        return stage_proposal(
+            self.store,
+            self.config,
+            txn,
+            edit,
+            parent,
+            rationale=rationale,
+            evidence=evidence,
+            proposer=proposer,
+            source=source,
+            archived=rejected,
+        )
+
+    def commit(self, txn: Transaction) -> None:
+        """Land a transaction: all of it or, on any failure, none of it."""
+        self.store.commit(txn)
+
+    # -- scores ----------------------------------------------------------
+
+    def evaluator_key(self, commit: str) -> Key:
+        """The cache key the repository's evaluator gives ``commit``: (harness tree,
+        evaluator fingerprint, model). Scores recorded under this fingerprint and model
+        are the ones `gate`, `frontier` and `evaluate` find without running anything."""
+        return eval_context(self.store, self.config, commit).key
+
+    def harness_tree(self, commit: str) -> str:
+        """The git tree id of ``commit``'s harness files alone (the cache key's first part)."""
+        return harness_tree_id(self.store.files_at(commit), self.config)
+
+    def scores_record(
+        self,
+        commit: str,
+        scores: Mapping[str, float],
+        *,
+        fingerprint: str,
+        model: str,
+        split: str = "selection",
+        split_instances: Sequence[str] | None = None,
+        feedback: Mapping[str, Any] | None = None,
+        wall_time: float = 0.0,
+    ) -> EvalRecord:
+        """The eval record of scores computed elsewhere (instance id -> score in [0, 1]),
+        bound to ``commit``'s harness tree; not yet written (`record_scores` writes it,
+        or add it to a transaction with `layout.NOTES_EVALS` and keep its evidence).
+        ``split_instances``: the split's whole instance set (default: the scored ones),
+        which makes scores comparable. ``feedback``: instance -> any value (an output, a
+        trajectory), kept scrubbed in an evidence blob."""
+        if not scores:
+            raise HarnessgitError("no scores to record")
+        bad = [name for name, score in scores.items() if not 0 <= score <= 1 or math.isnan(score)]
+        if bad:
+            raise HarnessgitError(f"scores must be in [0, 1]: {bad[0]!r} has {scores[bad[0]]!r}")
+        instances = list(scores)
+        manifest = _manifest(split, split_instances if split_instances is not None else instances)
+        outside = sorted(set(instances) - set(manifest.ids(split)))
+        if outside:
+            raise HarnessgitError(f"instance {outside[0]!r} is not in split {split!r}")
+        return EvalRecord(
+            ts=self.store.clock(),
+            commit=commit,
+            harness=self.harness_tree(commit),
+            fingerprint=self.scrubber.text(fingerprint),
+            model=self.scrubber.text(model),
+            split=split,
+            split_hash=manifest.split_hash(split),
+            manifest=manifest.hash,
+            instances=instances,
+            repeats=[0] * len(instances),
+            scores=[float(scores[instance]) for instance in instances],
+            evidence=self._feedback_blob(scores, feedback) if feedback else None,
+            wall_time=round(max(wall_time, 0.0), 4),
+            worker=f"{socket.gethostname()}:{os.getpid()}",
+        )
+
+    def record_scores(self, commit: str, scores: Mapping[str, float], **how: Any) -> EvalRecord:
+        """`scores_record`, written in one transaction."""
+        record = self.scores_record(self.resolve(commit), scores, **how)
+        txn = Transaction(f"record scores {record.commit[:12]} {record.split}")
+        txn.append(layout.NOTES_EVALS, record.commit, [record])
+        if record.evidence:
+            txn.keep(record.evidence)
+        self.store.commit(txn)
+        return record
+
+    def _feedback_blob(self, scores: Mapping[str, float], feedback: Mapping[str, Any]) -> str:
+        lines = []
+        for instance, score in scores.items():
+            if instance in feedback:
+                item = {
+                    "instance": instance,
+                    "repeat": 0,
+                    "score": score,
+                    "trajectory": jsonable(feedback[instance]),
+                }
+                lines.append(dumps_canonical(self.scrubber.value(item)))
+        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+
+    # -- the commands ----------------------------------------------------
+
+    def evaluate(
+        self, rev: str, *, split: str = "selection", instances: list[str] | None = None
+    ) -> Evaluation:
+        """`harnessgit eval REV`: run the configured evaluator on what is not on record."""
+        return evaluate(self.store, self.config, rev, split=split, instances=instances)
+
+    def frontier(self, *, update: bool = False) -> FrontierView:
+        """`harnessgit frontier [--update]`."""
+        view = frontier_view(self.store, self.config)
+        return update_frontier(self.store, self.config, view) if update else view
+
+    def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
+        """`harnessgit gate NAME`: evaluates what is missing, decides and records the attempt."""
+        return run_gate(self.store, self.config, name, allow_small=allow_small)
+
+    def merge(self, name: str, *, allow_small: bool = False) -> MergeResult:
+        """`harnessgit merge NAME`: gate, then land on the base branch if it passes."""
+        return merge(self.store, self.config, name, allow_small=allow_small)
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON value for ``value``: itself when JSON holds it, else its ``repr`` (an
+    optimiser's outputs are any Python objects; evidence is for reading, not replay)."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False, default=repr))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _manifest(split: str, instances: Sequence[str]) -> Manifest:
+    return parse_manifest(json.dumps({split: list(instances)}).encode("utf-8"), "the recorded split")

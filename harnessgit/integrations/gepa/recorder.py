@@ -1,0 +1,476 @@
+"""`GitRecorder`: a GEPA run, recorded in git as it goes (docs/gepa.md).
+
+Passed as ``callbacks=[GitRecorder(...)]`` to ``gepa.optimize`` or
+``optimize_anything``. Every proposal, kept or not, becomes a candidate commit on its
+parent's commit (rejected ones archived at birth, with GEPA's reason); every valset
+evaluation becomes eval records bound to the candidate's harness tree; every
+iteration an `IterationRecord`; the run a `RunRecord`. Each iteration lands in one
+ref transaction at `on_iteration_end`, so a run killed or failing anywhere leaves
+whole iterations only.
+
+Recording never changes GEPA's run: the recorder only reads the events (gepa calls
+callbacks synchronously and swallows their exceptions, gepa/core/callbacks.py
+`notify_callbacks`). A recording failure stops the recording, not the run: the
+error is logged once and kept in `GitRecorder.error`, and what was written before it
+stays whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from harnessgit import layout
+from harnessgit.api import Repository, jsonable, split_hash
+from harnessgit.errors import ConcurrentUpdate, HarnessgitError
+from harnessgit.evidence import dumps_canonical
+from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores, mean
+from harnessgit.records import IterationRecord, RunRecord, new_record_id
+from harnessgit.store import Transaction
+from harnessgit.targets import base_tip
+
+log = logging.getLogger("harnessgit")
+_ATTEMPTS = 3  # a candidate id drawn twice (48 random bits) is retried with new ids
+
+
+def content_instance_id(index: Any, example: Any) -> str:
+    """The default instance id: GEPA's val id and 12 hex digits of the example's content,
+    so that scores of a changed valset never pair with the old ones."""
+    digest = hashlib.sha256(dumps_canonical(jsonable(example)).encode("utf-8")).hexdigest()[:12]
+    return f"{index}-{digest}"
+
+
+class GitRecorder:
+    """A GEPA callback recording the run in the harness repository at ``repo``.
+
+    ``components`` maps GEPA's component names to harness paths. ``adapter`` (the
+    GEPAAdapter, or its ``"package.module:factory"``) and ``model`` name the evaluator
+    in the records' fingerprint. ``valset`` (the one given to GEPA) gives each example
+    a stable instance id through ``instance_id(val_id, example)``. ``evaluator``:
+    "own" records under a fingerprint of the adapter and model (the gate then evaluates
+    through the repository's evaluator); "repository" records under the repository
+    evaluator's fingerprint and model, which says GEPA's scores are that evaluator's
+    (docs/gepa.md, "The gate and GEPA's scores"); "auto" is "repository" when
+    ``[evaluator] adapter`` names ``adapter``, else "own".
+    """
+
+    def __init__(
+        self,
+        repo: str = ".",
+        components: Mapping[str, str] | None = None,
+        *,
+        adapter: Any = None,
+        model: str = "",
+        valset: Any = None,
+        instance_id: Callable[[Any, Any], str] = content_instance_id,
+        evaluator: str = "auto",
+        parent: str | None = None,
+        split: str = "selection",
+    ) -> None:
+        if not components:
+            raise HarnessgitError("GitRecorder needs components: GEPA component name -> harness path")
+        if evaluator not in ("auto", "own", "repository"):
+            raise HarnessgitError(f"evaluator must be auto, own or repository, not {evaluator!r}")
+        self.repo = Repository.open(repo)
+        self.components = dict(components)
+        self.adapter = adapter if isinstance(adapter, str) else _qualified(adapter)
+        self.model = model or "gepa"
+        self.valset, self.instance_id, self.split = valset, instance_id, split
+        self.mode = self._mode(evaluator)
+        self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
+        self.parent = (
+            self.repo.resolve(parent) if parent else base_tip(self.repo.store, self.repo.config.harness.base)
+        )
+        self.run = new_record_id()
+        self.error: str | None = None
+        self.commits: dict[int, str] = {}  # GEPA program index -> commit
+        self.names: dict[str, str] = {}  # commit -> candidate id
+        self.recorded = 0  # proposals recorded
+        self._ids: dict[Any, str] = {}
+        self._split_ids: list[str] = []
+        self._iteration: Iteration | None = None
+        self._seed, self._calls, self._started = 0, 0, time.monotonic()
+        self._budget: int | None = None
+        self._pending: Transaction | None = None
+
+    def _mode(self, evaluator: str) -> str:
+        if evaluator != "auto":
+            return evaluator
+        configured = getattr(self.repo.config.evaluator, "adapter", None)
+        return "repository" if configured and configured == self.adapter else "own"
+
+    def close(self) -> None:
+        self.repo.close()
+
+    # -- guarded: a failure stops the recording, never GEPA ----------------
+
+    def _guard(self, step: Callable[[], None]) -> None:
+        if self.error is not None:
+            return
+        try:
+            step()
+        except Exception as exc:
+            self.error = self.repo.scrubber.text(f"{type(exc).__name__}: {exc}")
+            log.error("harnessgit: the GEPA recorder stopped recording: %s", self.error)
+
+    # -- the run -----------------------------------------------------------
+
+    def on_optimization_start(self, event: Mapping[str, Any]) -> None:
+        self._guard(lambda: self._start(event))
+
+    def _start(self, event: Mapping[str, Any]) -> None:
+        self._seed = int(event["config"].get("seed") or 0)
+        size = int(event["valset_size"])
+        self._split_ids = [self._instance(val_id) for val_id in self._val_ids(size)]
+        seed = dict(event["seed_candidate"])
+        files = self._files(seed)
+        txn = Transaction("gepa seed")
+        if all(self._text_at(self.parent, path) == text for path, text in files.items()):
+            self.commits[0] = self.parent
+        else:
+            proposal = self.repo.stage_proposal(
+                txn, files, self.parent, rationale="GEPA seed candidate", proposer="gepa", source="gepa"
+            )
+            self.commits[0], self.names[proposal.commit] = proposal.commit, proposal.candidate
+        self._pending = txn
+
+    def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
+        def step() -> None:
+            scores = ValsetScores(
+                int(event["candidate_idx"]),
+                dict(event["candidate"]),
+                dict(event["scores_by_val_id"]),
+                event.get("outputs_by_val_id"),
+                float(event["average_score"]),
+            )
+            if self._iteration is not None and event["iteration"] == self._iteration.number:
+                self._iteration.valsets.append(scores)
+            elif scores.candidate_idx in self.commits:  # the seed's, before any iteration
+                txn = self._pending or Transaction("gepa seed")
+                self._eval_record(txn, self.commits[scores.candidate_idx], scores)
+                self.repo.commit(txn)
+                self._pending = None
+
+        self._guard(step)
+
+    def on_budget_updated(self, event: Mapping[str, Any]) -> None:
+        self._calls = int(event["metric_calls_used"])
+        remaining = event.get("metric_calls_remaining")
+        # gepa reports max(0, budget - used): exact only while some budget is left
+        if remaining:
+            self._budget = self._calls + int(remaining)
+
+    def on_optimization_end(self, event: Mapping[str, Any]) -> None:
+        def step() -> None:
+            calls = int(event["total_metric_calls"])
+            if self._budget is not None and calls >= self._budget:
+                reason = f"budget: {calls} of {self._budget} metric calls used"
+            else:
+                reason = "stopped by a stopper"
+            best = self.commits.get(int(event["best_candidate_idx"]))
+            self._write_run(int(event["total_iterations"]), calls, reason, best)
+
+        self._guard(step)
+
+    def on_error(self, event: Mapping[str, Any]) -> None:
+        message = self.repo.scrubber.text(f"{type(event['exception']).__name__}: {event['exception']}")
+        if self._iteration is not None:
+            self._iteration.error = message
+        if not event["will_continue"]:  # gepa raises next: this run has no optimization end
+            self._guard(lambda: self._end_after_error(event, message))
+
+    def _end_after_error(self, event: Mapping[str, Any], message: str) -> None:
+        if self._iteration is not None:
+            self._flush(self._iteration, None)
+            self._iteration = None
+        self._write_run(max(int(event["iteration"]) - 1, 0), self._calls, f"error: {message}", None)
+
+    def _write_run(self, iterations: int, calls: int, reason: str, best: str | None) -> None:
+        record = RunRecord(
+            ts=self.repo.store.clock(),
+            run=self.run,
+            optimizer="gepa",
+            seed=self._seed,
+            base=self.commits.get(0, self.parent),
+            budget=self._budget,
+            metric_calls=calls,
+            iterations=iterations,
+            candidates=self.recorded,
+            stop_reason=reason,
+            best=best,
+            fingerprint=self._fingerprint_of(self.commits.get(0, self.parent))[0],
+            model=self._fingerprint_of(self.commits.get(0, self.parent))[1],
+            seconds=round(time.monotonic() - self._started, 3),
+        )
+        txn = Transaction(f"gepa run {self.run[:12]}")
+        txn.append(layout.NOTES_EVIDENCE, record.base, [record])
+        self.repo.commit(txn)
+
+    # -- one iteration -----------------------------------------------------
+
+    def on_iteration_start(self, event: Mapping[str, Any]) -> None:
+        self._iteration = Iteration(int(event["iteration"]), time.monotonic(), self._calls)
+
+    def on_candidate_selected(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.tasks.append(Task(int(event["candidate_idx"]), dict(event["candidate"])))
+
+    def on_minibatch_sampled(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None and self._iteration.tasks:
+            self._iteration.tasks[-1].minibatch = [str(i) for i in event["minibatch_ids"]]
+
+    def on_evaluation_end(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is None:
+            return
+        if event["candidate_idx"] is None:
+            self._iteration.on_child_scores(list(event["scores"]))
+        else:
+            self._iteration.on_parent_scores(int(event["candidate_idx"]), list(event["scores"]))
+
+    def on_evaluation_skipped(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.on_skipped(int(event["candidate_idx"]), str(event["reason"]))
+
+    def on_reflective_dataset_built(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.on_dataset(int(event["candidate_idx"]), event["dataset"])
+
+    def on_proposal_end(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.on_proposal(
+                dict(event["new_instructions"]), event["prompts"], event["raw_lm_outputs"]
+            )
+
+    def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.rejections.append(str(event["reason"]))
+
+    def on_merge_attempted(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is None:
+            return
+        parents = [int(p) for p in event["parent_ids"]]
+        candidate = dict(event["merged_candidate"])
+        first = self._candidate_of(parents[0])
+        changed = sorted(name for name in candidate if candidate[name] != first.get(name))
+        self._iteration.merge = Proposed(candidate, parents, "merge", changed)
+
+    def on_merge_rejected(self, event: Mapping[str, Any]) -> None:
+        if self._iteration is not None:
+            self._iteration.merge_rejected = str(event["reason"])
+
+    def on_iteration_end(self, event: Mapping[str, Any]) -> None:
+        iteration, self._iteration = self._iteration, None
+        if iteration is None:
+            return
+        state = event["state"]
+        self._guard(lambda: self._flush(iteration, state))
+
+    # -- writing -------------------------------------------------------------
+
+    def _flush(self, iteration: Iteration, state: Any) -> None:
+        """The iteration, in one transaction: its candidates, evidence, eval records
+        and iteration records."""
+        added = {v.candidate_idx: v.candidate for v in iteration.valsets}
+        iteration.settle(added)
+        for _attempt in range(_ATTEMPTS):
+            txn, commits = self._iteration_transaction(iteration)
+            try:
+                self.repo.commit(txn)
+            except ConcurrentUpdate:
+                continue
+            self.commits.update(commits)
+            self.recorded += len(iteration.proposals())
+            return
+        raise HarnessgitError("could not find free candidate ids")  # pragma: no cover
+
+    def _iteration_transaction(self, iteration: Iteration) -> tuple[Transaction, dict[int, str]]:
+        txn = Transaction(f"gepa iteration {iteration.number}")
+        commits: dict[int, str] = {}
+        records: list[tuple[str, IterationRecord]] = []
+        for proposal in iteration.proposals():
+            parent = self.commits[proposal.parents[0]]
+            files = self._files(proposal.candidate, proposal.changed)
+            if all(self._text_at(parent, path) == text for path, text in files.items()):
+                # GEPA's text is its parent's: no edit, so no commit (git has nothing to
+                # hold); the program is its parent's commit and the record says so.
+                if proposal.accepted is not None:
+                    commits[proposal.accepted] = parent
+                record = self._iteration_record(iteration, proposal, None, None)
+                records.append((parent, record.model_copy(update={"outcome": f"unchanged-{record.outcome}"})))
+                continue
+            staged = self.repo.stage_proposal(
+                txn,
+                files,
+                parent,
+                rationale=self._rationale(iteration.number, proposal),
+                evidence=_evidence(proposal),
+                proposer=f"gepa {proposal.kind}",
+                source="gepa",
+                rejected=None if proposal.accepted is not None else f"GEPA: {proposal.reason}",
+            )
+            self.names[staged.commit] = staged.candidate
+            if proposal.accepted is not None:
+                commits[proposal.accepted] = staged.commit
+            records.append(
+                (parent, self._iteration_record(iteration, proposal, staged.candidate, staged.commit))
+            )
+        for task in iteration.tasks:
+            if task.proposal is None:  # skipped, failed, or GEPA proposed nothing
+                parent = self.commits[task.parent]
+                records.append((parent, self._iteration_record(iteration, None, None, None, task)))
+        for valset in iteration.valsets:
+            commit = commits.get(valset.candidate_idx) or self.commits.get(valset.candidate_idx)
+            if commit is not None:
+                self._eval_record(txn, commit, valset)
+        for parent, record in records:
+            txn.append(layout.NOTES_EVIDENCE, parent, [record])
+        return txn, commits
+
+    def _iteration_record(
+        self,
+        iteration: Iteration,
+        proposal: Proposed | None,
+        candidate: str | None,
+        commit: str | None,
+        task: Task | None = None,
+    ) -> IterationRecord:
+        if proposal is not None:
+            task = next((t for t in iteration.tasks if t.proposal is proposal), None)
+            outcome = ("merge-" if proposal.kind == "merge" else "") + (
+                "accepted" if proposal.accepted is not None else "rejected"
+            )
+            reason = proposal.reason
+        else:
+            outcome = "error" if iteration.error else "skipped"
+            reason = iteration.error or (task.skipped if task and task.skipped else "no proposal")
+        parents = proposal.parents if proposal is not None else [task.parent if task else 0]
+        parent = self.commits[parents[0]]
+        valset = next(
+            (v for v in iteration.valsets if proposal and v.candidate_idx == proposal.accepted), None
+        )
+        return IterationRecord(
+            ts=self.repo.store.clock(),
+            run=self.run,
+            seed=self._seed,
+            iteration=iteration.number,
+            parent=parent,
+            parent_name=self.names.get(parent) or self.repo.config.harness.base,
+            component=", ".join(self.components[n] for n in (proposal.changed if proposal else [])),
+            minibatch=task.minibatch if task else [],
+            parent_score=_score(mean(task.parent_scores) if task else None),
+            candidate=candidate,
+            commit=commit,
+            candidate_score=_score(mean(proposal.scores) if proposal else None),
+            outcome=outcome,
+            reason=self.repo.scrubber.text(reason),
+            selection_mean=_score(valset.average if valset else None),
+            proposer=f"gepa {proposal.kind}" if proposal else "gepa",
+            rollouts=max(self._calls - iteration.calls_before, 0),
+            seconds=round(time.monotonic() - iteration.started, 4),
+            optimizer="gepa",
+            other_parent=self.commits.get(parents[1]) if len(parents) > 1 else None,
+        )
+
+    def _eval_record(self, txn: Transaction, commit: str, valset: ValsetScores) -> None:
+        fingerprint, model = self._fingerprint_of(commit)
+        scores = {self._instance(val_id): score for val_id, score in valset.scores.items()}
+        outputs = valset.outputs or {}
+        record = self.repo.scores_record(
+            commit,
+            scores,
+            fingerprint=fingerprint,
+            model=model,
+            split=self.split,
+            split_instances=self._split_ids,
+            feedback={self._instance(val_id): output for val_id, output in outputs.items()} or None,
+        )
+        txn.append(layout.NOTES_EVALS, commit, [record])
+        if record.evidence:
+            txn.keep(record.evidence)
+
+    def _fingerprint_of(self, commit: str) -> tuple[str, str]:
+        if self.mode == "repository":
+            key = self.repo.evaluator_key(commit)
+            return key.fingerprint, key.model
+        return self.fingerprint, self.model
+
+    # -- names ---------------------------------------------------------------
+
+    def instance_ids(self) -> list[str]:
+        """The valset's instance ids, in GEPA's order: the selection split to put in the
+        repository's manifest so that the gate pairs GEPA's scores."""
+        return list(self._split_ids)
+
+    def split_hash(self) -> str:
+        return split_hash(self.split, self._split_ids)
+
+    def _val_ids(self, size: int) -> list[Any]:
+        if self.valset is not None and hasattr(self.valset, "all_ids"):
+            return list(self.valset.all_ids())
+        return list(range(size))
+
+    def _instance(self, val_id: Any) -> str:
+        if val_id not in self._ids:
+            if self.valset is None:
+                self._ids[val_id] = f"val-{val_id}"
+            else:
+                example = (
+                    self.valset.fetch([val_id])[0] if hasattr(self.valset, "fetch") else self.valset[val_id]
+                )
+                self._ids[val_id] = self.instance_id(val_id, example)
+        return self._ids[val_id]
+
+    def _files(self, candidate: Mapping[str, str], names: Sequence[str] | None = None) -> dict[str, str]:
+        unknown = sorted(set(candidate) - set(self.components))
+        if unknown:
+            raise HarnessgitError(f"GEPA component {unknown[0]!r} has no harness path in components")
+        chosen = candidate if names is None else {name: candidate[name] for name in names}
+        return {self.components[name]: text for name, text in chosen.items()}
+
+    def _candidate_of(self, idx: int) -> dict[str, str]:
+        commit = self.commits[idx]
+        return {name: self._text_at(commit, path) or "" for name, path in self.components.items()}
+
+    def _text_at(self, commit: str, path: str) -> str | None:
+        entry = self.repo.store.files_at(commit).get(path)
+        return self.repo.store.read_blob(entry.sha).decode("utf-8", "replace") if entry else None
+
+    def _rationale(self, number: int, proposal: Proposed) -> str:
+        names = ", ".join(proposal.changed) or "nothing"
+        if proposal.kind == "merge":
+            first, second = proposal.parents[:2]
+            return f"GEPA iteration {number}: merge of programs {first} and {second} ({names})"
+        size = sum(len(rows) for rows in (proposal.dataset or {}).values())
+        return f"GEPA iteration {number}: new {names} from reflection on {size} examples"
+
+
+def _evidence(proposal: Proposed) -> list[Any]:
+    items: list[Any] = [{"kind": "gepa-proposal", "type": proposal.kind, "parents": proposal.parents}]
+    for name, rows in (proposal.dataset or {}).items():
+        items.append({"kind": "reflective-dataset", "component": name, "records": jsonable(rows)})
+    for name, prompt in proposal.prompts.items():
+        items.append({"kind": "reflection-prompt", "component": name, "prompt": jsonable(prompt)})
+    for name, raw in proposal.raw_outputs.items():
+        items.append({"kind": "reflection-output", "component": name, "text": raw})
+    if proposal.scores is not None:
+        items.append({"kind": "minibatch", "scores": proposal.scores})
+    return items
+
+
+def _score(value: float | None) -> float | None:
+    """A mean for a record: harnessgit keeps scores in [0, 1] (records.Score)."""
+    if value is None:
+        return None
+    if not 0 <= value <= 1:
+        raise HarnessgitError(f"GEPA reported a score of {value}: harnessgit records scores in [0, 1]")
+    return value
+
+
+def _qualified(adapter: Any) -> str:
+    if adapter is None:
+        return "unnamed GEPA adapter"
+    kind = type(adapter)
+    return f"{kind.__module__}.{kind.__qualname__}"
