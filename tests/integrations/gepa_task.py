@@ -48,7 +48,7 @@ SEED = {"system_prompt": "You are a careful assistant.\n", "style": "Be brief.\n
 
 
 class WordAdapter:
-    """GEPAAdapter: score = whether the system prompt names the example's word."""
+    """GEPAAdapter: score = whether the example's component names its word."""
 
     propose_new_texts = None  # GEPA's own reflection, through reflection_lm
 
@@ -62,8 +62,7 @@ class WordAdapter:
         self.calls += 1
         if self.fail_after is not None and self.calls > self.fail_after:
             raise RuntimeError("the task model went away")
-        text = candidate["system_prompt"]
-        scores = [1.0 if example["word"] in text else 0.0 for example in batch]
+        scores = [1.0 if example["word"] in candidate[component(example)] else 0.0 for example in batch]
         outputs = [f"answer {example['word']}" for example in batch]
         trajectories = (
             [{"word": e["word"], "score": s} for e, s in zip(batch, scores, strict=True)]
@@ -83,6 +82,12 @@ class WordAdapter:
             for t in eval_batch.trajectories or []
         ]
         return {name: rows for name in components_to_update}
+
+
+def component(example: dict[str, str]) -> str:
+    """Where an example's word must be: every other word in the style, so that GEPA's
+    branches improve different components and its merges have something to merge."""
+    return "style" if WORDS.index(example["word"]) % 2 else "system_prompt"
 
 
 def reflection_lm(prompt: str | list[dict[str, Any]]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -9,10 +11,13 @@ from typing import Any
 
 import gepa
 import pytest
+from click.testing import CliRunner
 from gepa.gepa_utils import find_dominator_programs
 
 from harnessgit import layout
 from harnessgit.api import Repository
+from harnessgit.cli import cli
+from harnessgit.errors import HarnessgitError
 from harnessgit.integrations.gepa import GitRecorder, content_instance_id
 from harnessgit.records import EvalRecord, IterationRecord, ProposalRecord, RetireRecord, RunRecord
 from harnessgit.store import Store
@@ -30,10 +35,10 @@ def evaluate(request):
     if os.environ.get("CALLS_FILE"):
         with open(os.environ["CALLS_FILE"], "a") as handle:
             handle.write(request.commit + "\\n")
-    text = request.harness["prompts/system.md"]
     for instance in request.instances:
-        word = WORDS[int(instance.split("-")[0])]
-        yield {{"instance": instance, "score": 1.0 if word in text else 0.0}}
+        index = int(instance.split("-")[0])
+        text = request.harness["prompts/style.md" if index % 2 else "prompts/system.md"]
+        yield {{"instance": instance, "score": 1.0 if WORDS[index] in text else 0.0}}
 """
 PYTHON_CONFIG = CONFIG.replace('command = ["python3", "eval.py"]', 'python = "grader.score:evaluate"')
 COMPONENTS = {"system_prompt": "prompts/system.md", "style": "prompts/style.md"}
@@ -189,5 +194,111 @@ def test_frontier_gate_and_merge_of_gepa_best(gepa_repo: Path, monkeypatch: pyte
         outcome.gate.p_value,
         outcome.gate.n,
     )
-    assert git(gepa_repo, "show", "main:prompts/system.md") == result.best_candidate["system_prompt"]
+    for name, path in COMPONENTS.items():
+        assert git(gepa_repo, "show", f"main:{path}") == result.best_candidate[name]
     assert git(gepa_repo, "rev-parse", "main^2").strip() == recorder.commits[result.best_idx]
+
+
+def test_the_gate_reevaluates_scores_of_another_fingerprint(
+    gepa_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default the records carry the recorder's own fingerprint (adapter and model):
+    the frontier does not count them, and the gate evaluates both sides through the
+    repository's evaluator once (then its cache), with the same scores here."""
+    calls = gepa_repo.parent / "calls"
+    monkeypatch.setenv("CALLS_FILE", str(calls))
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS, adapter=WordAdapter(), model="sim-task", valset=VAL)
+    result = run([recorder])
+    recorder.close()
+    assert recorder.mode == "own"
+    best = recorder.commits[result.best_idx]
+    with Repository.open(gepa_repo) as repo:
+        (record,) = repo.store.notes(layout.NOTES_EVALS)[best]
+        assert isinstance(record, EvalRecord) and record.model == "sim-task"
+        assert record.fingerprint.startswith("gepa:")
+        with pytest.raises(HarnessgitError, match="not evaluated on the whole selection split"):
+            repo.frontier()
+        outcome = repo.gate(recorder.names[best], allow_small=True)
+    assert sorted(set(calls.read_text().split())) == sorted({recorder.commits[0], best})
+    assert outcome.record.candidate_mean == pytest.approx(result.val_aggregate_scores[result.best_idx])
+
+
+KILLED_RUN = """\
+import os, signal, sys
+sys.path.insert(0, sys.argv[2])
+import gepa
+from harnessgit.integrations.gepa import GitRecorder
+from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm
+
+class Killer(WordAdapter):
+    def evaluate(self, batch, candidate, capture_traces=False):
+        if self.calls == int(sys.argv[3]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().evaluate(batch, candidate, capture_traces)
+
+class Quiet:
+    def log(self, message):
+        pass
+
+recorder = GitRecorder(sys.argv[1], {"system_prompt": "prompts/system.md", "style": "prompts/style.md"},
+                       adapter=WordAdapter(), valset=VAL)
+gepa.optimize(seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL, adapter=Killer(),
+              reflection_lm=reflection_lm, max_metric_calls=300, reflection_minibatch_size=3,
+              seed=7, callbacks=[recorder], logger=Quiet())
+"""
+
+
+def consistent(repo: Path) -> tuple[int, int]:
+    """Every candidate has its proposal record and every record names commits that
+    exist; `harnessgit doctor` finds nothing. Returns (candidates, eval records)."""
+    with Store.discover(repo) as store:
+        evidence = store.notes(layout.NOTES_EVIDENCE)
+        evals = store.notes(layout.NOTES_EVALS)
+        refs = store.list_refs("refs/heads/harnessgit/cand/", "refs/harnessgit/archive/")
+    proposed = {c for c, records in evidence.items() if any(isinstance(r, ProposalRecord) for r in records)}
+    assert set(refs.values()) == proposed
+    for records in evidence.values():
+        for r in records:
+            if isinstance(r, IterationRecord) and r.commit is not None:
+                assert r.commit in proposed
+    assert all(isinstance(r, EvalRecord) for records in evals.values() for r in records)
+    assert CliRunner().invoke(cli, ["-C", str(repo), "doctor"]).exit_code == 0
+    return len(proposed), sum(len(records) for records in evals.values())
+
+
+@pytest.mark.slow
+def test_a_killed_run_leaves_whole_iterations(gepa_repo: Path) -> None:
+    """SIGKILL inside the adapter at several points of a run: what is on record is
+    whole iterations (a candidate with its proposal and evidence, eval records,
+    iteration records), never a part of one."""
+    script = gepa_repo.parent / "killed_run.py"
+    script.write_text(KILLED_RUN)
+    root = str(Path(__file__).resolve().parents[2])
+    seen = []
+    for after in (3, 17, 40):
+        repo = gepa_repo.parent / f"killed{after}"
+        git(gepa_repo.parent, "clone", "-q", str(gepa_repo), str(repo))
+        done = subprocess.run([sys.executable, str(script), str(repo), root, str(after)], check=False)
+        assert done.returncode == -signal.SIGKILL
+        seen.append(consistent(repo))
+    assert seen[0] < seen[-1]  # later kills leave more on record
+
+
+def test_an_adapter_error_ends_the_run_on_record(gepa_repo: Path) -> None:
+    """An exception in the adapter stops GEPA (raise_on_exception): the iteration it
+    broke is recorded as far as it went, and the run record says why it stopped."""
+    counter = Counter()
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS, adapter=WordAdapter(), valset=VAL)
+    with pytest.raises(RuntimeError, match="went away"):
+        run([counter, recorder], adapter=WordAdapter(fail_after=12))
+    recorder.close()
+    assert recorder.error is None
+    candidates, _evals = consistent(gepa_repo)
+    assert candidates == counter.proposals
+    _p, _e, others = recorded(gepa_repo)
+    (run_record,) = [r for r in others if isinstance(r, RunRecord)]
+    assert run_record.stop_reason == "error: RuntimeError: the task model went away"
+    assert any(
+        isinstance(r, IterationRecord) and r.outcome in ("error", "rejected") and "went away" in r.reason
+        for r in others
+    )

@@ -1,0 +1,85 @@
+"""harnessgit.api: the commands' guarantees, from Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harnessgit import layout
+from harnessgit.api import Repository, split_hash
+from harnessgit.errors import HarnessgitError, NotARepository, ProposalError
+from harnessgit.records import EvalRecord, ProposalRecord
+from tests.conftest import git, snapshot
+
+
+def test_propose_and_record_scores(repo: Path) -> None:
+    with Repository.open(repo) as api:
+        proposal = api.propose(
+            {"prompts/system.md": "Be exact.\n"}, rationale="Exactness", evidence=[{"kind": "note"}]
+        )
+        record = api.record_scores(
+            proposal.candidate,
+            {"a": 1.0, "b": 0.5},
+            fingerprint="gepa:x",
+            model="m",
+            split_instances=["a", "b", "c"],
+            feedback={"a": {"output": "token sk-" + "x" * 30}},
+        )
+        notes = api.store.notes(layout.NOTES_EVALS)[proposal.commit]
+        evidence = api.store.read_blob(record.evidence or "")
+        assert api.harness_tree(proposal.commit) == record.harness
+    assert git(repo, "show", f"{proposal.commit}:prompts/system.md") == "Be exact.\n"
+    assert notes == [record] and isinstance(record, EvalRecord)
+    assert record.split_hash == split_hash("selection", ["c", "b", "a"])  # an instance set
+    assert b"sk-xxxx" not in evidence and b'"instance":"a"' in evidence  # scrubbed like all evidence
+
+
+@pytest.mark.parametrize(
+    ("scores", "how", "message"),
+    [
+        ({"a": 1.5}, {}, "scores must be in"),
+        ({"a": float("nan")}, {}, "scores must be in"),
+        ({}, {}, "no scores"),
+        ({"z": 1.0}, {"split_instances": ["a"]}, "not in split"),
+    ],
+)
+def test_bad_scores_leave_the_repository_alone(
+    repo: Path, scores: dict[str, float], how: dict[str, list[str]], message: str
+) -> None:
+    before = snapshot(repo)
+    with Repository.open(repo) as api, pytest.raises(HarnessgitError, match=message):
+        api.record_scores("main", scores, fingerprint="f", model="m", **how)
+    assert snapshot(repo) == before
+
+
+def test_errors_are_the_commands_one_liners(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(NotARepository, match="not a git repository"):
+        Repository.open(tmp_path)
+    before = snapshot(repo)
+    with Repository.open(repo) as api, pytest.raises(ProposalError, match="changes nothing"):
+        api.propose({"prompts/system.md": "You are a careful assistant.\n"})
+    assert snapshot(repo) == before
+
+
+def test_staged_proposals_land_together(repo: Path) -> None:
+    from harnessgit.store import Transaction
+
+    with Repository.open(repo) as api:
+        main = api.resolve("main")
+        txn = Transaction("two")
+        kept = api.stage_proposal(txn, {"prompts/system.md": "One.\n"}, main)
+        dropped = api.stage_proposal(
+            txn, {"prompts/system.md": "Two.\n"}, main, rejected="worse on the minibatch"
+        )
+        assert git(repo, "for-each-ref", "refs/heads/harnessgit/") == ""  # nothing before the commit
+        api.commit(txn)
+        proposals = [
+            r for r in api.store.notes(layout.NOTES_EVIDENCE)[dropped.commit] if isinstance(r, ProposalRecord)
+        ]
+    assert git(repo, "rev-parse", kept.ref).strip() == kept.commit
+    assert git(repo, "rev-parse", f"refs/harnessgit/archive/{dropped.candidate}").strip() == dropped.commit
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/harnessgit/cand/").split() == [
+        kept.ref
+    ]
+    assert len(proposals) == 1
