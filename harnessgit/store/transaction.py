@@ -74,6 +74,15 @@ class Transaction:
         """Keep a blob (e.g. trajectories referenced from a record) reachable."""
         self.blobs.add(blob)
 
+    def include(self, other: Transaction) -> None:
+        """Add ``other``'s changes to this one: they land together."""
+        self.moves += other.moves
+        for ref, appends in other.notes.items():
+            for target, lines in appends.items():
+                self.notes.setdefault(ref, {}).setdefault(target, []).extend(lines)
+        self.blobs |= other.blobs
+        self.expected.update(other.expected)
+
     @property
     def empty(self) -> bool:
         return not (self.moves or self.notes or self.blobs)

@@ -1,0 +1,139 @@
+"""What recording a GEPA run in git costs (issue 16): the recorder's share of run time.
+
+Runs gepa 0.1.4 (`gepa.optimize`) on the deterministic task of
+tests/integrations/gepa_task.py (25 train, 20 valset examples, minibatch 3), with and
+without `GitRecorder`, at each budget of metric calls. A metric call of the toy adapter
+costs microseconds, which no real task does, so each call also sleeps ``--call-ms``
+(default 10 ms: a fast, cached model; an LLM call is typically 0.3-5 s, which makes the
+share 30-500 times smaller). Prints, per budget: GEPA's wall time without and with the
+recorder, the time spent inside the recorder's callbacks (measured around each call,
+so it does not drift with the machine's load as a difference of two runs does), the
+recorder's share of the run, and what it wrote (proposals, iterations).
+
+    .venv/bin/python tests/bench/bench_gepa_recorder.py                      # 500 and 2,000 calls
+    .venv/bin/python tests/bench/bench_gepa_recorder.py --budgets 500 --call-ms 0
+
+Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import gepa  # noqa: E402
+from gepa.core.adapter import EvaluationBatch  # noqa: E402
+
+from harnessgit.integrations.gepa import GitRecorder  # noqa: E402
+from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm  # noqa: E402
+
+COMPONENTS = {"system_prompt": "prompts/system.md", "style": "prompts/style.md"}
+
+
+class SlowAdapter(WordAdapter):
+    def __init__(self, call_ms: float) -> None:
+        super().__init__()
+        self.call_s = call_ms / 1000
+
+    def evaluate(
+        self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
+    ) -> EvaluationBatch[dict[str, Any], str]:
+        time.sleep(self.call_s * len(batch))
+        return super().evaluate(batch, candidate, capture_traces)
+
+
+class Timed:
+    """The recorder, with the time spent inside each of its callbacks added up."""
+
+    def __init__(self, recorder: GitRecorder) -> None:
+        self.recorder, self.seconds = recorder, 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.recorder, name)
+        if not name.startswith("on_"):
+            return method
+
+        def timed(event: Any) -> None:
+            start = time.perf_counter()
+            try:
+                method(event)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        return timed
+
+
+class Quiet:
+    def log(self, message: str) -> None:
+        pass
+
+
+def make_repo(where: Path) -> Path:
+    repo = where / "harness"
+    (repo / "prompts").mkdir(parents=True)
+    (repo / "prompts/system.md").write_text(SEED["system_prompt"])
+    (repo / "prompts/style.md").write_text(SEED["style"])
+    (repo / "harnessgit.toml").write_text('[harness]\npaths = ["prompts/*.md"]\n')
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "harness"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def run(budget: int, call_ms: float, callbacks: list[Any] | None) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = gepa.optimize(
+        seed_candidate=dict(SEED),
+        trainset=TRAIN,
+        valset=VAL,
+        adapter=SlowAdapter(call_ms),
+        reflection_lm=reflection_lm,
+        max_metric_calls=budget,
+        reflection_minibatch_size=3,
+        seed=7,
+        callbacks=callbacks,
+        logger=Quiet(),
+    )
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--budgets", type=int, nargs="+", default=[500, 2000])
+    parser.add_argument("--call-ms", type=float, default=10.0)
+    args = parser.parse_args()
+    rows = []
+    for budget in args.budgets:
+        plain, _ = run(budget, args.call_ms, None)
+        with tempfile.TemporaryDirectory() as where:
+            recorder = GitRecorder(str(make_repo(Path(where))), COMPONENTS, adapter=WordAdapter(), valset=VAL)
+            timed = Timed(recorder)
+            recorded, result = run(budget, args.call_ms, [timed])
+            recorder.close()
+            assert recorder.error is None, recorder.error
+        rows.append(
+            {
+                "budget": budget,
+                "call_ms": args.call_ms,
+                "gepa_s": round(plain, 3),
+                "with_recorder_s": round(recorded, 3),
+                "recorder_s": round(timed.seconds, 3),
+                "share": round(timed.seconds / recorded, 4),
+                "proposals": recorder.recorded,
+                "programs": len(result.candidates),
+                "ms_per_proposal": round(1000 * timed.seconds / max(recorder.recorded, 1), 2),
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+
+
+if __name__ == "__main__":
+    main()
