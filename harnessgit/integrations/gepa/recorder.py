@@ -23,17 +23,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harnessgit import layout
-from harnessgit.api import Repository, jsonable, split_hash
+from harnessgit.api import Repository, jsonable
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batches import WRITE_EVERY
 from harnessgit.evidence import dumps_canonical
-from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores, mean
-from harnessgit.objects import object_id
-from harnessgit.records import IterationRecord, RunRecord, new_record_id
+from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
+from harnessgit.integrations.gepa.staging import Staging
+from harnessgit.records import RunRecord, new_record_id
 from harnessgit.store import Transaction
 from harnessgit.targets import base_tip
 
@@ -47,7 +47,7 @@ def content_instance_id(index: Any, example: Any) -> str:
     return f"{index}-{digest}"
 
 
-class GitRecorder:
+class GitRecorder(Staging):
     """A GEPA callback recording the run in the harness repository at ``repo``.
 
     ``components`` maps GEPA's component names to harness paths. ``adapter`` (the
@@ -304,195 +304,6 @@ class GitRecorder:
         self._staging().include(txn)
         if time.monotonic() - self._written_at >= WRITE_EVERY:
             self._write()
-
-    def _stage(self, txn: Transaction, iteration: Iteration) -> dict[int, str]:
-        commits: dict[int, str] = {}
-        records: list[tuple[str, IterationRecord]] = []
-        for proposal in iteration.proposals():
-            parent = self.commits[proposal.parents[0]]
-            files = self._files(proposal.candidate, proposal.changed)
-            if self._holds(parent, files):
-                # GEPA's text is its parent's: no edit, so no commit (git has nothing to
-                # hold); the program is its parent's commit and the record says so.
-                if proposal.accepted is not None:
-                    commits[proposal.accepted] = parent
-                record = self._iteration_record(iteration, proposal, None, None)
-                records.append((parent, record.model_copy(update={"outcome": f"unchanged-{record.outcome}"})))
-                continue
-            staged = self.repo.stage_proposal(
-                txn,
-                files,
-                parent,
-                rationale=self._rationale(iteration.number, proposal),
-                evidence=_evidence(proposal),
-                proposer=f"gepa {proposal.kind}",
-                source="gepa",
-                rejected=None if proposal.accepted is not None else f"GEPA: {proposal.reason}",
-            )
-            self.names[staged.commit] = staged.candidate
-            if proposal.accepted is not None:
-                commits[proposal.accepted] = staged.commit
-            records.append(
-                (parent, self._iteration_record(iteration, proposal, staged.candidate, staged.commit))
-            )
-        for task in iteration.tasks:
-            if task.proposal is None:  # skipped, failed, or GEPA proposed nothing
-                parent = self.commits[task.parent]
-                records.append((parent, self._iteration_record(iteration, None, None, None, task)))
-        for valset in iteration.valsets:
-            commit = commits.get(valset.candidate_idx) or self.commits.get(valset.candidate_idx)
-            if commit is not None:
-                self._eval_record(txn, commit, valset)
-        for parent, record in records:
-            txn.append(layout.NOTES_EVIDENCE, parent, [record])
-        return commits
-
-    def _iteration_record(
-        self,
-        iteration: Iteration,
-        proposal: Proposed | None,
-        candidate: str | None,
-        commit: str | None,
-        task: Task | None = None,
-    ) -> IterationRecord:
-        if proposal is not None:
-            task = next((t for t in iteration.tasks if t.proposal is proposal), None)
-            outcome = ("merge-" if proposal.kind == "merge" else "") + (
-                "accepted" if proposal.accepted is not None else "rejected"
-            )
-            reason = proposal.reason
-        else:
-            outcome = "error" if iteration.error else "skipped"
-            reason = iteration.error or (task.skipped if task and task.skipped else "no proposal")
-        parents = proposal.parents if proposal is not None else [task.parent if task else 0]
-        parent = self.commits[parents[0]]
-        valset = next(
-            (v for v in iteration.valsets if proposal and v.candidate_idx == proposal.accepted), None
-        )
-        return IterationRecord(
-            ts=self.repo.store.clock(),
-            run=self.run,
-            seed=self._seed,
-            iteration=iteration.number,
-            parent=parent,
-            parent_name=self.names.get(parent) or self.repo.config.harness.base,
-            component=", ".join(self.components[n] for n in (proposal.changed if proposal else [])),
-            minibatch=task.minibatch if task else [],
-            parent_score=_score(mean(task.parent_scores) if task else None),
-            candidate=candidate,
-            commit=commit,
-            candidate_score=_score(mean(proposal.scores) if proposal else None),
-            outcome=outcome,
-            reason=self.repo.scrubber.text(reason),
-            selection_mean=_score(valset.average if valset else None),
-            proposer=f"gepa {proposal.kind}" if proposal else "gepa",
-            rollouts=max(self._calls - iteration.calls_before, 0),
-            seconds=round(time.monotonic() - iteration.started, 4),
-            optimizer="gepa",
-            other_parent=self.commits.get(parents[1]) if len(parents) > 1 else None,
-        )
-
-    def _eval_record(self, txn: Transaction, commit: str, valset: ValsetScores) -> None:
-        fingerprint, model = self._fingerprint_of(commit)
-        scores = {self._instance(val_id): score for val_id, score in valset.scores.items()}
-        outputs = valset.outputs or {}
-        record = self.repo.scores_record(
-            commit,
-            scores,
-            fingerprint=fingerprint,
-            model=model,
-            split=self.split,
-            split_instances=self._split_ids,
-            feedback={self._instance(val_id): output for val_id, output in outputs.items()} or None,
-        )
-        txn.append(layout.NOTES_EVALS, commit, [record])
-        if record.evidence:
-            txn.keep(record.evidence)
-
-    def _fingerprint_of(self, commit: str) -> tuple[str, str]:
-        if self.mode == "repository":
-            key = self.repo.evaluator_key(commit)
-            return key.fingerprint, key.model
-        return self.fingerprint, self.model
-
-    # -- names ---------------------------------------------------------------
-
-    def instance_ids(self) -> list[str]:
-        """The valset's instance ids, in GEPA's order: the selection split to put in the
-        repository's manifest so that the gate pairs GEPA's scores."""
-        return list(self._split_ids)
-
-    def split_hash(self) -> str:
-        return split_hash(self.split, self._split_ids)
-
-    def _val_ids(self, size: int) -> list[Any]:
-        if self.valset is not None and hasattr(self.valset, "all_ids"):
-            return list(self.valset.all_ids())
-        return list(range(size))
-
-    def _instance(self, val_id: Any) -> str:
-        if val_id not in self._ids:
-            if self.valset is None:
-                self._ids[val_id] = f"val-{val_id}"
-            else:
-                example = (
-                    self.valset.fetch([val_id])[0] if hasattr(self.valset, "fetch") else self.valset[val_id]
-                )
-                self._ids[val_id] = self.instance_id(val_id, example)
-        return self._ids[val_id]
-
-    def _files(self, candidate: Mapping[str, str], names: Sequence[str] | None = None) -> dict[str, str]:
-        unknown = sorted(set(candidate) - set(self.components))
-        if unknown:
-            raise HarnessgitError(f"GEPA component {unknown[0]!r} has no harness path in components")
-        chosen = candidate if names is None else {name: candidate[name] for name in names}
-        return {self.components[name]: text for name, text in chosen.items()}
-
-    def _candidate_of(self, idx: int) -> dict[str, str]:
-        commit = self.commits[idx]
-        return {name: self._text_at(commit, path) or "" for name, path in self.components.items()}
-
-    def _holds(self, commit: str, files: Mapping[str, str]) -> bool:
-        """Whether ``commit`` holds exactly these texts (compared by blob id: no read)."""
-        listing = self.repo.store.files_at(commit)
-        return all(
-            path in listing and listing[path].sha == object_id("blob", text.encode("utf-8"))
-            for path, text in files.items()
-        )
-
-    def _text_at(self, commit: str, path: str) -> str | None:
-        entry = self.repo.store.files_at(commit).get(path)
-        return self.repo.store.read_blob(entry.sha).decode("utf-8", "replace") if entry else None
-
-    def _rationale(self, number: int, proposal: Proposed) -> str:
-        names = ", ".join(proposal.changed) or "nothing"
-        if proposal.kind == "merge":
-            first, second = proposal.parents[:2]
-            return f"GEPA iteration {number}: merge of programs {first} and {second} ({names})"
-        size = sum(len(rows) for rows in (proposal.dataset or {}).values())
-        return f"GEPA iteration {number}: new {names} from reflection on {size} examples"
-
-
-def _evidence(proposal: Proposed) -> list[Any]:
-    items: list[Any] = [{"kind": "gepa-proposal", "type": proposal.kind, "parents": proposal.parents}]
-    for name, rows in (proposal.dataset or {}).items():
-        items.append({"kind": "reflective-dataset", "component": name, "records": jsonable(rows)})
-    for name, prompt in proposal.prompts.items():
-        items.append({"kind": "reflection-prompt", "component": name, "prompt": jsonable(prompt)})
-    for name, raw in proposal.raw_outputs.items():
-        items.append({"kind": "reflection-output", "component": name, "text": raw})
-    if proposal.scores is not None:
-        items.append({"kind": "minibatch", "scores": proposal.scores})
-    return items
-
-
-def _score(value: float | None) -> float | None:
-    """A mean for a record: harnessgit keeps scores in [0, 1] (records.Score)."""
-    if value is None:
-        return None
-    if not 0 <= value <= 1:
-        raise HarnessgitError(f"GEPA reported a score of {value}: harnessgit records scores in [0, 1]")
-    return value
 
 
 def _qualified(adapter: Any) -> str:
