@@ -292,7 +292,14 @@ class IterationRecord(Record):
     # recorded by harnessgit.integrations.gepa (its outcomes: accepted, rejected,
     # merge-accepted, merge-rejected, skipped, error).
     optimizer: str | None = None
-    other_parent: str | None = None  # a merge's second parent commit (GEPA's merge proposer)
+
+    @property
+    def proposer_calls(self) -> int:
+        """Proposer calls this iteration made; records written before ``proposals``
+        existed made one unless the minibatch was already solved."""
+        if self.proposals is not None:
+            return self.proposals
+        return 0 if self.outcome == "skipped-perfect" else 1
 
 
 class RunRecord(Record):
@@ -314,14 +321,6 @@ class RunRecord(Record):
     fingerprint: str = ""  # the evaluator fingerprint of its eval records
     model: str = ""
     seconds: Seconds | None = None
-
-    @property
-    def proposer_calls(self) -> int:
-        """Proposer calls this iteration made; records written before ``proposals``
-        existed made one unless the minibatch was already solved."""
-        if self.proposals is not None:
-            return self.proposals
-        return 0 if self.outcome == "skipped-perfect" else 1
 
 
 AnyRecord = Annotated[

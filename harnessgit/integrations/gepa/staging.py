@@ -120,6 +120,7 @@ class Staging:
             rollouts=max(self._calls - iteration.calls_before, 0),
             seconds=round(time.monotonic() - iteration.started, 4),
             optimizer="gepa",
+            move="merge" if len(parents) > 1 else "reflect",
             other_parent=self.commits.get(parents[1]) if len(parents) > 1 else None,
         )
 
