@@ -3,8 +3,8 @@
 `draw` picks the parent, the minibatch and the component; `ask` calls the proposer;
 `commit_proposal` and `check_failure` make the answer a candidate and check it;
 `minibatch_test` keeps it only if it beats its parent there; `select` scores it on
-the selection split, updates the frontier and decides whether to gate (not when an
-earlier edit of its chain passed the gate against this base); `gate` runs
+the selection split, updates the frontier and asks the policy whether to gate (not
+when an earlier edit of its chain passed the gate against this base); `gate` runs
 the gate (or merges). The step that ends the iteration says how in an `Ending`, and
 `write_record` (harnessgit.evolve.record) puts that on the record: every iteration
 that started writes exactly one record, one a budget or Ctrl-C stops half-way too.
@@ -24,7 +24,7 @@ from harnessgit.config import Config
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError
 from harnessgit.evolve.merge import plan_merge, subsample
 from harnessgit.evolve.minibatch import minibatch
-from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
+from harnessgit.evolve.policy import Verdict, choose_component, judge, looks_allowed, passed_before
 from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
@@ -269,8 +269,9 @@ def _mean(value: float | None) -> str:
 
 def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -> Ending:
     """A minibatch winner: scored on the whole selection split, made a frontier member,
-    and gated once its gain is one the gate could see, unless it builds on a candidate
-    that passed the gate against this base (at most one of a chain is gated)."""
+    and gated when the policy's test of this look passes (`judge`), unless it builds
+    on a candidate that passed the gate against this base (at most one of a chain is
+    gated)."""
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.meter.judged = True
     session.view = None  # the pool has a new member
@@ -279,16 +280,18 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     blocked = _passed_before(session, candidate.commit)
     if blocked:
         return replace(kept, reason=blocked)
-    worth, why = _worth_gating(session, start.tip, candidate.commit)
-    if not worth:
-        return replace(kept, reason=why)
+    verdict = _judge(session, start.tip, candidate.commit)
+    if not verdict.gate:
+        return replace(kept, reason=verdict.reason)
     try:
-        outcome, reason, gated = gate(session, start.tip, candidate)
+        outcome, reason, gated = gate(session, start.tip, candidate, note=verdict.reason)
     except ProposalError as exc:  # the edit cannot be carried onto the moved base
         return replace(kept, **_not_carried(session, exc))
     if outcome == "gate-passed":  # its descendants are not gated (`passed_before`)
         session.passed.update({candidate.commit: candidate.candidate, gated.commit: gated.candidate})
-    return replace(kept, outcome=outcome, reason=reason, candidate=gated)
+    return replace(
+        kept, outcome=outcome, reason="; ".join(filter(None, [verdict.reason, reason])), candidate=gated
+    )
 
 
 def _not_carried(session: Session, exc: ProposalError) -> dict[str, Any]:
@@ -319,19 +322,26 @@ def _passed_before(session: Session, commit: str) -> str:
     return passed_before(chain, passed)
 
 
-def _worth_gating(session: Session, tip: str, commit: str) -> tuple[bool, str]:
+def _judge(session: Session, tip: str, commit: str) -> Verdict:
+    """The policy's verdict on gating ``commit`` (`harnessgit.evolve.policy.judge`)."""
     session.evaluate(tip, "selection", session.selection)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
-    return worth_gating(
+    budget = session.options.budget
+    return judge(
         session.config.gate,
         session.config.harness.base,
         session.book.scored(base_key, session.selection),
         session.book.scored(cand_key, session.selection),
-        attempt_number(session.store, session.split_hash, (base_key.harness, cand_key.harness)),
+        attempt=attempt_number(session.store, session.split_hash, (base_key.harness, cand_key.harness)),
+        looks=session.looks,
+        base_harness=base_key.harness,
+        allowed=looks_allowed(
+            budget.max_rollouts, budget.max_proposals, len(session.selection), session.config.evolve.minibatch
+        ),
     )
 
 
-def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Proposal]:
+def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> tuple[str, str, Proposal]:
     """The gate against the base branch, or with ``auto_merge`` a merge through it:
     the iteration's outcome, the reason, and the candidate gated (carried onto the
     base's tip first when it does not descend from it: the base may have moved since
@@ -340,7 +350,7 @@ def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Pro
     current = session.base_commit()
     gated = candidate if session.store.is_ancestor(current, candidate.commit) else _carry(session, candidate)
     try:
-        outcome, reason = _gate_or_merge(session, gated)
+        outcome, reason = _gate_or_merge(session, gated, note)
     except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
         outcome, reason = "gate-refused", str(refusal)
     if gated is not candidate:
@@ -348,9 +358,9 @@ def gate(session: Session, tip: str, candidate: Proposal) -> tuple[str, str, Pro
     return outcome, reason, gated
 
 
-def _gate_or_merge(session: Session, gated: Proposal) -> tuple[str, str]:
+def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, str]:
     if session.options.auto_merge:
-        landed, checked = _merge(session, gated)
+        landed, checked = _merge(session, gated, note)
         outcome = "merged" if landed else "gate-rejected"
     else:
         checked = run_gate(
@@ -376,13 +386,15 @@ def _carry(session: Session, candidate: Proposal) -> Proposal:
     return carried
 
 
-def _merge(session: Session, gated: Proposal) -> tuple[bool, GateOutcome]:
-    """Whether the merge landed, and the gate's outcome on the way."""
+def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutcome]:
+    """Whether the merge landed, and the gate's outcome on the way; ``note`` (the
+    gain corrected for selection) goes into the merge message."""
     merged = merge(
         session.store,
         session.config,
         gated.candidate,
         execution=session.options.execution,
+        note=f"Evolve: {note}" if note else "",
     )
     assert merged.outcome is not None  # only an override (revert --no-gate) has none
     return bool(merged.merge), merged.outcome

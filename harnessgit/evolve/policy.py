@@ -1,13 +1,17 @@
-"""Evolve's judgement calls, pure: which component to edit, and whether a candidate
-is worth a gate attempt."""
+"""Evolve's judgement calls, pure: which component to edit, whether a candidate goes
+to the gate, and the gain to report for it."""
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.render import points
-from harnessgit.stats.decision import GateRules, alpha_for_attempt, compare, minimum_detectable_effect
+from harnessgit.stats.bootstrap import SMALLEST_ALPHA
+from harnessgit.stats.decision import GateRules, alpha_for_attempt, compare, decide
 from harnessgit.stats.pairing import Scored, pair_scores
 
 
@@ -35,35 +39,162 @@ def choose_component(
     return leaders[iteration % len(leaders)]
 
 
-def worth_gating(
-    rules: GateRules, base_branch: str, base: Scored, candidate: Scored, attempt: int
-) -> tuple[bool, str]:
-    """Gate a candidate only once its observed gain over ``base_branch`` could pass the
-    gate (``rules``: the [gate] section).
+@dataclass(frozen=True)
+class Look:
+    """One candidate scored on the selection split: its gain over the base and the
+    gain's standard error (points / 100)."""
 
-    Every gated comparison spends part of the selection set's alpha, so evolve
-    gates a candidate when its observed gain over the base reaches the minimum
-    detectable effect at the next attempt's level; a smaller gain keeps evolving
-    on the frontier. Skipping never raises the false-accept rate: the gate would
-    pass only a gain that clears its bound anyway.
+    gain: float
+    se: float
+
+
+@dataclass
+class Looks:
+    """A run's looks at candidates against one base harness (they reset when the base
+    moves, where the next gate attempt's level takes over)."""
+
+    base: str = ""
+    seen: list[Look] = field(default_factory=list)
+
+    def add(self, base: str, look: Look) -> int:
+        """Record ``look`` against ``base``: its number among this base's looks."""
+        if base != self.base:
+            self.base, self.seen = base, []
+        self.seen.append(look)
+        return len(self.seen)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gate: bool
+    reason: str  # why not gated; on gating, what the look found
+    level: float | None = None  # the level this look was tested at
+    estimate: float | None = None  # the gain corrected for selection among the looks
+
+
+def looks_allowed(
+    max_rollouts: int | None, max_proposals: int | None, selection: int, minibatch: int
+) -> int | None:
+    """The most candidates a run can score on the selection split: each look costs a
+    proposal and, new, at least its minibatch and the selection split in rollouts.
+    None when neither budget is set."""
+    bounds = [max_proposals] if max_proposals is not None else []
+    if max_rollouts is not None:
+        bounds.append(max_rollouts // (selection + minibatch))
+    return max(1, min(bounds)) if bounds else None
+
+
+def look_level(alpha_k: float, look: int, allowed: int | None) -> float:
+    """The level look ``look`` against one base is tested at, out of the next gate
+    attempt's ``alpha_k``: split evenly over the looks the budget allows, else
+    alpha_k * 6 / (pi^2 j^2). The levels of one base's looks add up to at most alpha_k,
+    whichever look is gated, so the gate's family-wise rate holds although evolve
+    chooses what to gate from the same selection scores; 0 past the allowance."""
+    if allowed is None:
+        return alpha_k * 6 / (math.pi**2 * look**2)
+    return alpha_k / allowed if look <= allowed else 0.0
+
+
+def corrected_gain(seen: Sequence[Look], look: Look) -> float:
+    """The gain of ``look`` shrunk towards the mean of the looks against its base by
+    the share of their spread that noise explains (empirical Bayes, method of
+    moments): evolve gates the luckiest draws, and their observed gain overstates the
+    true one. With fewer than three looks the spread is unknown: no shrinkage."""
+    if len(seen) < 3:
+        return look.gain
+    gains = [x.gain for x in seen]
+    centre = statistics.fmean(gains)
+    noise = statistics.fmean(x.se**2 for x in seen)
+    signal = max(0.0, statistics.variance(gains) - noise)
+    weight = signal / (signal + look.se**2) if signal + look.se**2 > 0 else 0.0
+    return centre + weight * (look.gain - centre)
+
+
+def judge(
+    rules: GateRules,
+    base_branch: str,
+    base: Scored,
+    candidate: Scored,
+    *,
+    attempt: int,
+    looks: Looks,
+    base_harness: str,
+    allowed: int | None,
+) -> Verdict:
+    """Whether to gate a candidate just scored on the selection split (``rules``: the
+    [gate] section; ``attempt``: the gate attempt it would be).
+
+    Every candidate scored on the selection split is a look, and choosing which to
+    gate from those scores is itself a test: gating whatever would pass at alpha_k
+    let through, in simulation, a null candidate in about one run in ten
+    (docs/evolve.md). So each look is tested at its own share of alpha_k
+    (`look_level`), with the gate's own bound; the gate then passes it at alpha_k,
+    which is looser. The reason always quotes the numbers the decision compared.
     """
     paired = pair_scores(base, candidate)
     if paired is None:
-        return False, "fewer than two selection instances scored on both sides"
+        return Verdict(False, "fewer than two selection instances scored on both sides")
     comparison = compare(paired)
-    gain = comparison.difference.mean
-    if gain <= rules.min_effect:
-        return False, f"selection gain {points(gain)} points over {base_branch}: nothing to gate"
-    if comparison.sd > 0 and comparison.effective_n:
-        mde = minimum_detectable_effect(
-            comparison.sd, comparison.effective_n, alpha_for_attempt(rules.alpha, attempt)
+    look = Look(comparison.difference.mean, comparison.difference.se)
+    number = looks.add(base_harness, look)
+    estimate = corrected_gain(looks.seen, look)
+    gain = points(look.gain)
+    if look.gain <= rules.min_effect:
+        return Verdict(False, f"selection gain {gain} points over {base_branch}: nothing to gate")
+    level = look_level(alpha_for_attempt(rules.alpha, attempt), number, allowed)
+    of = f" of at most {allowed}" if allowed is not None else ""
+    where = f"look {number}{of} against this base, level {level:.2g}"
+    if level < SMALLEST_ALPHA:
+        return Verdict(False, f"selection gain {gain} points, but {where}: this run's error budget is spent")
+    decision = decide(paired, _AtLevel(rules, level))
+    bound = points(decision.bound.lower_bound)
+    if not decision.passed:
+        return Verdict(
+            False,
+            f"selection gain {gain} points: its lower bound at {where} is {bound} points, not above "
+            f"min_effect {points(rules.min_effect)}",
+            level,
+            estimate,
         )
-        if gain < rules.min_effect + mde:
-            return False, (
-                f"selection gain {points(gain)} points is below what the gate can detect at "
-                f"attempt {attempt} ({points(rules.min_effect + mde, signed=False)} points)"
-            )
-    return True, ""
+    return Verdict(
+        True,
+        f"selection gain {gain} points ({points(estimate)} corrected for selection among {number} "
+        f"looks); lower bound {bound} points at {where}",
+        level,
+        estimate,
+    )
+
+
+@dataclass(frozen=True)
+class _AtLevel:
+    """The [gate] rules with alpha set so that attempt 1 is tested at ``level``."""
+
+    rules: GateRules
+    level: float
+
+    @property
+    def alpha(self) -> float:
+        return self.level * math.pi**2 / 6
+
+    @property
+    def min_effect(self) -> float:
+        return self.rules.min_effect
+
+    @property
+    def min_instances(self) -> int:
+        return self.rules.min_instances
+
+    @property
+    def method(self) -> str:
+        return self.rules.method
+
+    @property
+    def resamples(self) -> int:
+        return self.rules.resamples
+
+    @property
+    def seed(self) -> int:
+        return self.rules.seed
 
 
 def passed_before(chain: Sequence[str], passed: Mapping[str, str]) -> str:

@@ -14,6 +14,7 @@ from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
+from harnessgit.evolve.policy import Looks
 from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSchedule, Spend
 from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
@@ -75,6 +76,7 @@ class Session:
         self.written: list[IterationRecord] = []  # this invocation's iteration records, in order
         self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
         self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
+        self.looks = Looks()  # candidates scored on the selection split against the current base
         self.iteration = _next_iteration(store, options.seed)
 
     def begin(self) -> int:

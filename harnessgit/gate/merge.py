@@ -72,7 +72,10 @@ def merge(
     base: str | None = None,
     allow_small: bool = False,
     execution: Execution = Execution(),
+    note: str = "",
 ) -> MergeResult:
+    """Gate ``name`` against the base branch and, if it passes, merge it; ``note`` (a
+    caller's line, e.g. evolve's gain corrected for selection) joins the message."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
     target = resolve(store, name).sha
@@ -90,7 +93,7 @@ def merge(
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record
-    message = _merge_message(store, outcome, book)
+    message = _merge_message(store, outcome, book, note)
     landed, moved = land(
         store,
         branch,
@@ -141,7 +144,7 @@ def land(
     return merge_commit, moved
 
 
-def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook) -> str:
+def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: str = "") -> str:
     """The merge commit's message: what it lands and the gate's verdict on it. A
     candidate proposed on other candidates lands all of them: the message lists each
     one, oldest first, with its own effect, and its title credits none with the total."""
@@ -166,6 +169,8 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook) -> str:
         f"attempt {record.attempt} at alpha {record.alpha_k:.3g}",
         f"Wins/losses/ties: {record.wins}/{record.losses}/{record.ties}",
     ]
+    if note:
+        lines.append(note)
     if len(chain) <= 1:
         lines += _evidence_line(store, target.sha)
     if target.candidate:

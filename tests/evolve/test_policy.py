@@ -1,11 +1,38 @@
 from __future__ import annotations
 
+import json
+import math
+import random
+import statistics
+import sys
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-from harnessgit.config import Config
-from harnessgit.evolve.policy import choose_component, passed_before, worth_gating
+import pytest
+
+from harnessgit.config import Config, load_config
+from harnessgit.evolve.evolve import evolve
+from harnessgit.evolve.policy import (
+    Look,
+    Looks,
+    Verdict,
+    choose_component,
+    corrected_gain,
+    judge,
+    look_level,
+    looks_allowed,
+    passed_before,
+)
+from harnessgit.evolve.state import Budget
 from harnessgit.proposers import ReflectiveExample
+from harnessgit.stats.decision import GateRules, alpha_for_attempt, minimum_detectable_effect
 from harnessgit.stats.pairing import Scored
+from harnessgit.store import Store
+from harnessgit.targets import base_tip
+from tests.conftest import CONFIG
+from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 
 
 def test_choose_component_round_robin_or_by_failures() -> None:
@@ -31,36 +58,105 @@ def gains(wins: int) -> Scored:
     return {**BASE, **{f"s{i}": (1.0, None) for i in range(wins)}}
 
 
-def test_worth_gating_waits_for_a_gain_the_gate_can_see() -> None:
-    rules = Config().gate
-    assert worth_gating(rules, "main", BASE, {**BASE, "s0": (0.0, None)}, 1) == (
-        False,
-        "selection gain +0.0 points over main: nothing to gate",
-    )
-    ok, why = worth_gating(rules, "main", BASE, gains(3), 1)
-    assert not ok and "below what the gate can detect at attempt 1" in why
-    assert worth_gating(rules, "main", BASE, gains(40), 1) == (True, "")
-    # The same gain is too small at a late attempt, where alpha_k is tiny.
-    assert (
-        worth_gating(rules, "main", BASE, gains(12), 1)[0]
-        and not worth_gating(rules, "main", BASE, gains(12), 40)[0]
-    )
+HALF: Scored = {f"s{i}": (float(i < 60), None) for i in range(120)}
 
 
-def test_worth_gating_reads_the_gate_rules_and_names_the_base_branch() -> None:
-    # A 10-point gain clears the default rules but not min_effect 0.1, nor alpha 0.001.
-    assert worth_gating(Config().gate, "main", BASE, gains(12), 1)[0]
+def mixed(wins: int, losses: int) -> Scored:
+    """HALF's scores with ``wins`` of its failures solved and ``losses`` of its solved failed."""
+    return {
+        **HALF,
+        **{f"s{i}": (1.0, None) for i in range(60, 60 + wins)},
+        **{f"s{i}": (0.0, None) for i in range(losses)},
+    }
+
+
+def judged(
+    candidate: Scored,
+    *,
+    base: Scored = BASE,
+    rules: GateRules | None = None,
+    looks: Looks | None = None,
+    **kw: Any,
+) -> Verdict:
+    options: dict[str, Any] = {"attempt": 1, "base_harness": "t0", "allowed": 1, **kw}
+    return judge(rules or Config().gate, "main", base, candidate, looks=looks or Looks(), **options)
+
+
+def test_a_look_is_tested_at_its_share_of_the_next_attempts_alpha() -> None:
+    alpha_1 = alpha_for_attempt(0.05, 1)
+    assert look_level(alpha_1, 1, 15) == pytest.approx(alpha_1 / 15)
+    assert look_level(alpha_1, 16, 15) == 0.0  # past what the budget allows
+    # Without a budget the shares fall as 1/j^2 and still add up to alpha_k at most.
+    assert math.fsum(look_level(alpha_1, j, None) for j in range(1, 10_000)) < alpha_1
+    assert looks_allowed(600, None, 36, 3) == 15
+    assert looks_allowed(600, 4, 36, 3) == 4
+    assert looks_allowed(10, None, 36, 3) == 1
+    assert looks_allowed(None, None, 36, 3) is None
+
+
+def test_judge_gates_what_clears_the_looks_level_and_says_what_it_compared() -> None:
+    assert judged({**BASE, "s0": (0.0, None)}) == Verdict(
+        False, "selection gain +0.0 points over main: nothing to gate"
+    )
+    # +10 points (20 wins, 8 losses in 120): enough for one look at alpha_1, not for one of 15.
+    alone = judged(mixed(20, 8), base=HALF)
+    assert alone.gate and alone.level == pytest.approx(alpha_for_attempt(0.05, 1))
+    assert alone.reason.startswith(
+        "selection gain +10.0 points (+10.0 corrected for selection among 1 looks)"
+    )
+    shared = judged(mixed(20, 8), base=HALF, allowed=15)
+    assert not shared.gate
+    assert shared.reason.startswith("selection gain +10.0 points: its lower bound at look 1 of at most 15")
+    assert shared.reason.endswith("points, not above min_effect +0.0")
+    assert judged(gains(30), allowed=15).gate
+    spent = Looks("t0", [Look(0.0, 0.01)])
+    assert "error budget is spent" in judged(gains(30), allowed=1, looks=spent).reason
     strict = replace(Config().gate, min_effect=0.1)
-    assert worth_gating(strict, "release", BASE, gains(12), 1) == (
-        False,
-        "selection gain +10.0 points over release: nothing to gate",
-    )
-    assert not worth_gating(replace(Config().gate, alpha=0.001), "main", BASE, gains(12), 1)[0]
+    assert judged(gains(12), rules=strict).reason == "selection gain +10.0 points over main: nothing to gate"
     few: Scored = {"s0": (0.0, None)}
-    assert worth_gating(Config().gate, "main", few, few, 1) == (
-        False,
-        "fewer than two selection instances scored on both sides",
+    assert judge(Config().gate, "main", few, few, attempt=1, looks=Looks(), base_harness="t0", allowed=1) == (
+        Verdict(False, "fewer than two selection instances scored on both sides")
     )
+
+
+def test_looks_count_against_one_base_and_restart_when_it_moves() -> None:
+    looks = Looks()
+    assert looks.add("t0", Look(0.1, 0.05)) == 1
+    assert looks.add("t0", Look(0.2, 0.05)) == 2
+    assert looks.add("t1", Look(0.0, 0.05)) == 1
+    assert looks.seen == [Look(0.0, 0.05)]
+
+
+def test_the_reported_gain_is_shrunk_towards_the_runs_looks() -> None:
+    gains_seen = (0.0, 0.05, -0.05, 0.02, 0.30)
+    assert corrected_gain([Look(0.30, 0.08)], Look(0.30, 0.08)) == 0.30  # nothing to compare with
+    # Noise as large as the spread of the looks: the luckiest shrinks to their mean.
+    noisy = [Look(g, 0.15) for g in gains_seen]
+    assert corrected_gain(noisy, noisy[-1]) == pytest.approx(statistics.fmean(gains_seen))
+    # Noise that explains a third of the spread: part of the way.
+    some = [Look(g, 0.08) for g in gains_seen]
+    assert 0.2 < corrected_gain(some, some[-1]) < 0.25
+    precise = [Look(g, 0.01) for g in gains_seen]
+    assert 0.29 < corrected_gain(precise, precise[-1]) < 0.30
+
+
+def test_a_run_of_null_candidates_passes_one_in_at_most_alpha_runs() -> None:
+    """The family-wise guarantee with evolve choosing what to gate: 300 runs of 15
+    looks at candidates no better than the base (0/1 scores, the exact sign test)."""
+    rules = replace(Config().gate, method="sign")
+    rng = random.Random(0)
+    runs_with_a_pass = 0
+    for _ in range(300):
+        p = [rng.betavariate(0.6, 0.2) for _ in range(40)]
+        base: Scored = {f"s{i}": (float(rng.random() < q), None) for i, q in enumerate(p)}
+        looks = Looks()
+        for _ in range(15):
+            cand: Scored = {f"s{i}": (float(rng.random() < q), None) for i, q in enumerate(p)}
+            verdict = judge(rules, "main", base, cand, attempt=1, looks=looks, base_harness="t0", allowed=15)
+            if verdict.gate:
+                runs_with_a_pass += 1
+                break
+    assert runs_with_a_pass / 300 <= 0.05
 
 
 def test_a_chain_that_passed_the_gate_once_is_not_gated_again() -> None:
@@ -71,3 +167,43 @@ def test_a_chain_that_passed_the_gate_once_is_not_gated_again() -> None:
     assert passed_before(["a" * 40, "b" * 40], passed) == ""  # the passed candidate itself
     assert passed_before(["a" * 40, "c" * 40], passed) == ""  # another chain
     assert passed_before(["c" * 40], {}) == ""
+
+
+ONE_GOOD_EDIT = """
+import json, sys
+request = json.load(sys.stdin)
+failing = [e["instance"] for e in request["examples"] if (e.get("score") or 0) < 1]
+extra = [f"fix s-{i}" for i in range(30, 40)] + ["break s-0", "break s-1"]  # +10 -2 of 40
+text = request["current_text"] + "".join(f"{line}\\n" for line in extra + [f"fix {i}" for i in failing])
+print(json.dumps({"text": text, "rationale": "fix ten, break two"}))
+"""
+
+
+def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo: Callable[..., Path]) -> None:
+    """Issue 13: +20 points on 40 instances (10 wins, 2 losses) clears the gate's bound
+    at attempt 1, but evolve used to wait for the minimum detectable effect (22
+    points). A run allowed one look now gates it at alpha_1, and it merges."""
+    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}
+    proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 50\n" + proposer
+    repo = make_repo(
+        {
+            "eval.py": EVALUATOR,
+            "splits.json": json.dumps(splits),
+            "SKILL.md": skill(30),
+            "proposer.py": ONE_GOOD_EDIT,
+        },
+        config=config,
+    )
+    with Store.discover(repo) as store:
+        report = evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        (record,) = report.iterations
+        assert record.outcome == "merged", record.reason
+        assert record.reason.startswith(
+            "selection gain +20.0 points (+20.0 corrected for selection among 1 looks)"
+        )
+        diffs = [1.0] * 10 + [-1.0] * 2 + [0.0] * 28
+        old_bar = minimum_detectable_effect(statistics.stdev(diffs), 40, alpha_for_attempt(0.05, 1))
+        assert old_bar > 0.2  # what the old rule waited for
+        message = store.commit_info(base_tip(store, "main")).body
+        assert "Evolve: selection gain +20.0 points" in message
