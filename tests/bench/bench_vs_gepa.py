@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -322,7 +323,11 @@ def diagnose(
         if record.outcome in ("merged", "gate-rejected", "gate-passed"):
             attempts += 1
             if record.outcome == "merged":
-                merges.append({"selection_gain": observed, "test_gain": true_gain})
+                merge = {"selection_gain": observed, "test_gain": true_gain}
+                corrected = re.search(r"\(([+-]\d+\.\d) corrected", record.reason)
+                if corrected:  # the policy's gain corrected for selection (since issue 13)
+                    merge["corrected_gain"] = float(corrected.group(1))
+                merges.append(merge)
                 base = text
             continue
         if record.outcome != "not-gated" or "passed the gate" in record.reason:
@@ -436,6 +441,7 @@ def print_diagnosis(runs: list[Run]) -> None:
         merges = [m for r in group for m in r.merges]
         stuck = sum(1 for r in group if r.withheld and not r.merges)
         over = [m["selection_gain"] - m["test_gain"] for m in merges]
+        corrected = [m["corrected_gain"] - m["test_gain"] for m in merges if "corrected_gain" in m]
         print(
             f"- {regime}, {budget} rollouts: {len(withheld)} candidates in"
             f" {sum(1 for r in group if r.withheld)}/{len(group)} runs were not gated but would have passed"
@@ -443,6 +449,11 @@ def print_diagnosis(runs: list[Run]) -> None:
             f" {sum(1 for w in withheld if w['test_gain'] <= 0)} of them <= 0); in {stuck} of those runs main"
             f" never moved; {len(merges)} merges, whose selection gain overstated the true test gain by"
             f" {_mean(over)} points on average"
+            + (
+                f" (the corrected gain in the record and merge message by {_mean(corrected)})"
+                if corrected
+                else ""
+            )
         )
 
 
