@@ -193,12 +193,38 @@ with open(task["clock"], "a") as clock:
     clock.write(f"{time.perf_counter() - start}\\n")
 """
 
+IN_PROCESS = """\
+import json, time
+from pathlib import Path
+import sim_task
+TASK = json.loads((Path(__file__).parent / "task.json").read_text())
+WORLD = sim_task.world(TASK["seed"])
+def _clock(start):
+    with open(TASK["clock"], "a") as clock:
+        clock.write(f"{time.perf_counter() - start}\\n")
+def evaluate(request):
+    start = time.perf_counter()
+    rules = sim_task.rules_of(request.harness["prompt.md"])
+    out = []
+    for iid in request.instances:
+        score = WORLD.outcome(iid, rules)
+        out.append({"instance": iid, "score": score, "feedback": WORLD.feedback(iid, rules, score)})
+    _clock(start)
+    return out
+def propose(request):
+    start = time.perf_counter()
+    feedback = [e.get("feedback") or "" for e in request["examples"]]
+    prompt = request["current_text"] + "\\n" + "\\n".join(feedback)
+    new = sim_task.reflect(prompt, seed=TASK["seed"], regime=TASK["regime"])
+    _clock(start)
+    return {"text": new, "rationale": "one rule edit (simulated LM)"}
+"""
+
 CONFIG = """\
 [harness]
 paths = ["prompt.md"]
 [evaluator]
 {evaluator}
-files = ["eval.py", "sim_task.py", "task.json"]
 batch_size = 300
 jobs = 1
 [splits]
@@ -216,16 +242,28 @@ max_hunks = 100
 max_changed_lines = 10000
 """
 
+# "command": an evaluator and a proposer command per call (the protocol on main);
+# "python": in-process functions ([evaluator] python, [proposer] kind = "python"),
+# which need the in-process evaluator of issue 13 (branch i13-speed).
+WIRING = "command"
+
 
 def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
     """The harnessgit side of the task in ``repo``: the one place that says how
-    evolve reaches the simulation (today: an evaluator and a proposer command)."""
-    evaluator = f'command = ["{PYTHON}", "-S", "eval.py"]'
-    proposer = f'kind = "command"\ncommand = ["{PYTHON}", "-S", "propose.py"]'
+    evolve reaches the simulation (`WIRING`)."""
+    if WIRING == "python":
+        evaluator = 'python = "simwire:evaluate"\nfiles = ["simwire.py", "sim_task.py", "task.json"]'
+        proposer = 'kind = "python"\nfunction = "simwire:propose"'
+    else:
+        evaluator = (
+            f'command = ["{PYTHON}", "-S", "eval.py"]\nfiles = ["eval.py", "sim_task.py", "task.json"]'
+        )
+        proposer = f'kind = "command"\ncommand = ["{PYTHON}", "-S", "propose.py"]'
     files = {
         "harnessgit.toml": CONFIG.format(evaluator=evaluator, proposer=proposer),
         "eval.py": EVALUATOR,
         "propose.py": PROPOSER,
+        "simwire.py": IN_PROCESS,
         "sim_task.py": (HERE / "sim_prompt_task.py").read_text(),
         "task.json": json.dumps({"seed": seed, "regime": regime, "clock": str(clock)}),
         "prompt.md": sim.seed_prompt(),
@@ -261,6 +299,8 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
     world = sim.world(seed)
     with tempfile.TemporaryDirectory(prefix="hg-vs-gepa-") as tmp:
         repo, clock = make_repo(Path(tmp), seed, regime)
+        for module in ("simwire", "sim_task"):  # each repository imports its own copy
+            sys.modules.pop(module, None)
         with Store.discover(repo) as store:
             started = time.perf_counter()
             report = evolve(
@@ -470,11 +510,16 @@ def main() -> None:
     parser.add_argument("--tools", default="GEPA,harnessgit")
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (processes)")
     parser.add_argument(
+        "--wiring", choices=["command", "python"], default="command", help="how evolve calls the simulation"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="2 seeds, 300 rollouts, helpful only: a smoke run"
     )
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.budgets, args.regime = 2, "300", "helpful"
+    global WIRING
+    WIRING = args.wiring  # the pool's processes are forked: they see it
     budgets = [int(b) for b in args.budgets.split(",")]
     regimes = args.regime.split(",")
     tools = args.tools.split(",")
