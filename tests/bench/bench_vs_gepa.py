@@ -2,6 +2,7 @@
 
     python tests/bench/bench_vs_gepa.py [--seeds 10] [--budgets 600,1500]
                                         [--regime helpful,hard] [--jobs 1] [--quick]
+                                        [--wiring command|python]
 
 Nothing here calls a model. The task (tests/bench/sim_prompt_task.py) is a
 simulated code-review agent whose system prompt is built from rules, and the
@@ -13,7 +14,8 @@ valset, 300 held-out test), the same LM and the same budget in rollouts:
 - GEPA 0.1.4 (`gepa.optimize`, its defaults, max_metric_calls = budget) with an
   in-process adapter and the LM as `reflection_lm`; adopted = `best_candidate`;
 - `harnessgit evolve --auto-merge` (the Python API, `--max-rollouts` = budget) with
-  the evaluator and proposer as commands calling the same module (`wire`); adopted =
+  the evaluator and proposer as commands calling the same module (`wire`), or with
+  `--wiring python` as in-process functions (needs the i13-speed branch); adopted =
   main's tip.
 
 Before the runs, `check_wirings` asserts that both wirings give identical scores and
@@ -122,23 +124,28 @@ class Quiet:
         pass
 
 
-def run_gepa(seed: int, regime: str, budget: int) -> Run:
+def run_gepa_result(seed: int, regime: str, budget: int, adapter: SimAdapter | None = None) -> Any:
+    """gepa.optimize at its defaults on the simulated task: its GEPAResult."""
     import gepa
 
-    world = sim.world(seed)
-    clock = [0.0]
-    adapter = SimAdapter(world, clock)
-    started = time.perf_counter()
-    result = gepa.optimize(
+    adapter = adapter or SimAdapter(sim.world(seed), [0.0])
+    return gepa.optimize(
         seed_candidate={"prompt": sim.seed_prompt()},
-        trainset=world.splits["train"],
-        valset=world.splits["selection"],
+        trainset=adapter.world.splits["train"],
+        valset=adapter.world.splits["selection"],
         adapter=adapter,  # type: ignore[arg-type]
-        reflection_lm=SimLM(seed, regime, clock),
+        reflection_lm=SimLM(seed, regime, adapter.clock),
         max_metric_calls=budget,
         logger=Quiet(),
         seed=seed,
     )
+
+
+def run_gepa(seed: int, regime: str, budget: int) -> Run:
+    world = sim.world(seed)
+    adapter = SimAdapter(world, [0.0])
+    started = time.perf_counter()
+    result = run_gepa_result(seed, regime, budget, adapter)
     wall = time.perf_counter() - started
     best = result.best_candidate
     assert isinstance(best, dict)
@@ -152,7 +159,7 @@ def run_gepa(seed: int, regime: str, budget: int) -> Run:
         gain,
         result.best_idx != 0,
         iterations,
-        1000 * (wall - clock[0]) / iterations,
+        1000 * (wall - adapter.clock[0]) / iterations,
         rollouts=result.total_metric_calls or 0,
     )
 
