@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from harnessgit.config import GateSection
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.render import points
 from harnessgit.stats.bootstrap import SMALLEST_ALPHA
-from harnessgit.stats.decision import GateRules, alpha_for_attempt, compare, decide
+from harnessgit.stats.decision import alpha_for_attempt, compare, decide
 from harnessgit.stats.pairing import Scored, pair_scores
 
 
@@ -111,7 +112,7 @@ def corrected_gain(seen: Sequence[Look], look: Look) -> float:
 
 
 def judge(
-    rules: GateRules,
+    rules: GateSection,
     base_branch: str,
     base: Scored,
     candidate: Scored,
@@ -126,8 +127,8 @@ def judge(
 
     Every candidate scored on the selection split is a look, and choosing which to
     gate from those scores is itself a test: gating whatever would pass at alpha_k
-    let through, in simulation, a null candidate in about one run in ten
-    (docs/evolve.md). So each look is tested at its own share of alpha_k
+    let a null candidate through in 26% of simulated runs of 15 looks on 36
+    instances (docs/evolve.md). So each look is tested at its own share of alpha_k
     (`look_level`), with the gate's own bound; the gate then passes it at alpha_k,
     which is looser. The reason always quotes the numbers the decision compared.
     """
@@ -146,8 +147,11 @@ def judge(
     where = f"look {number}{of} against this base, level {level:.2g}"
     if level < SMALLEST_ALPHA:
         return Verdict(False, f"selection gain {gain} points, but {where}: this run's error budget is spent")
-    decision = decide(paired, _AtLevel(rules, level))
+    # Attempt 1 of rules whose alpha makes alpha_1 this look's level: the gate's own test.
+    decision = decide(paired, replace(rules, alpha=level * math.pi**2 / 6))
     bound = points(decision.bound.lower_bound)
+    if decision.bound.passed and not decision.passed:  # too few instances: the gate would refuse
+        return Verdict(False, "; ".join(decision.reasons), level, estimate)
     if not decision.passed:
         return Verdict(
             False,
@@ -163,38 +167,6 @@ def judge(
         level,
         estimate,
     )
-
-
-@dataclass(frozen=True)
-class _AtLevel:
-    """The [gate] rules with alpha set so that attempt 1 is tested at ``level``."""
-
-    rules: GateRules
-    level: float
-
-    @property
-    def alpha(self) -> float:
-        return self.level * math.pi**2 / 6
-
-    @property
-    def min_effect(self) -> float:
-        return self.rules.min_effect
-
-    @property
-    def min_instances(self) -> int:
-        return self.rules.min_instances
-
-    @property
-    def method(self) -> str:
-        return self.rules.method
-
-    @property
-    def resamples(self) -> int:
-        return self.rules.resamples
-
-    @property
-    def seed(self) -> int:
-        return self.rules.seed
 
 
 def passed_before(chain: Sequence[str], passed: Mapping[str, str]) -> str:

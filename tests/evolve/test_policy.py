@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harnessgit.config import Config, load_config
+from harnessgit.config import Config, GateSection, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.policy import (
     Look,
@@ -27,7 +27,7 @@ from harnessgit.evolve.policy import (
 )
 from harnessgit.evolve.state import Budget
 from harnessgit.proposers import ReflectiveExample
-from harnessgit.stats.decision import GateRules, alpha_for_attempt, minimum_detectable_effect
+from harnessgit.stats.decision import alpha_for_attempt, minimum_detectable_effect
 from harnessgit.stats.pairing import Scored
 from harnessgit.store import Store
 from harnessgit.targets import base_tip
@@ -74,7 +74,7 @@ def judged(
     candidate: Scored,
     *,
     base: Scored = BASE,
-    rules: GateRules | None = None,
+    rules: GateSection | None = None,
     looks: Looks | None = None,
     **kw: Any,
 ) -> Verdict:
@@ -207,3 +207,10 @@ def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo:
         assert old_bar > 0.2  # what the old rule waited for
         message = store.commit_info(base_tip(store, "main")).body
         assert "Evolve: selection gain +20.0 points" in message
+
+
+def test_a_selection_split_the_gate_would_refuse_is_not_gated() -> None:
+    small_base: Scored = {f"s{i}": (0.0, None) for i in range(10)}
+    small: Scored = {**small_base, **{f"s{i}": (1.0, None) for i in range(8)}}
+    verdict = judged(small, base=small_base)
+    assert not verdict.gate and "only 10 instances on the selection split" in verdict.reason
