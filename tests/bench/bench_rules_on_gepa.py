@@ -9,13 +9,14 @@ current base by the normal approximation of the paired difference (the gate's
 bootstrap is close to it at n = 36). Rules:
 
 - gepa: its `best_candidate` (no gate);
-- look-charged: each candidate at alpha_1 / L (L = budget // (36 + 6)); the first that
-  passes becomes the base (harnessgit since issue 13);
+- look-charged: each candidate at alpha_1 / L (L = budget // (selection + 6)); the
+  first that passes becomes the base (harnessgit since issue 13);
 - would pass (unsound): every candidate at alpha_1; at the end, the best that passed.
 
 Prints the mean true held-out test gain (points), runs that adopted nothing,
 regressions and the worst run. Tests the ceiling of any gate on 36 instances without
-running harnessgit.
+running harnessgit; `--selection 72` moves 36 train instances to the selection split
+(GEPA's valset too), to see what a larger selection split buys both.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def lower_bound(world: sim.World, base: str, candidate: str, alpha: float) -> fl
 
 
 def look_charged(world: sim.World, candidates: list[str], budget: int) -> str:
-    base, level = sim.seed_prompt(), ALPHA_1 / max(1, budget // (36 + 6))
+    looks = budget // (len(world.splits["selection"]) + 6)
+    base, level = sim.seed_prompt(), ALPHA_1 / max(1, looks)
     for candidate in candidates:
         if lower_bound(world, base, candidate, level) > 0:
             base = candidate
@@ -60,7 +62,11 @@ def would_pass(world: sim.World, candidates: list[str], budget: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument(
+        "--selection", type=int, default=36, help="selection instances, taken from the 186 non-test ones"
+    )
     args = parser.parse_args()
+    sim.SPLITS.update(train=186 - args.selection, selection=args.selection)
     print("| regime | rollouts | rule | held-out test gain | adopted nothing | regressions | worst |")
     print("|---|---|---|---|---|---|---|")
     for regime in ("helpful", "hard"):
