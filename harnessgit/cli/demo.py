@@ -15,7 +15,7 @@ from harnessgit.errors import EXIT_OK
 @click.option(
     "--proposals",
     type=click.IntRange(min=1),
-    default=24,
+    default=20,
     show_default=True,
     help="How many proposals the demo's evolve run may make.",
 )
