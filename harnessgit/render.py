@@ -185,6 +185,17 @@ def share(value: float | None) -> str:
     return EMPTY if value is None else f"{value * 100:.1f}%"
 
 
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float], low: float = 0.0, high: float = 1.0) -> str:
+    """Scores in [low, high] as one line of block characters, one per value: a picture
+    where no script can run (a pull-request comment, a terminal)."""
+    span = high - low
+    steps = len(SPARKS) - 1
+    return "".join(SPARKS[round(min(max((v - low) / span, 0.0), 1.0) * steps)] for v in values)
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 

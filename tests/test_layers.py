@@ -26,6 +26,7 @@ LAYERS = [
     {"candidates"},
     {"gate"},
     {"review", "bisect", "evolve", "repair"},
+    {"report"},  # pictures of what review, the frontier and the history audit read
     {"api"},  # the documented Python API: a facade over the commands' functions
     {"integrations"},  # optimisers' hooks (GEPA's callbacks), written against the API
     {"demo"},

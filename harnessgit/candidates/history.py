@@ -46,6 +46,8 @@ class HistoryFile:
     tokens_before: int | None  # None: absent, binary, or over [checks] max_file_bytes
     tokens_after: int | None
     sections: SectionChanges | None  # Markdown files only
+    chars_before: int | None = None  # characters, when read as text (as tokens)
+    chars_after: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,6 +270,8 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
         tokens_before=reader.tokens_of(old.sha, old_text) if old else None,
         tokens_after=reader.tokens_of(new.sha, new_text) if new else None,
         sections=sections,
+        chars_before=None if old_text is None else len(old_text),
+        chars_after=None if new_text is None else len(new_text),
     )
 
 

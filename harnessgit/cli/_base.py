@@ -162,6 +162,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
     "check": "check",
     "review": "review",
+    "report": "report",
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
     "evolve": "evolve",
     "doctor": "repair",

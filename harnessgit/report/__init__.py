@@ -1,0 +1,1 @@
+"""`harnessgit report`: the record as pictures, in one self-contained HTML file."""

@@ -1,0 +1,173 @@
+"""`harnessgit report`: gather the record's pictures for one page (`page.render_page`).
+
+Everything comes from the functions the other commands use: `accepted_log` (how each
+commit of the base branch landed), `ScoreBook` (selection scores), `harness_history`
+(`log --all-history`: file lengths), the records on candidates (the tree),
+`frontier_view` and `review` (the flips of a merge). Reads only; the command writes
+the one file it is asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harnessgit.candidates.history import harness_history
+from harnessgit.candidates.log import LogEntry, accepted_log
+from harnessgit.config import Config, require
+from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.context import eval_context
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.splits import ManifestError, load_manifest
+from harnessgit.gate.frontier import frontier_view
+from harnessgit.render import short
+from harnessgit.report.lengths import LengthSteps, length_steps
+from harnessgit.report.scores import ClassShares, ScorePoint, class_shares, score_point
+from harnessgit.report.tree import SELECTION, TreeNode, candidate_tree
+from harnessgit.review.review import review
+from harnessgit.review.scores import Flips
+from harnessgit.stats.frontier import FrontierRow
+from harnessgit.store import Store
+from harnessgit.targets import base_tip, resolve
+
+FLIP_MERGES = 10  # the newest gated merges whose flips the page carries (a review each)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeFlips:
+    commit: str
+    subject: str
+    flips: list[Flips]  # per split and model, as `review` finds them
+
+
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    base: str
+    span: str  # the REV-RANGE shown, or the base branch
+    points: list[ScorePoint]  # oldest first
+    lengths: LengthSteps
+    nodes: list[TreeNode]  # creation order
+    frontier: list[FrontierRow]
+    merges: list[MergeFlips]  # newest first
+    classes: list[ClassShares]  # oldest first
+    notes: list[str]  # what could not be drawn, and why
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportResult:
+    """`harnessgit report`: the file written and what it shows."""
+
+    output: str
+    bytes: int
+    commits: int  # of the base branch in the range
+    gated_merges: int
+    candidates: int  # nodes of the candidate tree that are candidates
+    notes: list[str]
+
+
+def build_report(
+    store: Store, config: Config, rev_range: str | None = None, base: str | None = None
+) -> Report:
+    config = require(config)
+    branch = base or config.harness.base
+    log = accepted_log(store, config, base=branch)
+    entries = _in_range(store, branch, log.entries, rev_range)
+    notes: list[str] = []
+    selection = _selection(store, config, notes)
+    book = ScoreBook.load(store)
+    points: list[ScorePoint] = []
+    classes: list[ClassShares] = []
+    for entry in reversed(entries):
+        summary = book.summary(eval_context(store, config, entry.commit).key, SELECTION, selection)
+        point = score_point(entry, summary, log.test_peeks)
+        points.append(point)
+        shares = class_shares(point, summary) if point.gated or not classes else None
+        if shares is not None:
+            classes.append(shares)
+    in_range = {entry.commit for entry in entries}
+    history = harness_history(store, config, base=branch)
+    history = replace(history, entries=[e for e in history.entries if e.commit in in_range])
+    return Report(
+        base=branch,
+        span=rev_range or branch,
+        points=points,
+        lengths=length_steps(history, config),
+        nodes=candidate_tree(store, config, book, selection, [e for e in log.entries if e.kind == "merge"]),
+        frontier=_frontier(store, config, branch, book, notes) if selection else [],
+        merges=_flips(store, config, [e for e in entries if e.gate is not None and e.gate.passed])
+        if selection
+        else [],
+        classes=classes,
+        notes=notes,
+    )
+
+
+def _in_range(store: Store, branch: str, entries: list[LogEntry], rev_range: str | None) -> list[LogEntry]:
+    """The base branch's entries REV-RANGE names (``A..B``, ``B``: B's first-parent chain)."""
+    if not rev_range:
+        return entries
+    start, dots, end = rev_range.partition("..")
+    tip = resolve(store, end or branch).sha if dots else resolve(store, start).sha
+    stop = resolve(store, start).sha if dots and start else None
+    chain = store.first_parent_chain(tip, stop=stop)
+    known = {entry.commit: entry for entry in entries}
+    outside = [sha for sha in chain if sha not in known]
+    if outside:
+        raise HarnessgitError(
+            f"{rev_range} reaches {short(outside[0])}, which is not on {branch}'s first-parent chain "
+            f"({short(base_tip(store, branch))}): the report draws the base branch's history"
+        )
+    return [known[sha] for sha in chain]
+
+
+def _selection(store: Store, config: Config, notes: list[str]) -> list[str]:
+    if not config.evaluator.configured:
+        notes.append("no evaluator is configured: no scores, frontier or flips")
+        return []
+    try:
+        return load_manifest(store.root, config.splits.manifest).ids(SELECTION)
+    except ManifestError as exc:
+        notes.append(f"no scores, frontier or flips: {exc}")
+        return []
+
+
+def _frontier(
+    store: Store, config: Config, branch: str, book: ScoreBook, notes: list[str]
+) -> list[FrontierRow]:
+    try:
+        return frontier_view(store, config, base=branch, book=book).frontier.rows
+    except HarnessgitError as exc:
+        notes.append(f"no frontier: {exc}")
+        return []
+
+
+def _flips(store: Store, config: Config, merges: list[LogEntry]) -> list[MergeFlips]:
+    return [
+        MergeFlips(
+            commit=entry.commit,
+            subject=entry.subject,
+            flips=review(store, config, base=f"{entry.commit}^", head=entry.commit).flips,
+        )
+        for entry in merges[:FLIP_MERGES]
+    ]
+
+
+def write_report(
+    store: Store, config: Config, output: Path, rev_range: str | None = None, base: str | None = None
+) -> ReportResult:
+    from harnessgit.report.page import render_page
+
+    report = build_report(store, config, rev_range, base)
+    page = render_page(report).encode("utf-8")
+    try:
+        output.write_bytes(page)
+    except OSError as exc:
+        raise HarnessgitError(f"cannot write {output}: {exc.strerror}") from None
+    return ReportResult(
+        output=str(output),
+        bytes=len(page),
+        commits=len(report.points),
+        gated_merges=sum(p.gated for p in report.points),
+        candidates=sum(node.state in ("live", "archived") for node in report.nodes),
+        notes=report.notes,
+    )
