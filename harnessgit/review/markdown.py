@@ -12,7 +12,7 @@ import html
 import re
 
 from harnessgit.candidates.render import effect_text
-from harnessgit.render import EMPTY, changes, p_text, plural, points, share, short
+from harnessgit.render import EMPTY, changes, p_text, plural, points, share, short, sparkline
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
 from harnessgit.review.diff import FileDiff
@@ -54,6 +54,7 @@ def review_markdown(result: ReviewResult, limit: int = COMMENT_LIMIT) -> str:
     sections = [
         _md_verdict(result),
         _md_scores(result.scores),
+        _md_history(result),
         _md_files(result),
         _md_checks(result),
         _md_edits(result),
@@ -124,6 +125,22 @@ def _md_scores(rows: list[ScoreRow]) -> Section:
         for r in rows
     ]
     return Section(head, body, [""], priority=1, what="score rows")
+
+
+def _md_history(result: ReviewResult) -> Section:
+    """The score history as one line of block characters: a comment cannot run a chart."""
+    head_mean = next((row.head_mean for row in result.scores if row.decides), None)
+    values = [*result.score_history, *([head_mean] if head_mean is not None else [])]
+    if len(values) < 2:
+        return Section([])
+    # From the lowest to the highest mean, but at least 10 points tall: a 1-point wobble stays flat.
+    low = min(min(values), max(values) - 0.1)
+    line = (
+        f"**Score history** (selection mean at each gated merge before BASE"
+        f"{', then HEAD' if head_mean is not None else ''}): `{sparkline(values, low, max(values))}` "
+        f"{points(values[0], False)} → {points(values[-1], False)}"
+    )
+    return Section([line, ""], priority=1, what="lines")
 
 
 def _md_files(result: ReviewResult) -> Section:

@@ -19,8 +19,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from harnessgit import globs
+from harnessgit import globs, layout
 from harnessgit.candidates.chain import Measure
+from harnessgit.candidates.log import landing
 from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
@@ -33,7 +34,7 @@ from harnessgit.gate.changes import regrades
 from harnessgit.gate.gate import SELECTION, preview_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.settings import committed_settings
-from harnessgit.records import view_of
+from harnessgit.records import GateRecord, view_of
 from harnessgit.review.diff import FileDiff, parse_patch
 from harnessgit.review.edits import Edit, cut_text, described, edits_between
 from harnessgit.review.scores import (
@@ -49,6 +50,7 @@ from harnessgit.review.scores import (
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 
+HISTORY_KEPT = 30  # gated merges in the score history's sparkline
 FLIPS_KEPT = 10  # flipped instances shown per direction; the rest are counted
 EDITS_KEPT = 20  # edits between BASE and HEAD whose rationale is shown
 # Why a review has no scores and no verdict at adoption level 2 (issue 20): checks and
@@ -104,6 +106,9 @@ class ReviewResult:
     edits: list[Edit]
     edits_count: int  # edits in BASE..HEAD; only the newest EDITS_KEPT are in `edits`
     notes: list[str]
+    # The selection mean at each gated merge on BASE's first-parent chain (the newest
+    # HISTORY_KEPT), oldest first, as each gate measured it; the first one's base first.
+    score_history: list[float] = dataclasses.field(default_factory=list)
 
 
 def review(store: Store, config: Config, base: str | None = None, head: str | None = None) -> ReviewResult:
@@ -160,7 +165,23 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         edits=described(store, edits[:EDITS_KEPT], _measure(store, manifest, book, outcome)),
         edits_count=len(edits),
         notes=notes,
+        score_history=score_history(store, base_sha),
     )
+
+
+def score_history(store: Store, base: str) -> list[float]:
+    """The selection means at BASE's gated merges, from their gate records (no scores read)."""
+    gates = store.notes(layout.NOTES_GATE)
+    landed: list[GateRecord] = []
+    for sha in store.first_parent_chain(base):
+        records = landing(gates.get(sha, []), sha).gates
+        if records and records[-1].candidate_mean is not None:
+            landed.append(records[-1])
+            if len(landed) == HISTORY_KEPT:
+                break
+    landed.reverse()
+    start = [landed[0].base_mean] if landed and landed[0].base_mean is not None else []
+    return [*start, *[record.candidate_mean for record in landed if record.candidate_mean is not None]]
 
 
 def _base(store: Store, config: Config, base: str | None, head_name: str, head: str) -> tuple[str, str]:

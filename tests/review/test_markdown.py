@@ -100,3 +100,25 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
     flip = Flip(instance="s-1", base_score=1.0, head_score=0.0)
     md = review_markdown(result_with(flip, "Why", scores=[unpaired_row()]))
     assert "| train | m | 0/60 | - (6 scored) | - (3 scored) | - | - | - | 0/0/0 |" in md
+
+
+def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> None:
+    from harnessgit.candidates.propose import propose
+    from harnessgit.evaluation.eval import evaluate
+    from harnessgit.gate.merge import merge
+    from tests.gating_fixtures import skill
+
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        for level in (20, 30):  # two gated merges: 25% -> 50% -> 75% of the selection split
+            cand = propose(store, config, {"SKILL.md": skill(level)}, rationale=f"level {level}")
+            assert merge(store, config, cand.candidate).merge
+        head = propose(store, config, {"SKILL.md": skill(40)}, rationale="level 40")
+        evaluate(store, config, head.candidate, split="selection")
+        result = review(store, config, base="main", head=head.candidate)
+    assert result.score_history == [0.25, 0.5, 0.75]
+    text = review_markdown(result)
+    assert (
+        "**Score history** (selection mean at each gated merge before BASE, then HEAD): `▁▃▆█` 25.0 → 100.0"
+        in text
+    )
