@@ -71,6 +71,7 @@ def test_the_json_of_a_review_is_its_fields_in_order(
         "edits",
         "edits_count",
         "notes",
+        "score_history",
     ]
     assert data["verdict"]["state"] == "pass" and data["flips"][0]["regressed"][0]["instance"] == "s-3"
     assert data["files"][0]["path"] == "SKILL.md" and data["edits"][0]["candidate"] == candidate
