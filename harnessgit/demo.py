@@ -3,8 +3,8 @@
 It builds a harness repository from templates/triage, evolves its SKILL.md with
 `evolve --auto-merge`, then shows the log of accepted edits, the frontier, the
 pull-request review of the best accepted edit, the held-out test score before
-and after, what `verify` says about a commit that skipped the gate, and a
-bisect that finds it.
+and after, what `verify` says about a commit that skipped the gate, a bisect
+that finds it, and the report: all of it as pictures in one HTML file.
 
 What is simulated, said plainly here and in the output: the *agent* is agent.py,
 a deterministic program that follows SKILL.md's routing rules literally, and the
@@ -39,6 +39,8 @@ from harnessgit.evolve.state import Budget
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.gate.render import frontier_text, verify_text
 from harnessgit.gate.verify import verify
+from harnessgit.render import size
+from harnessgit.report.report import ReportResult, write_report
 from harnessgit.review.render import review_text
 from harnessgit.review.review import review
 from harnessgit.store import Store
@@ -113,6 +115,15 @@ def _best_merge(store: Store, config: Config) -> str:
     return max(gains, key=lambda commit: gains[commit])
 
 
+def _report(store: Store, config: Config, target: Path) -> ReportResult:
+    """report.html in the demo repository, ignored by git there (its status stays clean)."""
+    info = target / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    with (info / "exclude").open("a") as exclude:
+        exclude.write("/report.html\n")
+    return write_report(store, config, target / "report.html")
+
+
 def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> None:
     prepare(target, say)
     say(f"harnessgit demo in {target}\n\n{SIMULATED}\n")
@@ -180,5 +191,8 @@ def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> N
             store, config, good, "main", Criterion.build("selection", None, 0.05, None), execution=TWO_JOBS
         )
         say(bisect_text(found) + "\n")
+        say("== 10. harnessgit report: the same history as pictures, one HTML file that opens offline")
+        written = _report(store, config, target)
+        say(f"wrote the report to {written.output} ({size(written.bytes)}): open it in a browser\n")
     say(f"The repository is in {target}. Try: harnessgit -C {target} log, show, frontier, verify.")
     say(SIMULATED)

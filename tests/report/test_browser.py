@@ -1,0 +1,79 @@
+"""The demo's report in a real headless Chromium: it renders, it is not blank, it has one
+node per candidate and one point per gated merge, and it asks the network for nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessgit.report.page import CSP
+from tests.conftest import git
+from tests.report.browser import chromium, ink, network_urls, screenshot, visit
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    chromium()  # skip before the demo runs when there is no browser
+    repo = tmp_path_factory.mktemp("demo") / "triage"
+    result = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "demo", str(repo)], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"wrote the report to (\S+) \(", result.stdout)
+    assert found, result.stdout[-2000:]
+    return repo, Path(found.group(1))
+
+
+def harnessgit_json(repo: Path, *args: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "-C", str(repo), *args, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_the_demo_report_renders_offline_in_chromium(demo_report: tuple[Path, Path], tmp_path: Path) -> None:
+    repo, page = demo_report
+    assert page == repo / "report.html" and git(repo, "status", "--porcelain") == ""
+    assert page.stat().st_size < 2 * 1024 * 1024
+    seen = visit(page, tmp_path)
+    assert 'data-rendered="yes"' in seen.dom  # the page's script ran to its end
+    candidates = git(
+        repo, "for-each-ref", "--format=%(refname)", "refs/heads/harnessgit/cand", "refs/harnessgit/archive"
+    )
+    outcomes = re.findall(r'<g class="node outcome-([a-z-]+)[ a-z]*"', seen.dom)  # "selected" too
+    assert len([o for o in outcomes if o not in ("base", "rejected-proposal")]) == len(candidates.split()) > 0
+    log = harnessgit_json(repo, "log")
+    merges = [e for e in log["entries"] if e["kind"] == "merge" and e["gate"]["passed"]]  # type: ignore[index,union-attr]
+    assert len(re.findall(r'<circle class="merge-point"', seen.dom)) == len(merges) > 0
+    assert len(re.findall(r'<path class="peek-point"', seen.dom)) == len(log["test_peeks"])  # type: ignore[arg-type]
+    assert network_urls(seen.urls, page) == [], "the report asked the network for something"
+    assert "Content Security Policy" not in seen.console  # nothing on the page tried to load
+    shot = tmp_path / "report.png"
+    screenshot(page, tmp_path, shot, width=1000, height=1600)
+    assert ink(shot) > 0.01  # not a blank page: charts and text drawn
+
+
+@pytest.mark.slow
+def test_the_network_check_sees_a_request_and_the_policy_stops_it(tmp_path: Path) -> None:
+    """The checks above have teeth: an image from elsewhere shows in the net log, and
+    under the report's policy it is refused before any request."""
+    leaky = tmp_path / "leaky.html"
+    leaky.write_text('<!doctype html><img src="http://cdn.example.invalid/chart.js.png">')
+    seen = visit(leaky, tmp_path / "a")
+    assert any("cdn.example.invalid" in url for url in network_urls(seen.urls, leaky))
+    guarded = tmp_path / "guarded.html"
+    guarded.write_text(
+        f'<!doctype html><meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<img src="http://cdn.example.invalid/chart.js.png">'
+    )
+    seen = visit(guarded, tmp_path / "b")
+    assert network_urls(seen.urls, guarded) == [] and "Content Security Policy" in seen.console
