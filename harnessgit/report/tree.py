@@ -100,7 +100,7 @@ def candidate_tree(
     gate_notes = store.notes(layout.NOTES_GATE)
     tips = candidate_tips(store)
     names = {sha: cid for cid, (_state, sha) in tips.items()}
-    merged = {p.candidate for entry in merges for p in entry.proposals if p.candidate}
+    merged = {p.candidate: entry for entry in merges for p in entry.proposals if p.candidate}
     nodes: list[TreeNode] = []
     bases: dict[str, TreeNode] = {}
 
@@ -138,7 +138,7 @@ def candidate_tree(
                 created=(notes.proposal.ts if notes.proposal else info.author_time).isoformat(),
                 proposer=notes.proposal.proposer or notes.proposal.source if notes.proposal else "",
                 rationale=notes.proposal.rationale if notes.proposal else "",
-                reason=_reason(notes),
+                reason=_landed(merged[cid]) if cid in merged else _reason(notes),
                 parent_score=notes.iteration.parent_score if notes.iteration else None,
                 candidate_score=notes.iteration.candidate_score if notes.iteration else None,
                 gates=[_gate(record) for record in notes.gates],
@@ -171,6 +171,10 @@ def _outcome(state: State, merged: bool, notes: _Notes) -> str:
     if notes.iteration and notes.iteration.outcome in _ITERATION:
         return _ITERATION[notes.iteration.outcome]
     return "accepted" if state == "live" else "archived"
+
+
+def _landed(merge: LogEntry) -> str:
+    return f"landed by {short(merge.commit)} ({merge.subject})"
 
 
 def _reason(notes: _Notes) -> str:

@@ -56,7 +56,7 @@ def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(g
     assert "http://" not in page and "https://" not in page
     assert "s-10 failed" in page and 'id="flip-merge"' in page  # a flip of the merge, with its feedback
     assert 'class="class-bar"' in page and "missing-rule" in page
-    assert good in page and bad in page
+    assert good in page and bad in page and "landed by " in page
 
 
 def test_the_report_of_a_range_and_a_bad_range(gate_repo: Path) -> None:
