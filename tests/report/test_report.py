@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -83,6 +84,10 @@ def test_a_repository_without_scores_still_gets_lengths_and_its_tree(make_repo: 
     assert "note: no scores, frontier or flips: split manifest splits.json not found" in result.output
     page = out.read_text()
     assert 'class="length-line"' in page and len(re.findall(r'<g class="node ', page)) == 2
+    written = json.loads(run(repo, "report", "-o", str(out), "--json").output)
+    assert (
+        written["bytes"] == len(page.encode()) and written["candidates"] == 1 and written["gated_merges"] == 0
+    )
 
 
 def node(name: str, *parents: str) -> TreeNode:
