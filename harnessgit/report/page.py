@@ -48,7 +48,7 @@ for(const n of document.querySelectorAll('.node')){
   n.addEventListener('click', () => show(n.dataset.node));
   n.addEventListener('keydown', e => { if(e.key === 'Enter') show(n.dataset.node); });
 }
-const first = document.querySelector('.node.outcome-merged') || document.querySelector('.node');
+const first = [...document.querySelectorAll('.node.outcome-merged')].pop() || document.querySelector('.node');
 if(first) show(first.dataset.node);
 const pick = document.getElementById('flip-merge');
 if(pick){
