@@ -110,9 +110,12 @@ class Repository:
         rationale: str = "",
         evidence: list[Any] | None = None,
         proposer: str | None = None,
+        other_parent: str | None = None,
     ) -> Proposal:
         """A candidate: ``components`` (harness path -> new text) on ``parent`` (default
-        the base branch tip), with its rationale and evidence (JSON values, scrubbed)."""
+        the base branch tip), with its rationale and evidence (JSON values, scrubbed).
+        ``other_parent``: a merge of two candidates is a commit on both (the texts are
+        ``parent``'s with ``components`` applied)."""
         return propose(
             self.store,
             self.config,
@@ -122,6 +125,7 @@ class Repository:
             evidence=evidence,
             proposer=proposer,
             source="api",
+            other_parent=self.resolve(other_parent) if other_parent else None,
         )
 
     def stage_proposal(
@@ -135,10 +139,12 @@ class Repository:
         proposer: str | None = None,
         source: str = "api",
         rejected: str | None = None,
+        other_parent: str | None = None,
     ) -> Proposal:
         """`propose` into ``txn`` (commit it with `commit`): many candidates in one
-        transaction. ``parent`` is a commit id. ``rejected``, a reason: the candidate
-        is archived at once (an optimiser's rejected proposal, kept for review)."""
+        transaction. ``parent`` (and ``other_parent``, for a merge) is a commit id.
+        ``rejected``, a reason: the candidate is archived at once (an optimiser's
+        rejected proposal, kept for review)."""
         tree = self.store.commit_info(parent).tree
         edit = edit_from_files(self.store, self.config, tree, components)
         return stage_proposal(
@@ -152,6 +158,7 @@ class Repository:
             proposer=proposer,
             source=source,
             archived=rejected,
+            other_parent=other_parent,
         )
 
     def commit(self, txn: Transaction) -> None:

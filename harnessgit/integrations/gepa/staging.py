@@ -59,6 +59,7 @@ class Staging:
                 proposer=f"gepa {proposal.kind}",
                 source="gepa",
                 rejected=None if proposal.accepted is not None else f"GEPA: {proposal.reason}",
+                other_parent=self._other_parent(proposal),
             )
             self.names[staged.commit] = staged.candidate
             if proposal.accepted is not None:
@@ -77,6 +78,14 @@ class Staging:
         for parent, record in records:
             txn.append(layout.NOTES_EVIDENCE, parent, [record])
         return commits
+
+    def _other_parent(self, proposal: Proposed) -> str | None:
+        """A merge's second parent: its commit is a merge of both programs' commits
+        (none when both programs are one commit, GEPA's program holding its parent's texts)."""
+        if len(proposal.parents) < 2:
+            return None
+        first, second = (self.commits[idx] for idx in proposal.parents[:2])
+        return second if second != first else None
 
     def _iteration_record(
         self,
