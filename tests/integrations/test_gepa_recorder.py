@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,41 @@ def test_recording_does_not_change_the_run(gepa_repo: Path) -> None:
     assert with_recorder.parents == plain.parents
     assert with_recorder.val_subscores == plain.val_subscores
     assert with_recorder.total_metric_calls == plain.total_metric_calls
+
+
+def test_gepa_thread_never_waits_on_git(gepa_repo: Path) -> None:
+    """Every object read and written and every ref transaction of a run happens on the
+    recorder's writer thread: GEPA's callbacks only collect its events."""
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS, adapter=WordAdapter(), valset=VAL)
+    store, threads = recorder.repo.store, []
+
+    def spied(method: Callable[..., Any]) -> Callable[..., Any]:
+        def spy(*args: Any) -> Any:
+            threads.append(threading.current_thread())
+            return method(*args)
+
+        return spy
+
+    for name in ("read_object", "write_object", "commit"):
+        setattr(store, name, spied(getattr(store, name)))
+    run([recorder], budget=120)
+    recorder.close()
+    assert recorder.recorded > 0 and threads
+    assert threading.main_thread() not in threads
+
+
+def test_a_recording_failure_stops_the_recording_and_surfaces_on_close(gepa_repo: Path) -> None:
+    """A GEPA component with no harness path: the recording stops (GEPA's run does not
+    notice), nothing of it is written, and close() raises the one line."""
+    before = git(gepa_repo, "for-each-ref")
+    plain = run(None, budget=120)
+    recorder = GitRecorder(str(gepa_repo), {"system_prompt": "prompts/system.md"}, valset=VAL)
+    result = run([recorder], budget=120)
+    with pytest.raises(HarnessgitError, match="stopped recording: HarnessgitError: GEPA component 'style'"):
+        recorder.close()
+    assert recorder.error is not None and "has no harness path" in recorder.error
+    assert result.candidates == plain.candidates
+    assert git(gepa_repo, "for-each-ref") == before
 
 
 def test_every_proposal_and_valset_score_is_recorded(gepa_repo: Path) -> None:

@@ -63,6 +63,9 @@ class Iteration:
     number: int
     started: float  # time.monotonic()
     calls_before: int
+    # Taken at GEPA's on_iteration_end: the writer stages the iteration later.
+    ended: float = 0.0
+    calls_after: int = 0
     tasks: list[Task] = field(default_factory=list)
     merge: Proposed | None = None
     merge_rejected: str | None = None

@@ -4,18 +4,20 @@ Passed as ``callbacks=[GitRecorder(...)]`` to ``gepa.optimize`` or
 ``optimize_anything``. Every proposal, kept or not, becomes a candidate commit on its
 parent's commit (rejected ones archived at birth, with GEPA's reason); every valset
 evaluation becomes eval records bound to the candidate's harness tree; every
-iteration an `IterationRecord`; the run a `RunRecord`. Iterations are staged whole at
-`on_iteration_end` and land together in one ref transaction once the last write is
-`WRITE_EVERY` (1 s) old, at the run's end, on GEPA's error, and on `close`: a run
-killed anywhere leaves whole iterations only, and loses at most the last second of
-them (a transaction per iteration cost 25% of a run of 10 ms metric calls;
-docs/benchmarks.md).
+iteration an `IterationRecord`; the run a `RunRecord`.
+
+GEPA's thread only assembles each iteration from its events, in memory; everything
+that touches git runs on the recorder's writer thread (writer.py), which stages an
+iteration whole and lands iterations together in one ref transaction about once a
+second: a run killed anywhere leaves whole iterations only. (A transaction per
+iteration on GEPA's thread cost 25% of a run of 10 ms metric calls, batching on GEPA's
+thread 7-11%; docs/benchmarks.md.)
 
 Recording never changes GEPA's run: the recorder only reads the events (gepa calls
 callbacks synchronously and swallows their exceptions, gepa/core/callbacks.py
-`notify_callbacks`). A recording failure stops the recording, not the run: the
-error is logged once and kept in `GitRecorder.error`, and what was written before it
-stays whole.
+`notify_callbacks`), and keeps no reference to GEPA's state. A recording failure stops
+the recording, not the run: the error is logged once, kept in `GitRecorder.error` and
+raised by `close`, and what was written before it stays whole.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.api import Repository, jsonable
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import WRITE_EVERY
 from harnessgit.evidence import dumps_canonical
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
 from harnessgit.integrations.gepa.staging import Staging
+from harnessgit.integrations.gepa.writer import Writer
 from harnessgit.records import RunRecord, new_record_id
 from harnessgit.store import Transaction
 from harnessgit.targets import base_tip
@@ -96,10 +98,13 @@ class GitRecorder(Staging):
         self._ids: dict[Any, str] = {}
         self._split_ids: list[str] = []
         self._iteration: Iteration | None = None
+        self._programs: dict[int, dict[str, str]] = {}  # GEPA program index -> texts
         self._seed, self._calls, self._started = 0, 0, time.monotonic()
         self._budget: int | None = None
         self._txn: Transaction | None = None  # staged, not yet written
-        self._written_at = time.monotonic()
+        self._closed = False
+        # Last: from here on, only the writer's thread touches the repository.
+        self._writer = Writer(self._write, self._failed)
 
     def _mode(self, evaluator: str) -> str:
         if evaluator != "auto":
@@ -108,15 +113,24 @@ class GitRecorder(Staging):
         return "repository" if configured and configured == self.adapter else "own"
 
     def close(self) -> None:
-        """Write what is staged, and close the repository."""
-        self._guard(self._write)
-        self.repo.close()
+        """Wait for the writer to write everything GEPA reported, and close the
+        repository. Raises `HarnessgitError` when recording stopped on an error."""
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
+            self.repo.close()
+        if self.error is not None:
+            raise HarnessgitError(f"the GEPA recorder stopped recording: {self.error}")
 
     def __enter__(self) -> GitRecorder:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        try:
+            self.close()
+        except HarnessgitError:
+            if kind is None:  # else GEPA's own exception is the one to see
+                raise
 
     def _staging(self) -> Transaction:
         if self._txn is None:
@@ -125,31 +139,24 @@ class GitRecorder(Staging):
 
     def _write(self) -> None:
         txn, self._txn = self._txn, None
-        self._written_at = time.monotonic()
         if txn is not None and not txn.empty:
             self.repo.commit(txn)
 
-    # -- guarded: a failure stops the recording, never GEPA ----------------
-
-    def _guard(self, step: Callable[[], None]) -> None:
-        if self.error is not None:
-            return
-        try:
-            step()
-        except Exception as exc:
-            self.error = self.repo.scrubber.text(f"{type(exc).__name__}: {exc}")
-            log.error("harnessgit: the GEPA recorder stopped recording: %s", self.error)
+    def _failed(self, exc: Exception) -> None:
+        """A step failed on the writer: recording stops there, never GEPA."""
+        self.error = self.repo.scrubber.text(f"{type(exc).__name__}: {exc}")
+        log.error("harnessgit: the GEPA recorder stopped recording: %s", self.error)
 
     # -- the run -----------------------------------------------------------
 
     def on_optimization_start(self, event: Mapping[str, Any]) -> None:
-        self._guard(lambda: self._start(event))
-
-    def _start(self, event: Mapping[str, Any]) -> None:
         self._seed = int(event["config"].get("seed") or 0)
-        size = int(event["valset_size"])
+        seed, size = dict(event["seed_candidate"]), int(event["valset_size"])
+        self._programs[0] = seed
+        self._writer.submit(lambda: self._start(seed, size))
+
+    def _start(self, seed: dict[str, str], size: int) -> None:
         self._split_ids = [self._instance(val_id) for val_id in self._val_ids(size)]
-        seed = dict(event["seed_candidate"])
         files = self._files(seed)
         txn = self._staging()
         if self._holds(self.parent, files):
@@ -161,21 +168,23 @@ class GitRecorder(Staging):
             self.commits[0], self.names[proposal.commit] = proposal.commit, proposal.candidate
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
-        def step() -> None:
-            scores = ValsetScores(
-                int(event["candidate_idx"]),
-                dict(event["candidate"]),
-                dict(event["scores_by_val_id"]),
-                event.get("outputs_by_val_id"),
-                float(event["average_score"]),
-            )
-            if self._iteration is not None and event["iteration"] == self._iteration.number:
-                self._iteration.valsets.append(scores)
-            elif scores.candidate_idx in self.commits:  # the seed's, before any iteration
-                self._eval_record(self._staging(), self.commits[scores.candidate_idx], scores)
-                self._write()
+        scores = ValsetScores(
+            int(event["candidate_idx"]),
+            dict(event["candidate"]),
+            dict(event["scores_by_val_id"]),
+            event.get("outputs_by_val_id"),
+            float(event["average_score"]),
+        )
+        self._programs[scores.candidate_idx] = scores.candidate
+        if self._iteration is not None and event["iteration"] == self._iteration.number:
+            self._iteration.valsets.append(scores)
+        else:  # the seed's, before any iteration
+            self._writer.submit(lambda: self._seed_scores(scores))
 
-        self._guard(step)
+    def _seed_scores(self, scores: ValsetScores) -> None:
+        if scores.candidate_idx in self.commits:
+            self._eval_record(self._staging(), self.commits[scores.candidate_idx], scores)
+            self._write()
 
     def on_budget_updated(self, event: Mapping[str, Any]) -> None:
         self._calls = int(event["metric_calls_used"])
@@ -185,46 +194,47 @@ class GitRecorder(Staging):
             self._budget = self._calls + int(remaining)
 
     def on_optimization_end(self, event: Mapping[str, Any]) -> None:
-        def step() -> None:
-            calls = int(event["total_metric_calls"])
-            if self._budget is not None and calls >= self._budget:
-                reason = f"budget: {calls} of {self._budget} metric calls used"
-            else:
-                reason = "stopped by a stopper"
-            best = self.commits.get(int(event["best_candidate_idx"]))
-            self._write_run(int(event["total_iterations"]), calls, reason, best)
-
-        self._guard(step)
+        calls, budget = int(event["total_metric_calls"]), self._budget
+        if budget is not None and calls >= budget:
+            reason = f"budget: {calls} of {budget} metric calls used"
+        else:
+            reason = "stopped by a stopper"
+        iterations, best = int(event["total_iterations"]), int(event["best_candidate_idx"])
+        seconds = time.monotonic() - self._started
+        self._writer.submit(lambda: self._write_run(iterations, calls, reason, best, seconds))
 
     def on_error(self, event: Mapping[str, Any]) -> None:
-        message = self.repo.scrubber.text(f"{type(event['exception']).__name__}: {event['exception']}")
-        if self._iteration is not None:
-            self._iteration.error = message
+        exception = event["exception"]
+        iteration = self._iteration
+        if iteration is not None:
+            iteration.error = f"{type(exception).__name__}: {exception}"
         if not event["will_continue"]:  # gepa raises next: this run has no optimization end
-            self._guard(lambda: self._end_after_error(event, message))
-
-    def _end_after_error(self, event: Mapping[str, Any], message: str) -> None:
-        if self._iteration is not None:
-            self._flush(self._iteration, None)
             self._iteration = None
-        self._write_run(max(int(event["iteration"]) - 1, 0), self._calls, f"error: {message}", None)
+            if iteration is not None:
+                self._end(iteration)
+            iterations, calls = max(int(event["iteration"]) - 1, 0), self._calls
+            reason = f"error: {type(exception).__name__}: {exception}"
+            seconds = time.monotonic() - self._started
+            self._writer.submit(lambda: self._write_run(iterations, calls, reason, None, seconds))
 
-    def _write_run(self, iterations: int, calls: int, reason: str, best: str | None) -> None:
+    def _write_run(self, iterations: int, calls: int, reason: str, best: int | None, seconds: float) -> None:
+        base = self.commits.get(0, self.parent)
+        fingerprint, model = self._fingerprint_of(base)
         record = RunRecord(
             ts=self.repo.store.clock(),
             run=self.run,
             optimizer="gepa",
             seed=self._seed,
-            base=self.commits.get(0, self.parent),
+            base=base,
             budget=self._budget,
             metric_calls=calls,
             iterations=iterations,
             candidates=self.recorded,
-            stop_reason=reason,
-            best=best,
-            fingerprint=self._fingerprint_of(self.commits.get(0, self.parent))[0],
-            model=self._fingerprint_of(self.commits.get(0, self.parent))[1],
-            seconds=round(time.monotonic() - self._started, 3),
+            stop_reason=self.repo.scrubber.text(reason),
+            best=self.commits.get(best) if best is not None else None,
+            fingerprint=fingerprint,
+            model=model,
+            seconds=round(seconds, 3),
         )
         self._staging().append(layout.NOTES_EVIDENCE, record.base, [record])
         self._write()
@@ -273,7 +283,9 @@ class GitRecorder(Staging):
             return
         parents = [int(p) for p in event["parent_ids"]]
         candidate = dict(event["merged_candidate"])
-        first = self._candidate_of(parents[0])
+        # the first parent's texts, as GEPA gave them (every program GEPA added had its
+        # valset evaluated); an unknown one counts every component as changed
+        first = self._programs.get(parents[0], {})
         changed = sorted(name for name in candidate if candidate[name] != first.get(name))
         self._iteration.merge = Proposed(candidate, parents, "merge", changed)
 
@@ -283,18 +295,22 @@ class GitRecorder(Staging):
 
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         iteration, self._iteration = self._iteration, None
-        if iteration is None:
-            return
-        state = event["state"]
-        self._guard(lambda: self._flush(iteration, state))
+        if iteration is not None:
+            self._end(iteration)
 
-    # -- writing -------------------------------------------------------------
+    def _end(self, iteration: Iteration) -> None:
+        iteration.ended, iteration.calls_after = time.monotonic(), self._calls
+        self._writer.submit(lambda: self._flush(iteration))
 
-    def _flush(self, iteration: Iteration, state: Any) -> None:
+    # -- writing (on the writer's thread) -------------------------------------
+
+    def _flush(self, iteration: Iteration) -> None:
         """Stage the iteration whole (its candidates, evidence, eval records and
-        iteration records), and write what is staged once the last write is
-        `WRITE_EVERY` old. A candidate id drawn twice (48 random bits, odds below 1e-9
-        for 10,000 candidates) fails the write: the recording stops there."""
+        iteration records) with the ones before it; the writer lands them. A candidate
+        id drawn twice (48 random bits, odds below 1e-9 for 10,000 candidates) fails
+        the write: the recording stops there."""
+        if iteration.error:
+            iteration.error = self.repo.scrubber.text(iteration.error)
         iteration.settle({v.candidate_idx: v.candidate for v in iteration.valsets})
         # Staged into a transaction of its own first: an iteration that cannot be staged
         # (a score outside [0, 1]) leaves the ones before it whole.
@@ -302,8 +318,6 @@ class GitRecorder(Staging):
         self.commits.update(self._stage(txn, iteration))
         self.recorded += len(iteration.proposals())
         self._staging().include(txn)
-        if time.monotonic() - self._written_at >= WRITE_EVERY:
-            self._write()
 
 
 def _qualified(adapter: Any) -> str:

@@ -4,7 +4,6 @@ that builds records; the other half (recorder.py) listens to GEPA's events."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +31,6 @@ class Staging:
     valset: Any
     instance_id: Callable[[Any, Any], str]
     _seed: int
-    _calls: int
     _ids: dict[Any, str]
     _split_ids: list[str]
 
@@ -126,8 +124,8 @@ class Staging:
             reason=self.repo.scrubber.text(reason),
             selection_mean=_score(valset.average if valset else None),
             proposer=f"gepa {proposal.kind}" if proposal else "gepa",
-            rollouts=max(self._calls - iteration.calls_before, 0),
-            seconds=round(time.monotonic() - iteration.started, 4),
+            rollouts=max(iteration.calls_after - iteration.calls_before, 0),
+            seconds=round(max(iteration.ended - iteration.started, 0.0), 4),
             optimizer="gepa",
             move="merge" if len(parents) > 1 else "reflect",
             other_parent=self.commits.get(parents[1]) if len(parents) > 1 else None,
@@ -189,10 +187,6 @@ class Staging:
         chosen = candidate if names is None else {name: candidate[name] for name in names}
         return {self.components[name]: text for name, text in chosen.items()}
 
-    def _candidate_of(self, idx: int) -> dict[str, str]:
-        commit = self.commits[idx]
-        return {name: self._text_at(commit, path) or "" for name, path in self.components.items()}
-
     def _holds(self, commit: str, files: Mapping[str, str]) -> bool:
         """Whether ``commit`` holds exactly these texts (compared by blob id: no read)."""
         listing = self.repo.store.files_at(commit)
@@ -200,10 +194,6 @@ class Staging:
             path in listing and listing[path].sha == object_id("blob", text.encode("utf-8"))
             for path, text in files.items()
         )
-
-    def _text_at(self, commit: str, path: str) -> str | None:
-        entry = self.repo.store.files_at(commit).get(path)
-        return self.repo.store.read_blob(entry.sha).decode("utf-8", "replace") if entry else None
 
     def _rationale(self, number: int, proposal: Proposed) -> str:
         names = ", ".join(proposal.changed) or "nothing"
