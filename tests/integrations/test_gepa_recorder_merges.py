@@ -87,7 +87,7 @@ def task(repo: Path) -> Any:
     return importlib.import_module("task.gepa_task")
 
 
-def optimize(repo: Path, callbacks: list[Any] | None) -> Any:
+def optimize(repo: Path, callbacks: list[Any] | None, *, seed: int = 10, budget: int = 120) -> Any:
     task = importlib.import_module("task.gepa_task")
     return gepa.optimize(
         seed_candidate=dict(task.SEED),
@@ -95,10 +95,10 @@ def optimize(repo: Path, callbacks: list[Any] | None) -> Any:
         valset=task.VALSET,
         adapter=task.KeywordAdapter(),
         reflection_lm=task.reflection_lm,
-        max_metric_calls=120,
+        max_metric_calls=budget,
         reflection_minibatch_size=2,
         use_merge=True,
-        seed=10,
+        seed=seed,
         logger=Quiet(),
         callbacks=callbacks,
     )
@@ -168,3 +168,25 @@ def test_recording_a_merging_run_does_not_change_it(repo: Path) -> None:
     assert recorded.candidates == plain.candidates and recorded.parents == plain.parents
     assert recorded.val_subscores == plain.val_subscores
     assert recorded.total_metric_calls == plain.total_metric_calls
+
+
+def test_a_merge_with_its_first_parents_texts_makes_no_commit(repo: Path) -> None:
+    """Seed 0: GEPA merges programs 3 and 4 into program 5, whose texts are program 3's.
+    git has nothing new to hold: program 5 is program 3's commit, and the iteration
+    record says so, naming both parents."""
+    task(repo)
+    recorder = GitRecorder(str(repo), COMPONENTS, adapter="task.gepa_task:factory", model="sim-1")
+    result = optimize(repo, [recorder], seed=0, budget=150)
+    recorder.close()
+    assert result.parents[5] == [3, 4] and result.candidates[5] == result.candidates[3]
+    assert recorder.commits[5] == recorder.commits[3]
+    with Store.discover(repo) as store:
+        evidence = store.notes(layout.NOTES_EVIDENCE)
+    (record,) = [
+        r
+        for records in evidence.values()
+        for r in records
+        if isinstance(r, IterationRecord) and r.outcome == "unchanged-merge-accepted"
+    ]
+    assert record.move == "merge" and record.commit is None
+    assert (record.parent, record.other_parent) == (recorder.commits[3], recorder.commits[4])
