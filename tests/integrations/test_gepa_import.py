@@ -8,7 +8,7 @@ import importlib
 import json
 import pickle
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from harnessgit.records import EvalRecord
 from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot
-from tests.gepa_fixtures import ADAPTER_CONFIG, SPLITS, TASK
+from tests.gepa_fixtures import ADAPTER_CONFIG
 
 COMPONENTS = ["--component", "system_prompt=prompts/system.md", "--component", "style=prompts/style.md"]
 
@@ -32,30 +32,6 @@ class Quiet:
 
     def log(self, message: str) -> None:
         pass
-
-
-@pytest.fixture(autouse=True)
-def forget_task() -> Iterator[None]:
-    path = list(sys.path)
-    yield
-    for name in [name for name in sys.modules if name.split(".")[0] == "task"]:
-        del sys.modules[name]
-    sys.path[:] = path
-
-
-@pytest.fixture
-def repo(make_repo: Callable[..., Path]) -> Path:
-    """A harness whose prompts are GEPA's seed, with the task as its [evaluator] adapter."""
-    return make_repo(
-        {
-            "task/__init__.py": "",
-            "task/gepa_task.py": TASK,
-            "splits.json": json.dumps(SPLITS),
-            "prompts/system.md": "Answer briefly.\n",
-            "prompts/style.md": "Be kind.\n",
-        },
-        config=ADAPTER_CONFIG + "\n[gate]\nmin_instances = 6\n",
-    )
 
 
 @pytest.fixture

@@ -6,14 +6,11 @@ the minibatch, then one kept, both with texts neither parent has)."""
 from __future__ import annotations
 
 import importlib
-import json
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gepa
-import pytest
 from gepa.gepa_utils import find_dominator_programs
 
 from harnessgit import layout
@@ -22,7 +19,6 @@ from harnessgit.integrations.gepa import GitRecorder
 from harnessgit.records import IterationRecord, RetireRecord
 from harnessgit.store import Store
 from tests.conftest import git
-from tests.gepa_fixtures import ADAPTER_CONFIG, SPLITS, TASK
 
 COMPONENTS = {"system_prompt": "prompts/system.md", "style": "prompts/style.md"}
 
@@ -56,30 +52,6 @@ class Merges:
 
     def on_optimization_end(self, event: Any) -> None:
         self.state = event["final_state"]
-
-
-@pytest.fixture(autouse=True)
-def forget_task() -> Iterator[None]:
-    path = list(sys.path)
-    yield
-    for name in [name for name in sys.modules if name.split(".")[0] == "task"]:
-        del sys.modules[name]
-    sys.path[:] = path
-
-
-@pytest.fixture
-def repo(make_repo: Callable[..., Path]) -> Path:
-    """GEPA's seed on main, and the task as the repository's `[evaluator] adapter`."""
-    return make_repo(
-        {
-            "task/__init__.py": "",
-            "task/gepa_task.py": TASK,
-            "splits.json": json.dumps(SPLITS),
-            "prompts/system.md": "Answer briefly.\n",
-            "prompts/style.md": "Be kind.\n",
-        },
-        config=ADAPTER_CONFIG + "\n[gate]\nmin_instances = 6\n",
-    )
 
 
 def task(repo: Path) -> Any:
