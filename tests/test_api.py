@@ -83,3 +83,22 @@ def test_staged_proposals_land_together(repo: Path) -> None:
         kept.ref
     ]
     assert len(proposals) == 1
+
+
+def test_a_merge_proposal_is_a_commit_on_both_candidates(repo: Path) -> None:
+    """``other_parent`` (a name for `propose`, a commit for `stage_proposal`): the
+    candidate's commit has both parents, its texts the first parent's with the edit."""
+    from harnessgit.store import Transaction
+
+    with Repository.open(repo) as api:
+        first = api.propose({"prompts/system.md": "One.\n"})
+        second = api.propose({"SKILL.md": "Two.\n"})
+        merged = api.propose({"SKILL.md": "Two.\n"}, parent=first.candidate, other_parent=second.candidate)
+        txn = Transaction("merge")
+        staged = api.stage_proposal(txn, {"SKILL.md": "Three.\n"}, first.commit, other_parent=second.commit)
+        api.commit(txn)
+    for proposal in (merged, staged):
+        parents = git(repo, "log", "-1", "--format=%P", proposal.commit).split()
+        assert parents == [first.commit, second.commit]
+    assert git(repo, "show", f"{merged.commit}:prompts/system.md") == "One.\n"
+    assert git(repo, "show", f"{merged.commit}:SKILL.md") == "Two.\n"

@@ -165,6 +165,15 @@ def test_a_recording_failure_stops_the_recording_and_surfaces_on_close(gepa_repo
     assert recorder.error is not None and "has no harness path" in recorder.error
     assert result.candidates == plain.candidates
     assert git(gepa_repo, "for-each-ref") == before
+    # as a context manager: raised at the block's end, unless GEPA's own error is on its way
+    one = {"system_prompt": "prompts/system.md"}
+    with (
+        pytest.raises(HarnessgitError, match="stopped recording"),
+        GitRecorder(str(gepa_repo), one) as recorder,
+    ):
+        run([recorder], budget=60)
+    with pytest.raises(RuntimeError, match="went away"), GitRecorder(str(gepa_repo), one) as recorder:
+        run([recorder], budget=120, adapter=WordAdapter(fail_after=3))
 
 
 def test_every_proposal_and_valset_score_is_recorded(gepa_repo: Path) -> None:
