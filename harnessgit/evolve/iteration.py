@@ -42,6 +42,13 @@ from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Blob
 from harnessgit.targets import proposal_chain
 
+# Seconds an iteration's writes may wait to land with its record: an iteration faster
+# than this is one ref transaction (issue 13: five or six before, most of evolve's own
+# time); a slower one's writes land as they are made once they are this old, so a kill
+# loses at most about this much finished evaluator work. Every wiring of
+# tests/bench/bench_overhead.py stays under it on a loaded 2-core machine.
+STAGE_FOR = 5.0
+
 
 def iterate(session: Session) -> IterationRecord:
     """One iteration and its record. A budget reached half-way ends it with outcome
@@ -51,18 +58,22 @@ def iterate(session: Session) -> IterationRecord:
     before it spent or made anything writes nothing, gives its number back and
     raises `BudgetReached`."""
     number = session.begin()
-    try:
-        plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
-        end = merge_step(session, number, plan) if plan else _proceed(session, draw(session, number))
-        return write_record(session, end)
-    except BudgetReached as exc:
-        record = stopped(session, number, "budget", str(exc))
-        if record is None:
+    # One transaction: the proposal, its scores, the frontier's moves and the record
+    # land together (a kill leaves all of the iteration or none of it), unless the
+    # iteration is slow enough that a kill would lose real evaluator work.
+    with session.store.staging(f"evolve iteration {number}", max_age=STAGE_FOR):
+        try:
+            plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
+            end = merge_step(session, number, plan) if plan else _proceed(session, draw(session, number))
+            return write_record(session, end)
+        except BudgetReached as exc:
+            record = stopped(session, number, "budget", str(exc))
+            if record is None:
+                raise
+            return record
+        except KeyboardInterrupt:
+            stopped(session, number, "interrupted", "interrupted (Ctrl-C or SIGTERM)")
             raise
-        return record
-    except KeyboardInterrupt:
-        stopped(session, number, "interrupted", "interrupted (Ctrl-C or SIGTERM)")
-        raise
 
 
 def _proceed(session: Session, start: Draw) -> Ending:
@@ -347,12 +358,14 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
     base's tip first when it does not descend from it: the base may have moved since
     ``tip``, by this run or by someone else while the iteration ran)."""
     base = session.config.harness.base
-    current = session.base_commit()
-    gated = candidate if session.store.is_ancestor(current, candidate.commit) else _carry(session, candidate)
-    try:
-        outcome, reason = _gate_or_merge(session, gated, note)
-    except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
-        outcome, reason = "gate-refused", str(refusal)
+    with session.store.direct():  # the gate runs git on the candidate and may move the base
+        current = session.base_commit()
+        descends = session.store.is_ancestor(current, candidate.commit)
+        gated = candidate if descends else _carry(session, candidate)
+        try:
+            outcome, reason = _gate_or_merge(session, gated, note)
+        except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
+            outcome, reason = "gate-refused", str(refusal)
     if gated is not candidate:
         reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
     return outcome, reason, gated

@@ -20,7 +20,7 @@ from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_c
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import base_tip, candidate_tips, retire
+from harnessgit.targets import base_tip, retire
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,8 +151,8 @@ class Session:
 
     def reject(self, proposal: Proposal, detail: str) -> None:
         """Archive a candidate that lost (still pinned, still audited), if it is live."""
-        found = candidate_tips(self.store).get(proposal.candidate)
-        if found is None or found[0] != "live":
+        # One ref lookup (of what this iteration staged, too), not a listing of every branch.
+        if self.store.ref_value(layout.candidate_ref(proposal.candidate)) is None:
             return
         txn = Transaction(f"retire {proposal.candidate}")
         retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)

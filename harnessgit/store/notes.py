@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from harnessgit import layout
 from harnessgit.errors import ConcurrentUpdate, GitFailed
 from harnessgit.objects import ZERO
 from harnessgit.render import listing
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from harnessgit.records import Record, Skipped
     from harnessgit.store.git import Git
     from harnessgit.store.objects import CatFile
+    from harnessgit.store.staging import Staged
 
 MAX_ATTEMPTS = 200
 log = logging.getLogger("harnessgit")
@@ -44,6 +46,7 @@ class NotesMixin:
     catfile: CatFile
     refs: RefSession
     _tips: dict[str, str | None]  # notes tips this store wrote last
+    _staged: Staged | None  # `Store.staging`: transactions staged, not applied yet
     root: Path
     git_dir: Path
     common_dir: Path
@@ -67,8 +70,16 @@ class NotesMixin:
 
         def write_commit(self, tree: str, parents: Iterable[str], message: str) -> str: ...
 
+        def flush(self) -> None: ...
+
     def commit(self, txn: Transaction) -> None:
-        """Apply a transaction atomically, re-basing note appends on lost races."""
+        """Apply a transaction atomically, re-basing note appends on lost races; while
+        `Store.staging` is open, stage it instead (`harnessgit.store.staging`)."""
+        if self._staged is not None:
+            self._staged.add(txn)
+            if self._staged.due:
+                self.flush()
+            return
         shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
         txid = uuid.uuid4().hex
         refused = ""
@@ -117,7 +128,7 @@ class NotesMixin:
         commit, so that input cut short by a kill aborts instead of committing a part."""
         entry = journal.write(self.journal_dir, txid, reason, moves) if len(moves) > 1 else None
         lines = ["start", *(move.command() for move in moves), "prepare", "commit"]
-        if all(_record_ref(move.ref) for move in moves):
+        if _records_only(moves):
             result = self.refs.run(lines)  # one git process for the command's records
         else:
             result = self.git.run(
@@ -211,8 +222,16 @@ class NotesMixin:
             if line:
                 blob, target = line.split()
                 targets.setdefault(blob, []).append(target)
+        staged = dict(self._staged.lines(notes_ref)) if self._staged is not None else {}
         for blob, _kind, data in self.catfile.read_many(list(targets)):
-            yield targets[blob], data
+            plain = [target for target in targets[blob] if target not in staged]
+            if plain:
+                yield plain, data
+            for target in targets[blob]:
+                if target in staged:  # what is staged for it follows what is on record
+                    yield [target], _joined(data, staged.pop(target))
+        for target, lines in staged.items():
+            yield [target], _joined(b"", lines)
 
     def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
         return dict(self.iter_notes(notes_ref))
@@ -235,13 +254,14 @@ class NotesMixin:
         from harnessgit.records import Skipped, parse_note
 
         tip = self.ref_value(notes_ref)
-        if tip is None:
-            return []
-        found = find_note(self.read_tree, self.commit_info(tip).tree, target)
-        if found is None:
+        found = find_note(self.read_tree, self.commit_info(tip).tree, target) if tip else None
+        text = self.read_blob(found[1]) if found else b""
+        if self._staged is not None and target in self._staged.lines(notes_ref):
+            text = _joined(text, self._staged.lines(notes_ref)[target])
+        if not text:
             return []
         skipped = Skipped(notes_ref)
-        records = parse_note(self.read_blob(found[1]), target[:12], skipped)
+        records = parse_note(text, target[:12], skipped)
         self._warn_skipped(skipped)
         return records
 
@@ -256,6 +276,24 @@ class NotesMixin:
                 log.warning("%s", warning)
 
 
+def _joined(note: bytes, lines: list[bytes]) -> bytes:
+    """A note's text with staged record lines after it."""
+    if note and not note.endswith(b"\n"):
+        note += b"\n"
+    return note + b"".join(line + b"\n" for line in lines)
+
+
 def _record_ref(ref: str) -> bool:
     """A ref whose every commit says why it was written (`RefSession`)."""
     return ref.startswith((NOTES_PREFIX, PINS_PREFIX)) or ref == EVIDENCE_STORE
+
+
+def _records_only(moves: list[RefMove]) -> bool:
+    """Moves whose reasons are all on record: record refs, and candidate branches moved
+    beside notes, whose records (a proposal, a retirement) say why. The generic reflog
+    message of `RefSession` loses nothing there; an evolve iteration, which proposes and
+    archives, then costs no git process of its own."""
+    candidates = (layout.CANDIDATES, layout.ARCHIVE)
+    if not any(move.ref.startswith(NOTES_PREFIX) for move in moves):
+        return all(_record_ref(move.ref) for move in moves)
+    return all(_record_ref(move.ref) or move.ref.startswith(candidates) for move in moves)

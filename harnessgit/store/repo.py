@@ -8,10 +8,11 @@ never touches the user's index, working tree or HEAD; refs move only through
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from harnessgit.store.notes import NotesMixin
 from harnessgit.store.objects import CatFile, write_loose
 from harnessgit.store.recovery import recover
 from harnessgit.store.refsession import RefSession
+from harnessgit.store.staging import Staged
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
@@ -66,6 +68,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self._commits: dict[str, CommitInfo] = {}
         self._listings: dict[str, dict[str, TreeEntry]] = {}
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
+        self._staged: Staged | None = None  # `staging`: transactions not applied yet
 
     @classmethod
     def discover(
@@ -140,6 +143,44 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
             raise stale_error(stale, self.root)
         if stale:
             log.warning("%s", stale_error(stale, self.root))
+
+    @contextlib.contextmanager
+    def staging(self, reason: str, *, max_age: float) -> Iterator[None]:
+        """Stage every transaction committed in the body and apply them as one when it
+        ends, however it ends, or once the oldest is ``max_age`` seconds old
+        (`harnessgit.store.staging`). Reads in the body see what is staged."""
+        if self._staged is not None:  # nested: the outer staging lands it
+            yield
+            return
+        self._staged = Staged(reason, max_age)
+        try:
+            yield
+        finally:
+            try:
+                self.flush()
+            finally:
+                self._staged = None
+
+    @contextlib.contextmanager
+    def direct(self) -> Iterator[None]:
+        """Apply what is staged, then write straight through for the body (a step that
+        runs git on what it reads: the gate's checkouts and merges)."""
+        staged, self._staged = self._staged, None
+        if staged is not None and (txn := staged.take()) is not None:
+            self.commit(txn)
+        try:
+            yield
+        finally:
+            self._staged = staged
+
+    def flush(self) -> None:
+        """Apply what is staged now, as one transaction."""
+        staged, self._staged = self._staged, None
+        try:
+            if staged is not None and (txn := staged.take()) is not None:
+                self.commit(txn)
+        finally:
+            self._staged = staged
 
     def close(self) -> None:
         self.catfile.close()
@@ -278,6 +319,10 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         """The object a full ref name points at now, or None (read without a new process)."""
         if not ref.startswith("refs/"):
             raise ValueError(f"not a full ref name: {ref}")
+        if self._staged is not None:
+            staged, value = self._staged.ref(ref)
+            if staged:
+                return value
         found = self.catfile.lookup(ref)
         return found[0] if found else None
 
@@ -287,7 +332,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         for line in listing.splitlines():
             sha, _, ref = line.partition(" ")
             refs[ref] = sha
-        return refs
+        return self._staged.listed(refs, prefixes) if self._staged is not None else refs
 
 
 __all__ = ["MODE_TREE", "Blob", "CommitInfo", "Store", "Transaction"]
