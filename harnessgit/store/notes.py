@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from harnessgit.store.staging import Staged
 
 MAX_ATTEMPTS = 200
+# Note texts kept (`_note_text`): at most this many, and about this many bytes.
+_NOTE_TEXTS = 256
+_NOTE_TEXT_BYTES = 16 * 1024 * 1024
 log = logging.getLogger("harnessgit")
 
 
@@ -47,6 +50,8 @@ class NotesMixin:
     refs: RefSession
     _tips: dict[str, str | None]  # notes tips this store wrote last
     _staged: Staged | None  # `Store.staging`: transactions staged, not applied yet
+    _notes_read: dict[str, tuple[str | None, dict[str, list[Record]]]]  # ref -> (tip, its records)
+    _note_texts: dict[str, bytes]  # note blob -> text (blobs never change)
     root: Path
     git_dir: Path
     common_dir: Path
@@ -187,11 +192,13 @@ class NotesMixin:
             path = note_path(target)
             if found:
                 path, blob = found
-                content = self.read_blob(blob)
+                content = self._note_text(blob)
                 if content and not content.endswith(b"\n"):
                     content += b"\n"
             content += b"".join(line + b"\n" for line in lines)
-            changes[path] = Blob(self.write_blob(content))
+            blob = self.write_blob(content)
+            self._remember_note(blob, content)  # the next append to it reads it back
+            changes[path] = Blob(blob)
         tree = self.edit_tree(root, changes)
         return self.write_commit(tree, [tip] if tip else [], f"harnessgit: {reason}")
 
@@ -210,7 +217,7 @@ class NotesMixin:
             for target in targets:
                 yield target, data
 
-    def _note_blobs(self, notes_ref: str) -> Iterator[tuple[list[str], bytes]]:
+    def _note_blobs(self, notes_ref: str, *, staged: bool = True) -> Iterator[tuple[list[str], bytes]]:
         """(every object annotated with it, note text) per distinct note blob. Two
         objects can carry byte-identical notes (`git notes copy`, a rebase that
         copies notes, a merge of notes from two clones): each blob is read once and
@@ -222,16 +229,34 @@ class NotesMixin:
             if line:
                 blob, target = line.split()
                 targets.setdefault(blob, []).append(target)
-        staged = dict(self._staged.lines(notes_ref)) if self._staged is not None else {}
+        extra = dict(self._staged.lines(notes_ref)) if staged and self._staged is not None else {}
         for blob, _kind, data in self.catfile.read_many(list(targets)):
-            plain = [target for target in targets[blob] if target not in staged]
+            plain = [target for target in targets[blob] if target not in extra]
             if plain:
                 yield plain, data
             for target in targets[blob]:
-                if target in staged:  # what is staged for it follows what is on record
-                    yield [target], _joined(data, staged.pop(target))
-        for target, lines in staged.items():
+                if target in extra:  # what is staged for it follows what is on record
+                    yield [target], _joined(data, extra.pop(target))
+        for target, lines in extra.items():
             yield [target], _joined(b"", lines)
+
+    def _note_text(self, blob: str) -> bytes:
+        """A note blob's text, kept: a note is read back at every append to it."""
+        text = self._note_texts.get(blob)
+        if text is None:
+            text = self.read_blob(blob)
+            self._remember_note(blob, text)
+        return text
+
+    def _remember_note(self, blob: str, text: bytes) -> None:
+        if len(text) > _NOTE_TEXT_BYTES // 8:
+            return  # a very large note is read again when needed
+        if (
+            len(self._note_texts) >= _NOTE_TEXTS
+            or sum(map(len, self._note_texts.values())) > _NOTE_TEXT_BYTES
+        ):
+            self._note_texts.clear()
+        self._note_texts[blob] = text
 
     def raw_notes(self, notes_ref: str) -> dict[str, bytes]:
         return dict(self.iter_notes(notes_ref))
@@ -241,13 +266,24 @@ class NotesMixin:
         Records that cannot be read are skipped with one warning per kind of problem."""
         from harnessgit.records import Skipped, parse_note  # not at import: `check` never reads notes
 
-        skipped = Skipped(notes_ref)
-        found: dict[str, list[Record]] = {}
-        for targets, text in self._note_blobs(notes_ref):
-            records = parse_note(text, listing([target[:12] for target in targets]), skipped)
-            for target in targets:
-                found[target] = list(records)
-        self._warn_skipped(skipped)
+        # The records at a tip never change: read again only when the ref moved (evolve
+        # counts gate attempts every iteration; issue 13). The tip is read first, so
+        # what is kept is never older than the tip it is kept under.
+        tip = self.ref_value(notes_ref)
+        kept = self._notes_read.get(notes_ref)
+        if kept is None or kept[0] != tip:
+            skipped = Skipped(notes_ref)
+            read: dict[str, list[Record]] = {}
+            for targets, text in self._note_blobs(notes_ref, staged=False):
+                records = parse_note(text, listing([target[:12] for target in targets]), skipped)
+                for target in targets:
+                    read[target] = list(records)
+            self._warn_skipped(skipped)
+            kept = self._notes_read[notes_ref] = (tip, read)
+        found = {target: list(records) for target, records in kept[1].items()}
+        if self._staged is not None:
+            for target, lines in self._staged.lines(notes_ref).items():
+                found.setdefault(target, []).extend(parse_note(_joined(b"", lines), target[:12]))
         return found
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:
@@ -255,7 +291,7 @@ class NotesMixin:
 
         tip = self.ref_value(notes_ref)
         found = find_note(self.read_tree, self.commit_info(tip).tree, target) if tip else None
-        text = self.read_blob(found[1]) if found else b""
+        text = self._note_text(found[1]) if found else b""
         if self._staged is not None and target in self._staged.lines(notes_ref):
             text = _joined(text, self._staged.lines(notes_ref)[target])
         if not text:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
@@ -27,11 +28,15 @@ from harnessgit.store.locks import find_locks, stale_error
 from harnessgit.store.notes import NotesMixin
 from harnessgit.store.objects import CatFile, write_loose
 from harnessgit.store.recovery import recover
+from harnessgit.store.reffiles import UNKNOWN, RefFiles
 from harnessgit.store.refsession import RefSession
 from harnessgit.store.staging import Staged
 from harnessgit.store.transaction import Transaction
 from harnessgit.store.trees import Blob, edit_tree
 from harnessgit.store.worktree import WorktreeMixin
+
+if TYPE_CHECKING:
+    from harnessgit.records import Record
 
 log = logging.getLogger("harnessgit")
 
@@ -63,12 +68,16 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self.git = Git(root)
         self.catfile = CatFile(root, self.git.env)
         self.refs = RefSession(root, self.git.env)  # ref transactions of records
+        self.ref_files = RefFiles(self.common_dir)  # ref reads without a git process
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
         self._commits: dict[str, CommitInfo] = {}
         self._listings: dict[str, dict[str, TreeEntry]] = {}
         self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
         self._staged: Staged | None = None  # `staging`: transactions not applied yet
+        self._notes_read: dict[str, tuple[str | None, dict[str, list[Record]]]] = {}
+        self._note_texts: dict[str, bytes] = {}
+        self._object_dirs: set[str] = set()  # objects/xx directories that exist
 
     @classmethod
     def discover(
@@ -244,7 +253,7 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
 
     def write_object(self, kind: str, data: bytes) -> str:
         # In process: `git hash-object` would be a process per object.
-        return write_loose(self.objects, kind, data)
+        return write_loose(self.objects, kind, data, self._object_dirs)
 
     def write_blob(self, data: bytes) -> str:
         return self.write_object("blob", data)
@@ -263,7 +272,10 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         lines.append(f"author {self._signature('AUTHOR')}")
         lines.append(f"committer {self._signature('COMMITTER')}")
         text = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
-        return self.write_object("commit", text.encode("utf-8"))
+        sha = self.write_object("commit", text.encode("utf-8"))
+        if len(self._commits) < _TREE_CACHE:  # read back at once (a candidate's, a notes tip)
+            self._commits.setdefault(sha, parse_commit(sha, text.encode("utf-8")))
+        return sha
 
     def identity(self) -> str:
         """Who is acting: the committer, as ``Name <email>``."""
@@ -316,13 +328,17 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         return values
 
     def ref_value(self, ref: str) -> str | None:
-        """The object a full ref name points at now, or None (read without a new process)."""
+        """The object a full ref name points at now, or None: from git's ref files
+        (`RefFiles`), else through the persistent cat-file; never a new process."""
         if not ref.startswith("refs/"):
             raise ValueError(f"not a full ref name: {ref}")
         if self._staged is not None:
             staged, value = self._staged.ref(ref)
             if staged:
                 return value
+        value = self.ref_files.value(ref)
+        if value != UNKNOWN:
+            return value
         found = self.catfile.lookup(ref)
         return found[0] if found else None
 
