@@ -106,13 +106,16 @@ def evaluate(
     manifest: Manifest | None = None,
     warn_uncommitted: bool = False,
     grader: str | None = None,
+    context: EvalContext | None = None,
 ) -> Evaluation:
     """Evaluate ``rev``'s harness on ``split``, running only what is not on record.
     ``manifest`` is the split manifest to read (default: the working tree's; the gate
     passes the base commit's). ``warn_uncommitted`` logs a warning naming working-tree
     edits to the evaluator's files, which the evaluation ignores (it runs the
     evaluator as ``rev`` holds it). ``grader``, a commit: score ``rev``'s harness with
-    the evaluator as that commit holds it (`eval_context`), e.g. after a regrade."""
+    the evaluator as that commit holds it (`eval_context`), e.g. after a regrade.
+    ``context``: ``rev``'s `eval_context`, when the caller holds it already (evolve
+    evaluates the same commits again and again: issue 13)."""
     config = require_evaluator(config, "`harnessgit eval` (and `test`)")
     if split == TEST_SPLIT and not allow_test:
         raise HarnessgitError("the test split is held out: use `harnessgit test REV` to look at it")
@@ -121,9 +124,10 @@ def evaluate(
     if manifest is None:
         manifest = load_manifest(store.root, config.splits.manifest)
     ids = _select(manifest, split, instances)
-    context = eval_context(
-        store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
-    )
+    if context is None:
+        context = eval_context(
+            store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
+        )
     graded_by = context.grader or context.commit
     # An in-process evaluator refuses such edits instead (`inprocess`).
     warn = warn_uncommitted and config.evaluator.command

@@ -286,7 +286,9 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.meter.judged = True
     session.view = None  # the pool has a new member
-    update_frontier(session.store, session.config, session.frontier())
+    view = update_frontier(session.store, session.config, session.frontier())
+    for cid in view.retired:
+        session.moved(cid, "archived", view.members[cid].commit)
     kept = replace(tested, outcome="not-gated", selection_mean=selection)
     blocked = _passed_before(session, candidate.commit)
     if blocked:
@@ -366,6 +368,8 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
             outcome, reason = _gate_or_merge(session, gated, note)
         except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
             outcome, reason = "gate-refused", str(refusal)
+        finally:
+            session.moved(gated.candidate, None, gated.commit)  # a merge moves branches
     if gated is not candidate:
         reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
     return outcome, reason, gated

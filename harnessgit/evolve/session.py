@@ -20,7 +20,7 @@ from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_c
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import base_tip, retire
+from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,7 +62,7 @@ class Session:
         self.seed = options.seed
         self.run = uuid.uuid4().hex[:12]
         self.spend = Spend()
-        manifest = load_manifest(store.root, config.splits.manifest)
+        manifest = self.manifest = load_manifest(store.root, config.splits.manifest)
         self.train, self.selection = manifest.ids("train"), manifest.ids("selection")
         self.split_hash = manifest.split_hash("selection")
         self.solved_streak = 0  # iterations in a row whose minibatch the parent already solved
@@ -71,6 +71,9 @@ class Session:
         self.proposals = proposals_by_commit(store)
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
+        # Candidate id -> (live | archived, tip), kept as this run moves them (a listing
+        # of every branch is a git process); listed again after a gate or a base move.
+        self._tips: dict[str, tuple[State, str]] | None = None
         self.passed: dict[str, str] = {}  # commit -> candidate id of candidates that passed the gate
         self.meter = Meter(started=time.monotonic(), before=Spend())
         self.written: list[IterationRecord] = []  # this invocation's iteration records, in order
@@ -100,12 +103,34 @@ class Session:
         or someone else moved the base) is evaluated first, inside the iteration, so
         its rollouts are on that iteration's record."""
         tip = self.base_commit()
-        if self.view is None or self.view.members[self.view.base].commit != tip:
+        if self.view is not None and self.view.members[self.view.base].commit != tip:
+            self.view = self._tips = None  # someone else may have moved candidates too
+        if self.view is None:
             self.evaluate(tip, "selection", self.selection)
             self.view = frontier_view(
-                self.store, self.config, book=self.book, proposals=self.proposals, contexts=self.contexts
+                self.store,
+                self.config,
+                book=self.book,
+                proposals=self.proposals,
+                contexts=self.contexts,
+                tips=self.tips(),
+                manifest=self.manifest,
             )
         return self.view
+
+    def tips(self) -> dict[str, tuple[State, str]]:
+        """Every candidate's state and tip (`candidate_tips`), as this run left them."""
+        if self._tips is None:
+            self._tips = candidate_tips(self.store)
+        return self._tips
+
+    def moved(self, candidate: str, state: State | None, commit: str) -> None:
+        """This run moved ``candidate``'s branch; None: it does not know where (the gate
+        moves branches of its own), so the next `tips` lists them again."""
+        if state is None:
+            self._tips = None
+        elif self._tips is not None:
+            self._tips[candidate] = (state, commit)
 
     def context(self, commit: str) -> EvalContext:
         if commit not in self.contexts:
@@ -135,6 +160,8 @@ class Session:
             instances=instances,
             execution=self.options.execution,
             book=self.book,
+            manifest=self.manifest,  # read once per run, as the splits above
+            context=self.context(commit),
         )
         self.spend = self.spend.add(rollouts=result.evaluated)
         self.meter.evaluator_seconds += result.evaluator_time
@@ -148,6 +175,7 @@ class Session:
         for record in self.store.notes_on(layout.NOTES_EVIDENCE, proposal.commit):
             if isinstance(record, ProposalRecord):
                 self.proposals[proposal.commit] = record
+        self.moved(proposal.candidate, "live", proposal.commit)
 
     def reject(self, proposal: Proposal, detail: str) -> None:
         """Archive a candidate that lost (still pinned, still audited), if it is live."""
@@ -157,6 +185,7 @@ class Session:
         txn = Transaction(f"retire {proposal.candidate}")
         retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)
         self.store.commit(txn)
+        self.moved(proposal.candidate, "archived", proposal.commit)
 
 
 def _next_iteration(store: Store, seed: int) -> int:

@@ -18,7 +18,7 @@ from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.evaluation.splits import load_manifest
+from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store, Transaction
@@ -64,13 +64,16 @@ def frontier_view(
     book: ScoreBook | None = None,
     proposals: dict[str, ProposalRecord] | None = None,
     contexts: dict[str, EvalContext] | None = None,
+    tips: dict[str, tuple[State, str]] | None = None,
+    manifest: Manifest | None = None,
 ) -> FrontierView:
-    """``book``, ``proposals`` (commit -> its proposal record) and ``contexts`` (commit
-    -> its cache key) may be passed in by a caller that keeps them, such as evolve,
-    which rebuilds the frontier on every new candidate."""
+    """``book``, ``proposals`` (commit -> its proposal record), ``contexts`` (commit
+    -> its cache key), ``tips`` (`candidate_tips`) and ``manifest`` may be passed in by
+    a caller that keeps them, such as evolve, which rebuilds the frontier on every new
+    candidate."""
     config = require_evaluator(config, "`harnessgit frontier`")
     branch = base or config.harness.base
-    manifest = load_manifest(store.root, config.splits.manifest)
+    manifest = manifest or load_manifest(store.root, config.splits.manifest)
     ids = tuple(manifest.ids(SELECTION))
     split_hash = manifest.split_hash(SELECTION)
     book = book if book is not None else ScoreBook.load(store)
@@ -89,7 +92,7 @@ def frontier_view(
             f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
         )
     proposals = proposals if proposals is not None else proposals_by_commit(store)
-    all_tips = candidate_tips(store)
+    all_tips = tips if tips is not None else candidate_tips(store)
     names = {sha: cid for cid, (_state, sha) in all_tips.items()}
     members = {branch: Member(branch, tip, None, "base")}
     # model_construct: scores on record were validated when read, and only complete
