@@ -84,7 +84,11 @@ def stopped(session: Session, number: int, outcome: str, reason: str) -> Iterati
 
 
 def scrubber_of(session: Session) -> Scrubber:
-    return session.config.scrub.scrubber(session.config.proposer)
+    """The run's scrubber, made once: making one reads the whole environment for
+    secret values (about 0.5 ms, several times an iteration: issue 13)."""
+    if session.scrubber is None:
+        session.scrubber = session.config.scrub.scrubber(session.config.proposer)
+    return session.scrubber
 
 
 def write_record(session: Session, end: Ending) -> IterationRecord:

@@ -19,6 +19,7 @@ from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSched
 from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
+from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
@@ -71,6 +72,7 @@ class Session:
         self.proposals = proposals_by_commit(store)
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
+        self.scrubber: Scrubber | None = None  # `record.scrubber_of`
         # Candidate id -> (live | archived, tip), kept as this run moves them (a listing
         # of every branch is a git process); listed again after a gate or a base move.
         self._tips: dict[str, tuple[State, str]] | None = None
