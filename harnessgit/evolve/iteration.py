@@ -42,11 +42,9 @@ from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Blob
 from harnessgit.targets import proposal_chain
 
-# Seconds an iteration's writes may wait to land with its record: an iteration faster
-# than this is one ref transaction (issue 13: five or six before, most of evolve's own
-# time); a slower one's writes land as they are made once they are this old, so a kill
-# loses at most about this much finished evaluator work. Every wiring of
-# tests/bench/bench_overhead.py stays under it on a loaded 2-core machine.
+# Seconds an iteration's writes wait to land with its record (one ref transaction, not
+# five or six: issue 13); older ones land as they are made, so a kill loses at most
+# about this much evaluator work. Every wiring of tests/bench/bench_overhead.py fits.
 STAGE_FOR = 5.0
 
 
@@ -58,9 +56,8 @@ def iterate(session: Session) -> IterationRecord:
     before it spent or made anything writes nothing, gives its number back and
     raises `BudgetReached`."""
     number = session.begin()
-    # One transaction: the proposal, its scores, the frontier's moves and the record
-    # land together (a kill leaves all of the iteration or none of it), unless the
-    # iteration is slow enough that a kill would lose real evaluator work.
+    # The proposal, its scores, the frontier's moves and the record land together: a
+    # kill leaves all of the iteration or none of it (`STAGE_FOR`).
     with session.store.staging(f"evolve iteration {number}", max_age=STAGE_FOR):
         try:
             plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
