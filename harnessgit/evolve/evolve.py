@@ -15,8 +15,9 @@ One iteration (docs/evolve.md):
    the gate against the base branch (carrying it onto the tip first if the base
    moved); with ``auto_merge`` a passing gate merges.
 
-Everything is recorded as it happens (an iteration a budget or Ctrl-C stops half-way
-too, so the report's spending is the sum of the records), so a run stopped by a budget,
+Every iteration is recorded, one a budget or Ctrl-C stops half-way too (so the report's
+spending is the sum of the records), its writes landing with its record in one
+transaction (`iteration.STAGE_FOR`), so a run stopped by a budget,
 a stop file or Ctrl-C resumes from what the repository holds: minibatches continue the same
 sequence (they are a function of the seed and the iteration number) and no
 rollout is repeated for a key already recorded.
