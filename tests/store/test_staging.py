@@ -106,3 +106,14 @@ def test_staged_writes_older_than_max_age_land_at_the_next_commit(repo: Path) ->
             assert git(repo, "rev-parse", CAND).strip() == head
             _propose(store, head, 2)
         assert len(_commits(repo, layout.NOTES_EVIDENCE)) == 2
+
+
+def test_notes_kept_at_a_tip_are_read_again_when_another_store_writes(repo: Path) -> None:
+    with Store.discover(repo) as store, Store.discover(repo) as other:
+        head = store.resolve_commit("HEAD")
+        _propose(store, head, 1)
+        first = store.notes(layout.NOTES_EVIDENCE)
+        first[head].clear()  # the caller's copy: what the store keeps is unchanged
+        assert _candidates(store.notes(layout.NOTES_EVIDENCE)[head]) == ["c1"]
+        _propose(other, head, 2)
+        assert _candidates(store.notes(layout.NOTES_EVIDENCE)[head]) == ["c1", "c2"]
