@@ -29,6 +29,7 @@ from harnessgit.processes.pipes import Limits
 from harnessgit.processes.scratch import ScratchDir, sweep
 from harnessgit.records import EvalRecord, this_worker
 from harnessgit.render import listing
+from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
 
 log = logging.getLogger("harnessgit")
@@ -55,10 +56,11 @@ class Batches:
         on_stderr: Callable[[str], None] | None,
         *,
         fresh: bool,
+        scrubber: Scrubber | None = None,
     ) -> None:
         self.store, self.config, self.context = store, config, context
         # Everything the evaluator says is scrubbed before it is recorded or shown.
-        self.scrubber = config.scrub.scrubber(config.proposer)
+        self.scrubber = scrubber or config.scrub.scrubber(config.proposer)
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
         self.running = Running()

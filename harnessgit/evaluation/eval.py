@@ -142,7 +142,10 @@ def evaluate(
     batches = _plan(pending, config.evaluator.batch_size, jobs)
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
-        runner = Batches(store, config, context, manifest, split, execution.on_stderr, fresh=no_cache)
+        scrubber = evaluators.scrubber(config)
+        runner = Batches(
+            store, config, context, manifest, split, execution.on_stderr, fresh=no_cache, scrubber=scrubber
+        )
         runner.evaluators = evaluators
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
             evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
