@@ -106,9 +106,7 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
     current = eval_context(store, config, commit).key
     book = ScoreBook.load(store)
     found = []
-    for key in book.cache_keys():
-        if key.harness != current.harness:
-            continue
+    for key in book.keys_of(current.harness):
         for split, ids in manifest.splits.items():
             summary = book.summary(key, split, ids)
             if summary.n:

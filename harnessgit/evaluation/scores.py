@@ -1,15 +1,15 @@
 """Scores on record: the cache of evaluation results, and per-instance summaries.
 
-Every evaluation record is read at once (one `git notes list`, one pipelined
-cat-file) into a `ScoreBook`, indexed by the cache key (harness tree id,
-evaluator fingerprint, model). When a key has several results for the same
+A `ScoreBook` reads evaluation records by harness tree id as they are asked for
+(through the notes index, one pipelined cat-file), indexed by the cache key
+(harness tree id, evaluator fingerprint, model). When a key has several results for the same
 (instance, repeat) (a --no-cache re-run), the newest record wins.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,9 +18,10 @@ from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.splits import load_manifest
-from harnessgit.records import EvalRecord, TestPeekRecord, live
+from harnessgit.records import EvalRecord, Record, TestPeekRecord, live
 from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
+from harnessgit.store.index import PEEK, notes_under, read_index
 from harnessgit.targets import resolve
 
 TEST_SPLIT = "test"
@@ -68,30 +69,47 @@ class ScoreSummary:
 
 
 class ScoreBook:
-    """Every evaluation record, grouped by cache key; a key's rows are indexed on first use.
+    """Evaluation records grouped by cache key; a key's rows are indexed on first use.
 
-    Loading parses each record once; building per-row objects only for the keys
-    a command asks about keeps `load` close to the cost of reading the notes.
+    Loaded from the store, a book reads the records of one harness tree id when a
+    method first asks about it, through the notes index (`harnessgit.store.index`),
+    and every record only when asked for all of them (`records`, `cache_keys`): a
+    command about one candidate no longer reads the whole history. The index is
+    read once, so every lookup sees the notes as they were when the book was loaded.
     """
 
-    def __init__(self, records: Iterable[EvalRecord], peeks: Iterable[TestPeekRecord] = ()) -> None:
+    def __init__(
+        self,
+        records: Iterable[EvalRecord] = (),
+        peeks: Iterable[TestPeekRecord] = (),
+        *,
+        source: EvalNotes | None = None,
+    ) -> None:
         self._records: dict[Key, list[EvalRecord]] = {}
         self._rows: dict[Key, dict[tuple[str, int], Row]] = {}
         self._means: dict[tuple[Key, str], tuple[float, ...] | None] = {}
-        self.records: dict[str, EvalRecord] = {}
-        self.peeks = sorted(peeks, key=lambda peek: peek.ts)
+        self._by_id: dict[str, EvalRecord] = {}
+        self._source = source
+        self._loaded: set[str] = set()  # harness tree ids whose records are all in
+        self._everything = False
+        self._peeks: list[TestPeekRecord] | None = None if source else sorted(peeks, key=lambda p: p.ts)
         for record in records:
-            self.add(record)
+            self._insert(record)
 
     @classmethod
     def load(cls, store: Store) -> ScoreBook:
-        """Every evaluation record and test peek on record. The store's reader has
-        dropped records that cannot be true (a NaN or out-of-range score, columns of
-        different lengths), with a warning naming their notes: none reaches a decision."""
-        notes = store.notes(layout.NOTES_EVALS)
+        """The evaluation records and test peeks on record, read as they are asked for.
+        The store's reader drops records that cannot be true (a NaN or out-of-range
+        score, columns of different lengths), with a warning naming their notes: none
+        reaches a decision."""
+        return cls(source=EvalNotes(store))
+
+    @classmethod
+    def load_all(cls, store: Store) -> ScoreBook:
+        """Every record read at once, without the index (what `load` must equal)."""
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []
-        for records in notes.values():
+        for records in store.notes(layout.NOTES_EVALS).values():
             for record in live(records):
                 if isinstance(record, EvalRecord):
                     evals.append(record)
@@ -99,18 +117,58 @@ class ScoreBook:
                     peeks.append(record)
         return cls(evals, peeks)
 
+    @property
+    def records(self) -> dict[str, EvalRecord]:
+        """Every evaluation record, by id."""
+        self._want_all()
+        return self._by_id
+
+    @property
+    def peeks(self) -> list[TestPeekRecord]:
+        """Every test peek, oldest first."""
+        if self._peeks is None:
+            found = self._source.records(PEEK) if self._source else []
+            self._peeks = sorted((r for r in found if isinstance(r, TestPeekRecord)), key=lambda p: p.ts)
+        return self._peeks
+
     def add(self, record: EvalRecord) -> None:
-        if record.id in self.records:
+        self._want(record.harness)
+        self._insert(record)
+
+    def _insert(self, record: EvalRecord) -> None:
+        if record.id in self._by_id:
             return  # one record on two commits (a note copied by git): one evaluation
         key = Key(record.harness, record.fingerprint, record.model)
-        self.records[record.id] = record
+        self._by_id[record.id] = record
         self._records.setdefault(key, []).append(record)
         self._rows.pop(key, None)
         for cached in [k for k in self._means if k[0] == key]:
             del self._means[cached]
 
+    def _want(self, harness: str) -> None:
+        if self._source is None or self._everything or harness in self._loaded:
+            return
+        self._loaded.add(harness)
+        for record in self._source.records(harness):
+            if isinstance(record, EvalRecord) and record.harness == harness:
+                self._insert(record)
+
+    def _want_all(self) -> None:
+        if self._source is None or self._everything:
+            return
+        self._everything = True
+        for record in self._source.records(None):
+            if isinstance(record, EvalRecord) and record.harness not in self._loaded:
+                self._insert(record)
+
+    def keys_of(self, harness: str) -> list[Key]:
+        """The cache keys with records for this harness tree id."""
+        self._want(harness)
+        return [key for key in self._records if key.harness == harness]
+
     def rows(self, key: Key) -> dict[tuple[str, int], Row]:
         """(instance, repeat) -> the newest result on record for this key."""
+        self._want(key.harness)
         rows = self._rows.get(key)
         if rows is None:
             rows = {}
@@ -137,6 +195,7 @@ class ScoreBook:
         missing: the frontier's input, memoised per split (named by its hash) until
         the key gets a new record."""
         memo = (key, split_hash)
+        self._want(key.harness)
         if memo not in self._means:
             means = instance_means(self._in_repeat_order(key))
             found = [means.get(instance) for instance in instances]
@@ -154,9 +213,11 @@ class ScoreBook:
         return [(row.instance, row.score, row.cluster) for row in rows]
 
     def records_for(self, key: Key) -> list[EvalRecord]:
+        self._want(key.harness)
         return list(self._records.get(key, []))
 
     def cache_keys(self) -> list[Key]:
+        self._want_all()
         return list(self._records)
 
     def summary(
@@ -215,6 +276,20 @@ class ScoreBook:
             records=sorted(used),
             commits=sorted(commits),
         )
+
+
+class EvalNotes:
+    """The evaluation notes through their index, as of the moment it was read."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.index = read_index(store, layout.NOTES_EVALS)
+
+    def records(self, tag: str | None) -> Iterator[Record]:
+        """The live records of every note indexed under ``tag`` (None: every note), in
+        the order `Store.notes` gives them, once per annotated object."""
+        for _target, records in notes_under(self.store, self.index, tag):
+            yield from live(records)
 
 
 def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple[str, ScoreSummary]:

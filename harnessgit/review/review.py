@@ -319,9 +319,8 @@ def _evaluated_on_both(book: ScoreBook, base: EvalContext, head: EvalContext) ->
     current one (BASE's) first, whether scored or not, then older evaluators and
     other models, in a stable order."""
     current = (base.key.fingerprint, base.key.model)
-    keys = book.cache_keys()
-    evaluated = {(k.fingerprint, k.model) for k in keys if k.harness == base.key.harness}
-    evaluated &= {(k.fingerprint, k.model) for k in keys if k.harness == head.key.harness}
+    evaluated = {(k.fingerprint, k.model) for k in book.keys_of(base.key.harness)}
+    evaluated &= {(k.fingerprint, k.model) for k in book.keys_of(head.key.harness)}
     return sorted(evaluated | {current}, key=lambda fm: (fm != current, fm[1], fm[0]))
 
 

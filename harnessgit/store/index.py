@@ -1,0 +1,284 @@
+"""An index of the evaluation notes: which notes hold records of which harness.
+
+Every command used to read every evaluation record (issue 17: `show` of one candidate
+grew with the whole history). The index lets a reader ask for the notes that carry
+records of one harness tree id, or test peeks, and read only those.
+
+git stays the source of truth; the index is derived and rebuildable. It lives in
+``<common git dir>/harnessgit/index/evals``, keyed by the notes commit it was built
+from. A reader trusts it only when its key is the notes commit it reads now and its
+checksum holds; otherwise it brings it up to date from a tree diff between the two
+notes commits (incremental: only the notes that changed are read, whether the ref
+moved forward, or sideways after a fetch or a notes merge) or, when the old commit is
+gone or the file cannot be read, rebuilds it from every note. Written by rename, so a
+concurrent reader sees the old index or the new one, never a part; two writers racing
+each leave an index that is true for the commit it names.
+
+What a note is indexed under: every ``harness`` string of every line that parses as a
+JSON object, and ``peek`` when a line's ``kind`` is ``test-peek``. A line that is not
+JSON marks its note ``*``, read for every lookup, so nothing the record reader might
+accept is ever left out. Readers filter what they read by key, so a note listed under
+a harness it does not hold costs time, never a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harnessgit.errors import GitFailed
+from harnessgit.render import listing
+
+if TYPE_CHECKING:
+    from harnessgit.records import Record
+    from harnessgit.store.repo import Store
+
+FORMAT = 1
+PEEK = "peek"
+ANY = "*"  # a note with a line that is not JSON: read for every lookup
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One annotated object's note: its blob and what it is indexed under."""
+
+    blob: str
+    tags: frozenset[str]
+
+
+@dataclass
+class NotesIndex:
+    """The notes of one notes commit, by target; ``commit`` None for no notes at all."""
+
+    ref: str
+    commit: str | None
+    tree: str | None
+    entries: dict[str, Entry]
+    _by_tag: dict[str, list[str]] | None = field(default=None, repr=False)
+
+    def targets(self, tag: str) -> list[str]:
+        """Annotated objects whose note is indexed under ``tag`` (or ``*``), sorted as
+        `git notes list` sorts them."""
+        if self._by_tag is None:
+            by_tag: dict[str, list[str]] = {}
+            for target in sorted(self.entries):
+                for name in self.entries[target].tags:
+                    by_tag.setdefault(name, []).append(target)
+            self._by_tag = by_tag
+        found = set(self._by_tag.get(tag, ())) | set(self._by_tag.get(ANY, ()))
+        return sorted(found)
+
+    def dump(self) -> bytes:
+        lines = [
+            f"{target} {entry.blob} {','.join(sorted(entry.tags)) or '-'}"
+            for target, entry in sorted(self.entries.items())
+        ]
+        body = ("\n".join(lines) + "\n").encode() if lines else b""
+        header = {
+            "format": FORMAT,
+            "ref": self.ref,
+            "commit": self.commit,
+            "tree": self.tree,
+            "sha256": hashlib.sha256(body).hexdigest(),
+        }
+        return json.dumps(header, sort_keys=True).encode() + b"\n" + body
+
+
+class IndexUnreadable(Exception):
+    """The index file is missing, truncated, tampered with or of another format."""
+
+
+def parse_index(data: bytes, ref: str) -> NotesIndex:
+    head, newline, body = data.partition(b"\n")
+    try:
+        header = json.loads(head)
+    except ValueError:
+        raise IndexUnreadable("its header is not JSON") from None
+    if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise IndexUnreadable("its header is missing or of another format")
+    if header.get("ref") != ref:
+        raise IndexUnreadable(f"it indexes {header.get('ref')!r}, not {ref}")
+    if header.get("sha256") != hashlib.sha256(body).hexdigest():
+        raise IndexUnreadable("its checksum does not match (truncated or edited)")
+    entries: dict[str, Entry] = {}
+    for line in body.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 3:
+            raise IndexUnreadable("a line has the wrong shape")
+        target, blob, tags = parts
+        entries[target] = Entry(blob, frozenset() if tags == "-" else frozenset(tags.split(",")))
+    commit, tree = header.get("commit"), header.get("tree")
+    if not (commit is None or isinstance(commit, str)) or not (tree is None or isinstance(tree, str)):
+        raise IndexUnreadable("its key is not a commit id")
+    return NotesIndex(ref, commit, tree, entries)
+
+
+def tags_of(text: bytes) -> frozenset[str]:
+    """What a note is indexed under (module docstring)."""
+    tags: set[str] = set()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            tags.add(ANY)
+            continue
+        if isinstance(data, dict):
+            harness = data.get("harness")
+            if isinstance(harness, str):
+                tags.add(harness)
+            if data.get("kind") == "test-peek":
+                tags.add(PEEK)
+    return frozenset(tags)
+
+
+def index_path(store: Store, ref: str) -> Path:
+    return store.common_dir / "harnessgit" / "index" / ref.removeprefix("refs/notes/").replace("/", "-")
+
+
+def read_index(store: Store, ref: str) -> NotesIndex:
+    """The index of ``ref`` as it is now: from the file when its key matches, brought up
+    to date (and saved) when it does not, rebuilt when it cannot be read."""
+    return _refreshed(store, ref, store.ref_value(ref))[0]
+
+
+def check_index(store: Store, ref: str) -> str | None:
+    """For `doctor`: None when the index file is current and matches a rebuild from the
+    notes; otherwise what is wrong with it (a missing file is fine: built on first use)."""
+    path = index_path(store, ref)
+    if not path.exists():
+        return None
+    try:
+        saved = parse_index(path.read_bytes(), ref)
+    except IndexUnreadable as exc:
+        return f"the index of {ref} cannot be used: {exc}"
+    tip = store.ref_value(ref)
+    if saved.commit != tip:
+        built, now = str(saved.commit)[:12], str(tip)[:12]
+        return f"the index of {ref} is stale (built from {built}, the notes are at {now})"
+    if saved.entries != _build(store, ref, tip).entries:
+        return f"the index of {ref} does not match its notes"
+    return None
+
+
+def rebuild_index(store: Store, ref: str) -> NotesIndex:
+    index = _build(store, ref, store.ref_value(ref))
+    _save(store, index)
+    return index
+
+
+def _refreshed(store: Store, ref: str, tip: str | None) -> tuple[NotesIndex, str]:
+    """(the index at ``tip``, how it was had: current | updated | rebuilt)."""
+    path = index_path(store, ref)
+    try:
+        saved = parse_index(path.read_bytes(), ref)
+    except (OSError, IndexUnreadable):
+        saved = None
+    if saved is not None and saved.commit == tip:
+        return saved, "current"
+    index = None
+    if saved is not None and saved.tree is not None and tip is not None:
+        index = _updated(store, saved, tip)
+    how = "updated" if index is not None else "rebuilt"
+    if index is None:
+        index = _build(store, ref, tip)
+    _save(store, index)
+    return index, how
+
+
+def _build(store: Store, ref: str, tip: str | None) -> NotesIndex:
+    if tip is None:
+        return NotesIndex(ref, None, None, {})
+    tree = store.commit_info(tip).tree
+    # The tree of this very commit (not `git notes list`, which reads the ref as it is
+    # by then): the key must name exactly what was read.
+    listed = store.git.out(["ls-tree", "-r", "--full-tree", tree])
+    targets: dict[str, list[str]] = {}
+    for line in listed.splitlines():
+        meta, _, path = line.partition("\t")
+        _mode, kind, blob = meta.split(" ")
+        if kind == "blob":
+            targets.setdefault(blob, []).append(path.replace("/", ""))
+    entries: dict[str, Entry] = {}
+    for blob, _kind, data in store.catfile.read_many(list(targets)):
+        tags = tags_of(data)
+        for target in targets[blob]:
+            entries[target] = Entry(blob, tags)
+    return NotesIndex(ref, tip, tree, entries)
+
+
+def _updated(store: Store, saved: NotesIndex, tip: str) -> NotesIndex | None:
+    """``saved`` moved to ``tip`` by a diff of the two notes trees: the notes that
+    changed, whatever the history between them. None when the old tree is gone."""
+    tree = store.commit_info(tip).tree
+    assert saved.tree is not None
+    result = store.git.run(["diff-tree", "-r", "--no-renames", "-z", saved.tree, tree], check=False)
+    if result.returncode != 0:
+        return None
+    entries = dict(saved.entries)
+    changed: dict[str, list[str]] = {}
+    for mode_line, path in _pairs(result.stdout.split(b"\0")):
+        new_blob, status = mode_line.split(b" ")[3].decode(), mode_line.split(b" ")[4].decode()
+        target = path.decode().replace("/", "")
+        if status == "D":
+            # A fanout change deletes and re-adds one target: drop it only if it
+            # still names the blob deleted here.
+            old_blob = mode_line.split(b" ")[2].decode()
+            if target in entries and entries[target].blob == old_blob:
+                del entries[target]
+        else:
+            changed.setdefault(new_blob, []).append(target)
+    try:
+        for blob, _kind, data in store.catfile.read_many(list(changed)):
+            for target in changed[blob]:
+                entries[target] = Entry(blob, tags_of(data))
+    except GitFailed:
+        return None
+    return NotesIndex(saved.ref, tip, tree, entries)
+
+
+def _pairs(fields: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """(":old-mode new-mode old new status", path) from ``diff-tree -r -z`` output."""
+    it = iter(field for field in fields if field)
+    for meta in it:
+        yield meta, next(it)
+
+
+def _save(store: Store, index: NotesIndex) -> None:
+    """Atomically, by rename; an index that cannot be saved (a read-only repository)
+    is only slower next time, never wrong."""
+    path = index_path(store, index.ref)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
+        with os.fdopen(fd, "wb") as out:
+            out.write(index.dump())
+        os.replace(tmp, path)
+    except OSError:
+        return
+
+
+def notes_under(store: Store, index: NotesIndex, tag: str | None) -> Iterator[tuple[str, list[Record]]]:
+    """(annotated object, its records) for every note indexed under ``tag`` (None: every
+    note), as `Store.notes` reads them: in its order, each note's blob read once, records
+    that cannot be read skipped with one warning per kind of problem."""
+    from harnessgit.records import Skipped, parse_note  # not at import: `check` never reads notes
+
+    targets = sorted(index.entries) if tag is None else index.targets(tag)
+    by_blob: dict[str, list[str]] = {}
+    for target in targets:
+        by_blob.setdefault(index.entries[target].blob, []).append(target)
+    skipped = Skipped(index.ref)
+    for blob, _kind, data in store.catfile.read_many(list(by_blob)):
+        shared = by_blob[blob]
+        records = parse_note(data, listing([target[:12] for target in shared]), skipped)
+        for target in shared:
+            yield target, list(records)
+    store._warn_skipped(skipped)

@@ -1,0 +1,219 @@
+"""The notes index (issue 17): derived, keyed by the notes commit, never trusted blindly.
+
+A ScoreBook read through the index must equal one read from every note
+(`ScoreBook.load_all`), whatever happened to the index file or the notes ref.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from harnessgit import layout
+from harnessgit.evaluation.context import Key
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.records import EvalRecord, Record, TestPeekRecord
+from harnessgit.store import Store, Transaction
+from harnessgit.store.index import check_index, index_path, parse_index, read_index, rebuild_index
+from tests.conftest import git
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+HARNESSES = [f"{n:040x}" for n in range(1, 5)]
+FINGERPRINTS = ["f" * 64, "e" * 64]
+INSTANCES = ["a", "b", "c", "d", "e"]
+
+
+def evaluation(rng: random.Random, commit: str, **given: object) -> EvalRecord:
+    instances = rng.sample(INSTANCES, rng.randint(1, len(INSTANCES)))
+    fields: dict[str, object] = {
+        "ts": T0 + timedelta(seconds=rng.randrange(4)),  # few distinct times: ties happen
+        "commit": commit,
+        "harness": rng.choice(HARNESSES),
+        "fingerprint": rng.choice(FINGERPRINTS),
+        "model": "sim-1",
+        "split": "selection",
+        "split_hash": "s" * 64,
+        "manifest": "m" * 64,
+        "instances": instances,
+        "repeats": [rng.randrange(2) for _ in instances],
+        "scores": [rng.choice([0.0, 0.5, 1.0]) for _ in instances],
+        "clusters": [rng.choice([None, "x"]) for _ in instances],
+        "wall_time": 1.0,
+        "worker": "test:1",
+    }
+    fields.update(given)
+    return EvalRecord.model_validate(fields)
+
+
+def peek(rng: random.Random, commit: str) -> TestPeekRecord:
+    return TestPeekRecord(
+        ts=T0 + timedelta(seconds=rng.randrange(100)),
+        commit=commit,
+        harness=rng.choice(HARNESSES),
+        fingerprint=FINGERPRINTS[0],
+        model="sim-1",
+        n=3,
+        mean=0.5,
+    )
+
+
+def commits(store: Store, n: int) -> list[str]:
+    tip = store.resolve_commit("main")
+    tree = store.commit_info(tip).tree
+    return [store.write_commit(tree, [tip], f"commit {i}") for i in range(n)]
+
+
+def append(store: Store, target: str, records: list[Record]) -> None:
+    txn = Transaction("test")
+    txn.append(layout.NOTES_EVALS, target, records)
+    store.commit(txn)
+
+
+def assert_same(store: Store) -> None:
+    """Every question a command asks, through the index and from every note."""
+    lazy, full = ScoreBook.load(store), ScoreBook.load_all(store)
+    for harness in HARNESSES:
+        assert lazy.keys_of(harness) == full.keys_of(harness)
+        for fingerprint in FINGERPRINTS:
+            key = Key(harness, fingerprint, "sim-1")
+            assert lazy.rows(key) == full.rows(key)
+            assert [r.id for r in lazy.records_for(key)] == [r.id for r in full.records_for(key)]
+            assert lazy.summary(key, "selection", INSTANCES) == full.summary(key, "selection", INSTANCES)
+            assert lazy.complete_means(key, ("a", "b"), "s") == full.complete_means(key, ("a", "b"), "s")
+    assert [p.id for p in lazy.peeks] == [p.id for p in full.peeks]
+    assert set(lazy.cache_keys()) == set(full.cache_keys())
+    assert set(lazy.records) == set(full.records)
+
+
+@pytest.fixture
+def store(repo: Path) -> Store:
+    return Store.discover(repo)
+
+
+def test_reading_one_harness_reads_only_its_notes(store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    """Fails without the index: the book read every note and warned about a broken
+    record on an unrelated commit."""
+    rng = random.Random(1)
+    one, other = commits(store, 2)
+    append(store, one, [evaluation(rng, one, harness=HARNESSES[0])])
+    git(store.root, "notes", f"--ref={layout.NOTES_EVALS}", "add", "-m", '{"kind": "eval", "v": 1}', other)
+    ScoreBook.load(store)  # builds the index
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="harnessgit"):
+        assert len(ScoreBook.load(store).keys_of(HARNESSES[0])) == 1
+    assert "skipped" not in caplog.text
+    with caplog.at_level(logging.WARNING, logger="harnessgit"):
+        ScoreBook.load(store).cache_keys()  # every note: the broken one is said
+    assert "skipped 1 record" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: data[:-2] + bytes([data[-2] ^ 1]) + data[-1:],  # edited body
+        lambda data: b"",  # emptied
+        lambda data: data.split(b"\n", 1)[1],  # no header
+        lambda data: data.replace(b'"format": 1', b'"format": 9'),  # another format
+    ],
+    ids=["truncated", "edited", "empty", "headless", "format"],
+)
+def test_a_damaged_index_is_rebuilt(store: Store, damage: Callable[[bytes], bytes]) -> None:
+    rng = random.Random(2)
+    for target in commits(store, 6):
+        append(store, target, [evaluation(rng, target), peek(rng, target)])
+    good = read_index(store, layout.NOTES_EVALS)
+    path = index_path(store, layout.NOTES_EVALS)
+    path.write_bytes(damage(path.read_bytes()))
+    assert check_index(store, layout.NOTES_EVALS) is not None
+    assert_same(store)
+    assert parse_index(path.read_bytes(), layout.NOTES_EVALS).entries == good.entries
+    assert check_index(store, layout.NOTES_EVALS) is None
+
+
+def test_a_forged_entry_is_found_by_doctor(store: Store) -> None:
+    """An index edited with its checksum recomputed names the right notes commit: only a
+    rebuild can tell (`doctor`), and it does."""
+    rng = random.Random(3)
+    first, second = commits(store, 2)
+    append(store, first, [evaluation(rng, first, harness=HARNESSES[0])])
+    append(store, second, [evaluation(rng, second, harness=HARNESSES[1])])
+    index = read_index(store, layout.NOTES_EVALS)
+    del index.entries[first]
+    index_path(store, layout.NOTES_EVALS).write_bytes(index.dump())
+    assert "does not match" in str(check_index(store, layout.NOTES_EVALS))
+    rebuild_index(store, layout.NOTES_EVALS)
+    assert check_index(store, layout.NOTES_EVALS) is None
+    assert_same(store)
+
+
+def test_an_index_of_another_notes_commit_is_brought_up_to_date(store: Store) -> None:
+    rng = random.Random(4)
+    targets = commits(store, 4)
+    append(store, targets[0], [evaluation(rng, targets[0])])
+    read_index(store, layout.NOTES_EVALS)
+    built = store.ref_value(layout.NOTES_EVALS)
+    append(store, targets[1], [evaluation(rng, targets[1])])
+    append(store, targets[0], [evaluation(rng, targets[0])])
+    index = read_index(store, layout.NOTES_EVALS)
+    assert index.commit == store.ref_value(layout.NOTES_EVALS) != built
+    assert_same(store)
+    # The notes ref moves sideways (a fetch that replaced it): a sibling of the indexed commit.
+    git(store.root, "update-ref", layout.NOTES_EVALS, str(built))
+    append(store, targets[2], [evaluation(rng, targets[2])])
+    assert_same(store)
+    # No notes at all.
+    git(store.root, "update-ref", "-d", layout.NOTES_EVALS)
+    assert read_index(store, layout.NOTES_EVALS).entries == {}
+    assert_same(store)
+
+
+@pytest.mark.parametrize("seed", [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(1, 6))])
+def test_results_with_and_without_the_index_are_identical(store: Store, seed: int) -> None:
+    """Random histories: appends, corrections, peeks, the ref moved back and merged
+    with cat_sort_uniq (what sync does), the index file damaged; after every step the
+    book through the index equals the book from every note."""
+    rng = random.Random(seed)
+    targets = commits(store, 5)
+    saved: list[str] = []
+    for _step in range(25):
+        op = rng.random()
+        tip = store.ref_value(layout.NOTES_EVALS)
+        target = rng.choice(targets)
+        if op < 0.5 or tip is None:
+            append(store, target, [evaluation(rng, target) for _ in range(rng.randint(1, 3))])
+        elif op < 0.6:
+            on = [r for r in store.notes_on(layout.NOTES_EVALS, target) if isinstance(r, EvalRecord)]
+            if on:
+                old = rng.choice(on)
+                append(store, target, [evaluation(rng, target, harness=old.harness, supersedes=old.id)])
+        elif op < 0.7:
+            append(store, target, [peek(rng, target)])
+        elif op < 0.8 and saved:
+            # Another clone's notes, merged in as sync merges them.
+            git(store.root, "update-ref", "refs/notes/other", rng.choice(saved))
+            git(
+                store.root,
+                "notes",
+                f"--ref={layout.NOTES_EVALS}",
+                "merge",
+                "-q",
+                "-s",
+                "cat_sort_uniq",
+                "refs/notes/other",
+            )
+        elif op < 0.9 and saved:
+            git(store.root, "update-ref", layout.NOTES_EVALS, rng.choice(saved))  # moved back
+        else:
+            path = index_path(store, layout.NOTES_EVALS)
+            if path.exists():
+                data = path.read_bytes()
+                path.write_bytes(data[: rng.randrange(len(data))])
+        if tip is not None:
+            saved.append(tip)
+        assert_same(store)
