@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harnessgit import layout
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.checkout import describe, finish_checkout, finished_line, unfinished_checkout
 from harnessgit.processes import scratch as scratch_dirs
 from harnessgit.render import listing, plural, short
 from harnessgit.store import Store
+from harnessgit.store import index as notes_index
 from harnessgit.store import journal as journals
 from harnessgit.store.locks import age_text, find_locks, read_lock
 from harnessgit.store.recovery import Recovery, Step, classify, inspect, lock_paths, roll_forward
@@ -312,6 +314,22 @@ def remove_scratch(store: Store, finding: Finding) -> str:
     return f"removed {finding.subject}"
 
 
+def find_bad_index(store: Store) -> list[Finding]:
+    """The notes index is derived (harnessgit/store/index.py): readers rebuild one they
+    cannot read, but one edited with its checksum redone is found only by comparing
+    it with a rebuild, which this does."""
+    problem = notes_index.check_index(store, layout.NOTES_EVALS)
+    if problem is None:
+        return []
+    path = shown(store, notes_index.index_path(store, layout.NOTES_EVALS))
+    return [Finding("index", path, problem, "rebuild it from the notes", fixable=True)]
+
+
+def rebuild_index(store: Store, finding: Finding) -> str:
+    index = notes_index.rebuild_index(store, layout.NOTES_EVALS)
+    return f"rebuilt it from {plural(len(index.entries), 'note')}"
+
+
 # The checks, in order. Transactions first: rolling one forward removes its own locks
 # and may move a checked-out branch (whose working tree the checkout check then brings
 # along). Programs before scratch directories: a program left running may still write
@@ -337,4 +355,7 @@ CHECKS: tuple[Check, ...] = (
         kill_program,
     ),
     Check("scratch", "temporary directories a killed harnessgit left", find_scratch_left, remove_scratch),
+    Check(
+        "index", "an index of the evaluation notes that does not match them", find_bad_index, rebuild_index
+    ),
 )

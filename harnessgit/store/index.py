@@ -150,8 +150,10 @@ def read_index(store: Store, ref: str) -> NotesIndex:
 
 
 def check_index(store: Store, ref: str) -> str | None:
-    """For `doctor`: None when the index file is current and matches a rebuild from the
-    notes; otherwise what is wrong with it (a missing file is fine: built on first use)."""
+    """For `doctor`: what is wrong with the index file, or None. A missing file is fine
+    (built on first use), and so is a stale one whose update from the notes equals a
+    rebuild (readers update it); one that cannot be read, or whose entries differ from
+    a rebuild, is not."""
     path = index_path(store, ref)
     if not path.exists():
         return None
@@ -160,10 +162,10 @@ def check_index(store: Store, ref: str) -> str | None:
     except IndexUnreadable as exc:
         return f"the index of {ref} cannot be used: {exc}"
     tip = store.ref_value(ref)
+    current: NotesIndex | None = saved
     if saved.commit != tip:
-        built, now = str(saved.commit)[:12], str(tip)[:12]
-        return f"the index of {ref} is stale (built from {built}, the notes are at {now})"
-    if saved.entries != _build(store, ref, tip).entries:
+        current = _updated(store, saved, tip) if saved.tree is not None and tip is not None else None
+    if current is not None and current.entries != _build(store, ref, tip).entries:
         return f"the index of {ref} does not match its notes"
     return None
 

@@ -29,7 +29,7 @@ def test_a_healthy_repository_has_no_findings(repo: Path) -> None:
     with Store.discover(repo, preflight=False) as store:
         report = diagnose(store)
     assert report.findings == () and report.healthy
-    assert report.checks == ("transactions", "locks", "checkout", "programs", "scratch")
+    assert report.checks == ("transactions", "locks", "checkout", "programs", "scratch", "index")
 
 
 def test_a_stale_lock_is_found_with_its_age_and_removed_by_fix(repo: Path) -> None:

@@ -18,11 +18,13 @@ from harnessgit import layout
 from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, Record, TestPeekRecord
+from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import check_index, index_path, parse_index, read_index, rebuild_index
+from harnessgit.store.index import check_index, index_path, parse_index, read_index
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+index_check = next(check for check in CHECKS if check.name == "index")
 HARNESSES = [f"{n:040x}" for n in range(1, 5)]
 FINGERPRINTS = ["f" * 64, "e" * 64]
 INSTANCES = ["a", "b", "c", "d", "e"]
@@ -147,8 +149,12 @@ def test_a_forged_entry_is_found_by_doctor(store: Store) -> None:
     del index.entries[first]
     index_path(store, layout.NOTES_EVALS).write_bytes(index.dump())
     assert "does not match" in str(check_index(store, layout.NOTES_EVALS))
-    rebuild_index(store, layout.NOTES_EVALS)
+    (finding,) = diagnose(store, checks=(index_check,)).findings
+    assert finding.subject == ".git/harnessgit/index/harnessgit-evals" and finding.fixable
+    (fixed,) = diagnose(store, fix=True, checks=(index_check,)).findings
+    assert fixed.fixed and fixed.outcome == "rebuilt it from 2 notes"
     assert check_index(store, layout.NOTES_EVALS) is None
+    assert diagnose(store).findings == ()
     assert_same(store)
 
 
