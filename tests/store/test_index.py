@@ -6,6 +6,8 @@ A ScoreBook read through the index must equal one read from every note
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 from collections.abc import Callable
@@ -121,7 +123,7 @@ def test_reading_one_harness_reads_only_its_notes(store: Store, caplog: pytest.L
         lambda data: data[:-2] + bytes([data[-2] ^ 1]) + data[-1:],  # edited body
         lambda data: b"",  # emptied
         lambda data: data.split(b"\n", 1)[1],  # no header
-        lambda data: data.replace(b'"format": 1', b'"format": 9'),  # another format
+        lambda data: data.replace(b'"format": 2', b'"format": 9'),  # another format
     ],
     ids=["truncated", "edited", "empty", "headless", "format"],
 )
@@ -156,6 +158,22 @@ def test_a_forged_entry_is_found_by_doctor(store: Store) -> None:
     assert check_index(store, layout.NOTES_EVALS) is None
     assert diagnose(store).findings == ()
     assert_same(store)
+
+
+def test_a_forged_line_is_rebuilt_when_read(store: Store) -> None:
+    """A line of the wrong shape under a redone checksum passes the first look; the
+    lookup that meets it rebuilds the index (for the same notes commit) instead of failing."""
+    rng = random.Random(5)
+    (target,) = commits(store, 1)
+    append(store, target, [evaluation(rng, target, harness=HARNESSES[0])])
+    read_index(store, layout.NOTES_EVALS)
+    path = index_path(store, layout.NOTES_EVALS)
+    header, body = path.read_bytes().split(b"\n", 1)
+    body = body.replace(HARNESSES[0].encode() + b" ", HARNESSES[0].encode() + b" junk ")
+    fields = json.loads(header) | {"sha256": hashlib.sha256(body).hexdigest()}
+    path.write_bytes(json.dumps(fields).encode() + b"\n" + body)
+    assert_same(store)
+    assert check_index(store, layout.NOTES_EVALS) is None
 
 
 def test_an_index_of_another_notes_commit_is_brought_up_to_date(store: Store) -> None:
