@@ -28,10 +28,11 @@ from harnessgit.config import Config, require
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
-from harnessgit.records import GateRecord, ProposalRecord, Record, RetireRecord, view_of
+from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
 from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store
+from harnessgit.store.index import retirements
 from harnessgit.targets import State, base_tip, candidate_tips
 
 SELECTION = "selection"
@@ -118,11 +119,10 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         except ManifestError as exc:  # still worth a status: the candidates, the archive
             problem = str(exc)
     book = ScoreBook.load(store)
-    evidence = store.notes(layout.NOTES_EVIDENCE)
     gates = store.notes(layout.NOTES_GATE)
     tips = candidate_tips(store)
     reference = eval_context(store, config, tip).key
-    live = _live(store, config, tips, evidence)
+    live = _live(store, config, tips)
     members = _frontier(book, reference, ids, split_hash, branch, live) or {}
     names = {sha: cid for cid, (_state, sha) in tips.items()}
     names[tip] = branch  # on the tip: say so, even when a candidate was fast-forwarded there
@@ -150,7 +150,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         model=reference.model,
         selection_size=len(ids),
         candidates=[row(cand) for cand in live],
-        archived=_archived(tips, evidence),
+        archived=_archived(tips, retirements(store, layout.NOTES_EVIDENCE)),
         selection=_spend(gates, split_hash, config.gate.alpha),
         problem=problem,
         has_evaluator=config.evaluator.configured,
@@ -158,16 +158,15 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
     )
 
 
-def _live(
-    store: Store, config: Config, tips: dict[str, tuple[State, str]], evidence: dict[str, list[Record]]
-) -> list[_Live]:
+def _live(store: Store, config: Config, tips: dict[str, tuple[State, str]]) -> list[_Live]:
     """The live candidates in creation order (GEPA numbers its programs so, and the
     frontier's ties depend on it), each with the key its harness is scored under."""
     found = []
     for cid, (state, sha) in tips.items():
         if state != "live":
             continue
-        proposal = next((r for r in evidence.get(sha, []) if isinstance(r, ProposalRecord)), None)
+        evidence = store.notes_on(layout.NOTES_EVIDENCE, sha)
+        proposal = next((r for r in evidence if isinstance(r, ProposalRecord)), None)
         created = proposal.ts if proposal else store.commit_info(sha).author_time
         found.append(_Live(cid, sha, eval_context(store, config, sha).key, created, proposal))
     return sorted(found, key=lambda cand: cand.created)
@@ -204,14 +203,18 @@ def _last_gate(notes: Sequence[Record], commit: str) -> LastGate | None:
     return view_of(LastGate, max(records, key=lambda r: r.ts))
 
 
-def _archived(tips: dict[str, tuple[State, str]], evidence: dict[str, list[Record]]) -> dict[str, int]:
-    """Archived candidates by the reason of their newest retire record ("unknown" without one)."""
+def _archived(
+    tips: dict[str, tuple[State, str]], retired: dict[str, list[tuple[str, str, datetime]]]
+) -> dict[str, int]:
+    """Archived candidates by the reason of their newest retire record ("unknown" without
+    one). ``retired``: commit -> (candidate, reason, time) of its retire records, from the
+    evidence notes' index (20,000 notes are not read for a count)."""
     reasons: Counter[str] = Counter()
     for cid, (state, sha) in tips.items():
         if state != "archived":
             continue
-        retired = [r for r in evidence.get(sha, []) if isinstance(r, RetireRecord) and r.candidate == cid]
-        reasons[max(retired, key=lambda r: r.ts).reason if retired else "unknown"] += 1
+        own = [(ts, reason) for candidate, reason, ts in retired.get(sha, []) if candidate == cid]
+        reasons[max(own, key=lambda item: item[0])[1] if own else "unknown"] += 1
     order = {reason: i for i, reason in enumerate(RETIRE_REASONS)}
     return dict(sorted(reasons.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 

@@ -314,19 +314,25 @@ def remove_scratch(store: Store, finding: Finding) -> str:
     return f"removed {finding.subject}"
 
 
+INDEXED = (layout.NOTES_EVALS, layout.NOTES_EVIDENCE)  # the notes refs with an index
+
+
 def find_bad_index(store: Store) -> list[Finding]:
-    """The notes index is derived (harnessgit/store/index.py): readers rebuild one they
-    cannot read, but one edited with its checksum redone is found only by comparing
-    it with a rebuild, which this does."""
-    problem = notes_index.check_index(store, layout.NOTES_EVALS)
-    if problem is None:
-        return []
-    path = shown(store, notes_index.index_path(store, layout.NOTES_EVALS))
-    return [Finding("index", path, problem, "rebuild it from the notes", fixable=True)]
+    """The notes indexes are derived (harnessgit/store/index.py): readers rebuild one they
+    cannot read, but one edited with its checksum redone is found only by comparing it
+    with a rebuild, which this does."""
+    found = []
+    for ref in INDEXED:
+        problem = notes_index.check_index(store, ref)
+        if problem is not None:
+            path = shown(store, notes_index.index_path(store, ref))
+            found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
+    return found
 
 
 def rebuild_index(store: Store, finding: Finding) -> str:
-    index = notes_index.rebuild_index(store, layout.NOTES_EVALS)
+    ref = next(ref for ref in INDEXED if shown(store, notes_index.index_path(store, ref)) == finding.subject)
+    index = notes_index.rebuild_index(store, ref)
     return f"rebuilt it from {plural(len(index.entries), 'note')}"
 
 

@@ -30,9 +30,12 @@ import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
 
+from harnessgit import layout
 from harnessgit.errors import GitFailed
 from harnessgit.render import listing
 
@@ -104,6 +107,24 @@ class NotesIndex:
             found = {**self._tagged(tag), **self._tagged(ANY)}
         return dict(sorted(found.items()))
 
+    def with_prefix(self, prefix: str) -> list[tuple[str, dict[str, str]]]:
+        """(tag, annotated object -> note blob) for every tag that starts with ``prefix``:
+        the lines are sorted by tag, so they stand together."""
+        if self._entries is not None:
+            by_tag: dict[str, dict[str, str]] = {}
+            for target, entry in sorted(self._entries.items()):
+                for tag in entry.tags:
+                    if tag.startswith(prefix):
+                        by_tag.setdefault(tag, {})[target] = entry.blob
+            return sorted(by_tag.items())
+        found = []
+        at = self._text.find(b"\n" + prefix.encode())
+        while at >= 0 and self._text.startswith(prefix.encode(), at + 1):
+            end = self._text.find(b"\n", at + 1)
+            found.append(_line(self._text[at + 1 : end if end >= 0 else None]))
+            at = end
+        return found
+
     def _tagged(self, tag: str) -> dict[str, str]:
         start = self._text.find(b"\n" + tag.encode() + b" ")
         if start < 0:
@@ -156,8 +177,41 @@ def parse_index(data: bytes, ref: str) -> NotesIndex:
     return NotesIndex(ref, commit, tree, body=body)
 
 
-def tags_of(text: bytes) -> frozenset[str]:
-    """What a note is indexed under (module docstring)."""
+RETIRE = "retire/"
+
+
+def tags_of(ref: str, text: bytes) -> frozenset[str]:
+    """What a note is indexed under: `eval_tags`, or `retire_tags` on the evidence ref."""
+    return retire_tags(text) if ref == layout.NOTES_EVIDENCE else eval_tags(text)
+
+
+def retire_tags(text: bytes) -> frozenset[str]:
+    """One tag per retire record the record reader accepts: ``retire/<line>/<candidate>/
+    <reason>/<ts>``, each part percent-encoded. `status` counts archived candidates by
+    reason from these tags instead of parsing 20,000 evidence notes."""
+    from harnessgit.records import RetireRecord, Skipped, parse_note
+
+    records = parse_note(text, "", Skipped())  # what readers see; they warn, not this
+    return frozenset(
+        RETIRE + "/".join(quote(part, safe="") for part in (str(n), r.candidate, r.reason, r.ts.isoformat()))
+        for n, r in enumerate(records)
+        if isinstance(r, RetireRecord)
+    )
+
+
+def retirements(store: Store, ref: str) -> dict[str, list[tuple[str, str, datetime]]]:
+    """Annotated commit -> (candidate, reason, time) of each retire record in its note, in
+    note order, from the index of the evidence notes."""
+    found: dict[str, list[tuple[int, str, str, datetime]]] = {}
+    for tag, notes in read_index(store, ref).with_prefix(RETIRE):
+        n, candidate, reason, ts = (unquote(part) for part in tag.removeprefix(RETIRE).split("/"))
+        for target in notes:
+            found.setdefault(target, []).append((int(n), candidate, reason, datetime.fromisoformat(ts)))
+    return {target: [entry[1:] for entry in sorted(items)] for target, items in found.items()}
+
+
+def eval_tags(text: bytes) -> frozenset[str]:
+    """What an evaluation note is indexed under (module docstring)."""
     tags: set[str] = set()
     for line in text.splitlines():
         if not line.strip():
@@ -247,7 +301,7 @@ def _build(store: Store, ref: str, tip: str | None) -> NotesIndex:
             targets.setdefault(blob, []).append(path.replace("/", ""))
     entries: dict[str, Entry] = {}
     for blob, _kind, data in store.catfile.read_many(list(targets)):
-        tags = tags_of(data)
+        tags = tags_of(ref, data)
         for target in targets[blob]:
             entries[target] = Entry(blob, tags)
     return NotesIndex(ref, tip, tree, entries)
@@ -277,7 +331,7 @@ def _updated(store: Store, saved: NotesIndex, tip: str) -> NotesIndex | None:
     try:
         for blob, _kind, data in store.catfile.read_many(list(changed)):
             for target in changed[blob]:
-                entries[target] = Entry(blob, tags_of(data))
+                entries[target] = Entry(blob, tags_of(saved.ref, data))
     except GitFailed:
         return None
     return NotesIndex(saved.ref, tip, tree, entries)

@@ -19,10 +19,10 @@ import pytest
 from harnessgit import layout
 from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import EvalRecord, Record, TestPeekRecord
+from harnessgit.records import EvalRecord, Record, RetireRecord, TestPeekRecord
 from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import check_index, index_path, parse_index, read_index
+from harnessgit.store.index import check_index, index_path, parse_index, read_index, retirements
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -241,3 +241,32 @@ def test_results_with_and_without_the_index_are_identical(store: Store, seed: in
         if tip is not None:
             saved.append(tip)
         assert_same(store)
+
+
+def test_retirements_equal_the_retire_records(store: Store) -> None:
+    """`status` counts archived candidates from the evidence index: the same (candidate,
+    reason, time) in note order as the records, odd reasons and corrections included."""
+    targets = commits(store, 3)
+    reasons = ["dominated", "rejected: a/b c%2F\u00e9", "merged"]
+    for n, target in enumerate(targets):
+        records: list[Record] = [
+            RetireRecord(ts=T0 + timedelta(seconds=k), candidate=f"c{n}", commit=target, reason=reason)
+            for k, reason in enumerate(reasons[: n + 1])
+        ]
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVIDENCE, target, records)
+        store.commit(txn)
+    expected = {
+        target: [(r.candidate, r.reason, r.ts) for r in records if isinstance(r, RetireRecord)]
+        for target, records in store.notes(layout.NOTES_EVIDENCE).items()
+    }
+    assert retirements(store, layout.NOTES_EVIDENCE) == expected
+    txn = Transaction("test")
+    txn.append(
+        layout.NOTES_EVIDENCE,
+        targets[0],
+        [RetireRecord(ts=T0, candidate="c9", commit=targets[0], reason="x")],
+    )
+    store.commit(txn)  # an update of the index, not a rebuild
+    expected[targets[0]].append(("c9", "x", T0))
+    assert retirements(store, layout.NOTES_EVIDENCE) == expected
