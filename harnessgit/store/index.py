@@ -48,7 +48,7 @@ PEEK = "peek"
 ANY = "*"  # a note with a line that is not JSON, or an odd harness string: read for every lookup
 NONE = "-"  # a note indexed under nothing (so that every note has a line)
 HARNESS = re.compile(r"[0-9a-f]{4,64}")  # what a harness tree id can be written as in the index
-PAIR = re.compile(rb"[0-9a-f]{40,64}:[0-9a-f]{40,64}")
+LINE = re.compile(rb"[!-~]+(?: [0-9a-f]{40,64}:[0-9a-f]{40,64})+")  # a tag, then target:blob pairs
 
 
 @dataclass(frozen=True)
@@ -153,9 +153,9 @@ class IndexUnreadable(Exception):
 
 
 def _line(line: bytes) -> tuple[str, dict[str, str]]:
-    tag, *pairs = line.split(b" ")
-    if not pairs or not all(PAIR.fullmatch(pair) for pair in pairs):
+    if not LINE.fullmatch(line):
         raise IndexUnreadable("a line has the wrong shape")
+    tag, *pairs = line.split(b" ")
     return tag.decode(), {target: blob for target, blob in (pair.decode().split(":") for pair in pairs)}
 
 
@@ -192,11 +192,12 @@ def retire_tags(text: bytes) -> frozenset[str]:
     from harnessgit.records import RetireRecord, Skipped, parse_note
 
     records = parse_note(text, "", Skipped())  # what readers see; they warn, not this
-    return frozenset(
-        RETIRE + "/".join(quote(part, safe="") for part in (str(n), r.candidate, r.reason, r.ts.isoformat()))
-        for n, r in enumerate(records)
-        if isinstance(r, RetireRecord)
-    )
+    tags = set()
+    for n, record in enumerate(records):
+        if isinstance(record, RetireRecord):
+            parts = (str(n), record.candidate, record.reason, record.ts.isoformat())
+            tags.add(RETIRE + "/".join(quote(part, safe=":+") for part in parts))
+    return frozenset(tags)
 
 
 def retirements(store: Store, ref: str) -> dict[str, list[tuple[str, str, datetime]]]:
@@ -204,7 +205,8 @@ def retirements(store: Store, ref: str) -> dict[str, list[tuple[str, str, dateti
     note order, from the index of the evidence notes."""
     found: dict[str, list[tuple[int, str, str, datetime]]] = {}
     for tag, notes in read_index(store, ref).with_prefix(RETIRE):
-        n, candidate, reason, ts = (unquote(part) for part in tag.removeprefix(RETIRE).split("/"))
+        parts = tag.removeprefix(RETIRE).split("/")
+        n, candidate, reason, ts = (unquote(part) if "%" in part else part for part in parts)
         for target in notes:
             found.setdefault(target, []).append((int(n), candidate, reason, datetime.fromisoformat(ts)))
     return {target: [entry[1:] for entry in sorted(items)] for target, items in found.items()}
