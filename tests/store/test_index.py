@@ -270,3 +270,44 @@ def test_retirements_equal_the_retire_records(store: Store) -> None:
     store.commit(txn)  # an update of the index, not a rebuild
     expected[targets[0]].append(("c9", "x", T0))
     assert retirements(store, layout.NOTES_EVIDENCE) == expected
+
+
+WRITER = """
+import random, sys
+from pathlib import Path
+from harnessgit import layout
+from harnessgit.evaluation.context import Key
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.store import Store, Transaction
+from tests.store.test_index import evaluation
+
+me = int(sys.argv[2])
+rng = random.Random(me)
+with Store.discover(Path(sys.argv[1])) as store:
+    target = store.resolve_commit("main")
+    for i in range(8):
+        harness = f"{me:020x}{i:020x}"
+        record = evaluation(rng, target, harness=harness, fingerprint="f" * 64)
+        txn = Transaction("test")
+        txn.append(layout.NOTES_EVALS, target, [record])
+        store.commit(txn)
+        book = ScoreBook.load(store)  # reads, updates and saves the index while others do
+        assert record.id in {r.id for r in book.records_for(Key(harness, "f" * 64, "sim-1"))}
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_writers_and_readers_keep_the_index_true(store: Store) -> None:
+    """Four processes append and read at once, each saving the index it brought up to
+    date: every reader sees its own record, and the index left equals a rebuild."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(store.root), str(n)], cwd=root) for n in range(4)
+    ]
+    assert [proc.wait(timeout=120) for proc in procs] == [0] * 4
+    assert check_index(store, layout.NOTES_EVALS) is None
+    assert len(ScoreBook.load(store).records) == 32
+    assert_same(store)
