@@ -9,7 +9,7 @@ A `ScoreBook` reads evaluation records by harness tree id as they are asked for
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -127,7 +127,7 @@ class ScoreBook:
     def peeks(self) -> list[TestPeekRecord]:
         """Every test peek, oldest first."""
         if self._peeks is None:
-            found = self._source.records(PEEK) if self._source else []
+            found = self._source.records([PEEK]) if self._source else []
             self._peeks = sorted((r for r in found if isinstance(r, TestPeekRecord)), key=lambda p: p.ts)
         return self._peeks
 
@@ -146,11 +146,17 @@ class ScoreBook:
             del self._means[cached]
 
     def _want(self, harness: str) -> None:
-        if self._source is None or self._everything or harness in self._loaded:
+        self.prefetch([harness])
+
+    def prefetch(self, harnesses: Iterable[str]) -> None:
+        """Read the records of these harness tree ids in one pass (the frontier asks
+        about every program of the history; one read each would cost a process each)."""
+        wanted = {harness for harness in harnesses if harness not in self._loaded}
+        if self._source is None or self._everything or not wanted:
             return
-        self._loaded.add(harness)
-        for record in self._source.records(harness):
-            if isinstance(record, EvalRecord) and record.harness == harness:
+        self._loaded |= wanted
+        for record in self._source.records(wanted):
+            if isinstance(record, EvalRecord) and record.harness in wanted:
                 self._insert(record)
 
     def _want_all(self) -> None:
@@ -285,10 +291,10 @@ class EvalNotes:
         self.store = store
         self.index = read_index(store, layout.NOTES_EVALS)
 
-    def records(self, tag: str | None) -> Iterator[Record]:
-        """The live records of every note indexed under ``tag`` (None: every note), in
-        the order `Store.notes` gives them, once per annotated object."""
-        for _target, records in notes_under(self.store, self.index, tag):
+    def records(self, tags: Collection[str] | None) -> Iterator[Record]:
+        """The live records of every note indexed under one of ``tags`` (None: every
+        note), in the order `Store.notes` gives them, once per annotated object."""
+        for _target, records in notes_under(self.store, self.index, tags):
             yield from live(records)
 
 

@@ -100,7 +100,9 @@ def frontier_view(
     pool: list[PoolCandidate] = []
     waiting, incomparable = [], []
     seats: dict[str, int] = {}  # harness tree id -> its place in the pool
-    for _created, name, sha, state in _history(store, proposals, all_tips, branch, tip):
+    history = _history(store, proposals, all_tips, branch, tip)
+    book.prefetch(key_of(sha).harness for _created, _name, sha, _state in history)  # one read
+    for _created, name, sha, state in history:
         key = key_of(sha)
         if key.fingerprint != reference.fingerprint or key.model != reference.model:
             if state == "live":

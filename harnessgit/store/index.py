@@ -28,7 +28,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 FORMAT = 2  # 1: one line per note (never released)
 PEEK = "peek"
+SEARCHES = 16  # more tags than this at once: parse the whole index instead of one search each
 ANY = "*"  # a note with a line that is not JSON, or an odd harness string: read for every lookup
 NONE = "-"  # a note indexed under nothing (so that every note has a line)
 HARNESS = re.compile(r"[0-9a-f]{4,64}")  # what a harness tree id can be written as in the index
@@ -96,15 +97,16 @@ class NotesIndex:
             self._entries = {target: Entry(blobs[target], frozenset(tags[target])) for target in blobs}
         return self._entries
 
-    def notes(self, tag: str | None) -> dict[str, str]:
-        """Annotated object -> note blob for every note indexed under ``tag`` or ``*``
-        (None: every note), sorted as `git notes list` sorts them."""
-        if tag is None:
+    def notes(self, tags: Collection[str] | None) -> dict[str, str]:
+        """Annotated object -> note blob for every note indexed under one of ``tags`` or
+        ``*`` (None: every note), sorted as `git notes list` sorts them."""
+        if tags is None:
             found = {target: entry.blob for target, entry in self.entries.items()}
-        elif self._entries is not None:
-            found = {t: e.blob for t, e in self._entries.items() if tag in e.tags or ANY in e.tags}
+        elif self._entries is not None or len(tags) > SEARCHES:
+            wanted = {*tags, ANY}
+            found = {t: e.blob for t, e in self.entries.items() if not wanted.isdisjoint(e.tags)}
         else:
-            found = {**self._tagged(tag), **self._tagged(ANY)}
+            found = {target: blob for tag in (*tags, ANY) for target, blob in self._tagged(tag).items()}
         return dict(sorted(found.items()))
 
     def with_prefix(self, prefix: str) -> list[tuple[str, dict[str, str]]]:
@@ -360,18 +362,20 @@ def _save(store: Store, index: NotesIndex) -> None:
         return
 
 
-def notes_under(store: Store, index: NotesIndex, tag: str | None) -> Iterator[tuple[str, list[Record]]]:
-    """(annotated object, its records) for every note indexed under ``tag`` (None: every
-    note), as `Store.notes` reads them: in its order, each note's blob read once, records
+def notes_under(
+    store: Store, index: NotesIndex, tags: Collection[str] | None
+) -> Iterator[tuple[str, list[Record]]]:
+    """(annotated object, its records) for every note indexed under one of ``tags`` (None:
+    every note), as `Store.notes` reads them: in its order, each note's blob read once, records
     that cannot be read skipped with one warning per kind of problem."""
     from harnessgit.records import Skipped, parse_note  # not at import: `check` never reads notes
 
     try:
-        notes = index.notes(tag)
+        notes = index.notes(tags)
     except IndexUnreadable:  # a line edited with the checksum redone: rebuilt, same snapshot
         index = _build(store, index.ref, index.commit)
         _save(store, index)
-        notes = index.notes(tag)
+        notes = index.notes(tags)
     by_blob: dict[str, list[str]] = {}
     for target, blob in notes.items():
         by_blob.setdefault(blob, []).append(target)

@@ -81,7 +81,12 @@ def append(store: Store, target: str, records: list[Record]) -> None:
 def assert_same(store: Store) -> None:
     """Every question a command asks, through the index and from every note."""
     lazy, full = ScoreBook.load(store), ScoreBook.load_all(store)
+    fetched = ScoreBook.load(store)  # the frontier's way: many harnesses in one read
+    fetched.prefetch([*HARNESSES, *(f"{n:040x}" for n in range(100, 120))])
     for harness in HARNESSES:
+        assert [r.id for r in fetched.records_for(Key(harness, FINGERPRINTS[0], "sim-1"))] == [
+            r.id for r in full.records_for(Key(harness, FINGERPRINTS[0], "sim-1"))
+        ]
         assert lazy.keys_of(harness) == full.keys_of(harness)
         for fingerprint in FINGERPRINTS:
             key = Key(harness, fingerprint, "sim-1")
