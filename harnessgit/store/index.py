@@ -1,24 +1,29 @@
-"""An index of the evaluation notes: which notes hold records of which harness.
+"""Indexes of notes: which notes hold records of which harness, and retire records.
 
 Every command used to read every evaluation record (issue 17: `show` of one candidate
-grew with the whole history). The index lets a reader ask for the notes that carry
-records of one harness tree id, or test peeks, and read only those.
+grew with the whole history). An index lets a reader ask for the notes that carry
+records of one harness tree id, or test peeks, and read only those; the evidence
+notes' index carries each retire record's (candidate, reason, time), which is all
+`status` needs of 20,000 evidence notes.
 
-git stays the source of truth; the index is derived and rebuildable. It lives in
-``<common git dir>/harnessgit/index/evals``, keyed by the notes commit it was built
-from. A reader trusts it only when its key is the notes commit it reads now and its
-checksum holds; otherwise it brings it up to date from a tree diff between the two
+git stays the source of truth; an index is derived and rebuildable. It lives in
+``<common git dir>/harnessgit/index/<notes ref>``, keyed by the notes commit it was
+built from. A reader trusts it only when its key is the notes commit it reads now and
+its checksum holds; otherwise it brings it up to date from a tree diff between the two
 notes commits (incremental: only the notes that changed are read, whether the ref
 moved forward, or sideways after a fetch or a notes merge) or, when the old commit is
 gone or the file cannot be read, rebuilds it from every note. Written by rename, so a
 concurrent reader sees the old index or the new one, never a part; two writers racing
-each leave an index that is true for the commit it names.
+each leave an index that is true for the commit it names. A lookup reads the note
+blobs the index names for its commit, so every lookup of one index is one snapshot.
 
-What a note is indexed under: every ``harness`` string of every line that parses as a
-JSON object, and ``peek`` when a line's ``kind`` is ``test-peek``. A line that is not
-JSON marks its note ``*``, read for every lookup, so nothing the record reader might
-accept is ever left out. Readers filter what they read by key, so a note listed under
-a harness it does not hold costs time, never a result.
+What an evaluation note is indexed under: every ``harness`` string of every line that
+parses as a JSON object, and ``peek`` when a line's ``kind`` is ``test-peek``. A line
+that is not JSON, or a harness that is not hex, marks its note ``*``, read for every
+lookup, so nothing the record reader might accept is ever left out. Readers filter
+what they read by key, so a note listed under a harness it does not hold costs time,
+never a result. An index edited with its checksum redone is found by `doctor` (it
+compares the index with a rebuild).
 """
 
 from __future__ import annotations
@@ -357,6 +362,7 @@ def _save(store: Store, index: NotesIndex) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
         with os.fdopen(fd, "wb") as out:
             out.write(index.dump())
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from the other users of a shared clone
         os.replace(tmp, path)
     except OSError:
         return
