@@ -166,6 +166,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
     "evolve": "evolve",
     "doctor": "repair",
+    "sync": "sync",
     "demo": "demo",
     "import": "integrations",
 }

@@ -1,0 +1,1 @@
+"""`harnessgit sync`: share every harnessgit ref and record with a remote, safely."""
