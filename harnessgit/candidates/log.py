@@ -3,6 +3,7 @@ proposals it landed), and every look at the test split."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,7 +67,7 @@ class SelectionSpend:
     """Gate attempts on one selection set (one split hash) and the alpha they spent."""
 
     split_hash: str
-    attempts: int
+    attempts: int  # distinct comparisons gated on it
     alpha: float
     alpha_spent: float
     passed: int
@@ -159,12 +160,18 @@ def selection_spend(gates: list[GateRecord]) -> list[SelectionSpend]:
     spends = []
     for split_hash, records in by_set.items():
         latest = max(records, key=lambda r: r.attempt)
+        first: dict[tuple[str, str], GateRecord] = {}
+        for record in sorted(records, key=lambda r: (r.ts, r.id)):
+            first.setdefault((record.base_harness, record.harness), record)
+        # Two clones that gated before syncing can share a k: every comparison's level
+        # counts, and so do the levels a later k skipped to pay for it (`next_attempt`).
+        tested = math.fsum(record.alpha_k for record in first.values())
         spends.append(
             SelectionSpend(
                 split_hash=split_hash,
-                attempts=latest.attempt,
+                attempts=len(first),
                 alpha=latest.alpha,
-                alpha_spent=latest.alpha_spent,
+                alpha_spent=max(latest.alpha_spent, tested),
                 passed=len({(r.base_harness, r.harness) for r in records if r.passed}),
             )
         )

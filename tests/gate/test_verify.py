@@ -10,7 +10,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.errors import ConfigError
+from harnessgit.errors import ConfigError, GateRefused
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
@@ -249,7 +249,9 @@ def test_verify_names_an_attempt_two_clones_shared(
         assert "took the same attempt 1" in text and "no longer bounded by alpha" in text
         assert all(r.id[:8] in text for r in shared.records)
         assert text.endswith("verify: OK (1 shared attempt: the gate's guarantee is weaker)")
-        # The next comparison on that selection set counts both: attempt 3.
+        # 2 alpha_1 > alpha: no next level keeps the family-wise bound (issue 17; it
+        # used to test the next comparison at alpha_3, spending 1.28 alpha in all).
         monkeypatch.setenv("HARNESSGIT_MACHINE", "laptop")
         cand = propose(store, config, {"SKILL.md": skill(35)})
-        assert run_gate(store, config, cand.candidate).record.attempt == 3
+        with pytest.raises(GateRefused, match="has spent its alpha"):
+            run_gate(store, config, cand.candidate)

@@ -12,9 +12,13 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.label import move_label
 from harnessgit.candidates.propose import propose
+from harnessgit.candidates.status import status
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
-from harnessgit.records import LabelRecord, RetireRecord
+from harnessgit.gate.gate import run_gate
+from harnessgit.gate.verify import verify
+from harnessgit.records import GateRecord, LabelRecord, RetireRecord
+from harnessgit.stats.decision import alpha_for_attempt, alpha_spent
 from harnessgit.store import Store, Transaction
 from harnessgit.sync import sync as sync_module
 from harnessgit.sync.sync import SyncResult, sync
@@ -242,3 +246,34 @@ def test_a_live_ref_at_another_commit_than_its_archive_is_pinned_and_retired(
     assert candidates(a) == candidates(remote) == ({second[0]}, {first[0]})
     for repo in (a, remote):
         assert git(repo, "rev-parse", f"refs/harnessgit/pins/{first[1]}").strip() == first[1]
+
+
+def gated(repo: Path, level: int, machine: str, monkeypatch: pytest.MonkeyPatch) -> GateRecord:
+    monkeypatch.setenv("HARNESSGIT_MACHINE", machine)
+    candidate, _commit = make(repo, level)
+    with Store.discover(repo) as store:
+        return run_gate(store, load_config(repo), candidate).record
+
+
+def test_gate_attempts_after_a_sync_count_every_comparison(
+    gate_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 17: two comparisons gated on two clones before syncing both took one k; the
+    # next one counted distinct comparisons (k = 4 here), so the levels tested summed past
+    # alpha, and `status` showed the alpha of k = 2 as spent.
+    _remote, (a, b) = clones(gate_repo, tmp_path)
+    assert gated(a, 12, "a", monkeypatch).attempt == 1
+    synced(a), synced(b)
+    assert gated(a, 14, "a", monkeypatch).attempt == gated(b, 16, "b", monkeypatch).attempt == 2
+    synced(a), synced(b), synced(a)
+    tested = [alpha_for_attempt(0.05, k) for k in (1, 2, 2)]
+    with Store.discover(b) as store:
+        spend = status(store, load_config(b)).selection
+    assert spend is not None and spend.attempts == 3 and spend.alpha_spent == pytest.approx(sum(tested))
+    third = gated(b, 18, "b", monkeypatch)
+    assert third.attempt == 8  # 1/9 + ... + 1/49 >= the extra 1/4 of the shared k = 2
+    assert sum(tested) + third.alpha_k + (0.05 - alpha_spent(0.05, 8)) <= 0.05
+    with Store.discover(a) as store:
+        synced(a)
+        report = verify(store, load_config(a))
+    assert report.ok
