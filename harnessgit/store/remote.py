@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 SYNC_NAMESPACE = "refs/harnessgit-sync/"
 # What `sync` carries: live candidates, and everything under refs/harnessgit/ and
 # refs/notes/harnessgit/ (archive, labels, pins, the evidence store, every notes ref).
+# How `git push --porcelain` names a ref refused because someone moved it first.
+LOST_RACE = ("stale info", "fetch first", "non-fast-forward")
 SHARED = ("refs/heads/harnessgit/cand/", "refs/harnessgit/", "refs/notes/harnessgit/")
 
 
@@ -83,10 +85,17 @@ def push_leased(store: Store, remote: str, updates: Iterable[RemoteUpdate]) -> b
     result = store.git.run([*args, *(u.refspec() for u in updates)], check=False)
     if result.returncode == 0:
         return True
-    said = result.stdout.decode("utf-8", "replace") + result.stderr
-    if "stale info" in said or "fetch first" in said or "non-fast-forward" in said:
+    rejected = [
+        line for line in result.stdout.decode("utf-8", "replace").splitlines() if line.startswith("!")
+    ]
+    if any(reason in line for line in rejected for reason in LOST_RACE):
         return False
-    raise RemoteFailed(f"cannot push to {remote}: {git_says(result.stderr)}")
+    # The remote's own ref transaction failed on a lock another push holds, or on a ref
+    # that moved after the leases were checked: git says so on stderr only.
+    if any("atomic transaction failed" in line for line in rejected) and "cannot lock ref" in result.stderr:
+        return False
+    reasons = [line.rsplit("\t", 1)[-1] for line in rejected if "atomic push failed" not in line]
+    raise RemoteFailed(f"cannot push to {remote}: {reasons[0] if reasons else git_says(result.stderr)}")
 
 
 def union_notes(store: Store, ours: str, theirs: str, reason: str) -> str:
