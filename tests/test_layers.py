@@ -21,11 +21,11 @@ LAYERS = [
     | {"fences", "processes", "evidence", "confine"},
     {"stats"},  # pure: numbers in, decisions out
     {"store"},  # the only package that runs git
-    {"config", "targets"},
+    {"config", "targets", "sync"},  # sync: below the gate, which takes attempt numbers through it
     {"checks", "evaluation", "proposers"},
     {"candidates"},
     {"gate"},
-    {"review", "bisect", "evolve", "repair", "sync"},
+    {"review", "bisect", "evolve", "repair"},
     {"report"},  # pictures of what review, the frontier and the history audit read
     {"api"},  # the documented Python API: a facade over the commands' functions
     {"integrations"},  # optimisers' hooks (GEPA's callbacks), written against the API

@@ -310,6 +310,10 @@ class GateSection:
     method: Literal["bootstrap", "sign"] = "bootstrap"
     resamples: int = field(default=10_000, metadata={"ge": 100})
     seed: int = 0
+    # Gating on several clones: take each attempt number k through this git remote
+    # (`harnessgit sync` before counting, the record published with a lease before it
+    # counts), so no two clones ever test at the same k (issue 17).
+    remote: str | None = field(default=None, metadata={"nonempty": True})
 
 
 @dataclass(frozen=True)

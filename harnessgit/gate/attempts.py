@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 
 from harnessgit import layout
-from harnessgit.errors import GateRefused
+from harnessgit.errors import ConcurrentUpdate, GateRefused
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import GateRecord
 from harnessgit.render import plural, short
-from harnessgit.store import Store, Transaction
+from harnessgit.store import EVIDENCE_STORE, PINS_PREFIX, Store, Transaction
+from harnessgit.store.remote import local_shared
+from harnessgit.sync.sync import publish, sync
 
 MAX_ATTEMPT = 1_000_000  # past this, alpha_k < 1e-13 alpha: no gate could pass anyway
 
@@ -100,9 +102,21 @@ def next_attempt(taken: list[int]) -> int | None:
     return k
 
 
-def record_gate(store: Store, outcome: GateOutcome) -> None:
+def synced_before_counting(store: Store, remote: str) -> dict[str, str]:
+    """With ``[gate] remote``: every record of the remote here before k is counted, and
+    the shared refs as both sides then hold them (what the record's push is leased on)."""
+    sync(store, remote)
+    return local_shared(store)
+
+
+def record_gate(
+    store: Store, outcome: GateOutcome, *, remote: str | None = None, before: dict[str, str] | None = None
+) -> None:
     """Write the gate record on the candidate commit, with the listing of the instances
-    it compared kept reachable, in one transaction."""
+    it compared kept reachable, in one transaction. With a ``remote``, the record then
+    goes to the remote in a push leased on ``before``: if another clone recorded there
+    since, the record is taken back here (it was never shared) and ConcurrentUpdate
+    makes the gate sync, count and decide again, so no two clones share a k."""
     record = outcome.record
     txn = Transaction(f"gate {outcome.comparison.sides.label}")
     txn.expect(layout.NOTES_GATE, outcome.comparison.gate_notes)  # k is taken only if still free
@@ -112,3 +126,16 @@ def record_gate(store: Store, outcome: GateOutcome) -> None:
         assert blob == record.instances, "the listing's blob id is computed as git computes it"
         txn.keep(blob)
     store.commit(txn)
+    if remote is None or before is None:
+        return
+    shared = [layout.NOTES_GATE, EVIDENCE_STORE, PINS_PREFIX + record.commit]
+    if publish(store, remote, before, shared):
+        return
+    written, previous = store.ref_value(layout.NOTES_GATE), outcome.comparison.gate_notes
+    undo = Transaction(f"gate {outcome.comparison.sides.label}: attempt {record.attempt} taken on {remote}")
+    if written is not None and previous is not None:
+        undo.move(layout.NOTES_GATE, previous, written)
+    elif written is not None:
+        undo.delete(layout.NOTES_GATE, written)
+    store.commit(undo)
+    raise ConcurrentUpdate(f"another clone recorded a gate on {remote} while this one decided")

@@ -37,7 +37,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
-from harnessgit.gate.attempts import attempt_on_record, record_gate
+from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.objects import object_id
@@ -71,11 +71,13 @@ def run_gate(
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
     evaluate_sides(store, sides, book, execution)
+    remote = sides.settings.config.gate.remote
     for _race in range(RACES):
+        before = synced_before_counting(store, remote) if remote else None
         comparison = compare(store, sides, book, pre)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
-            record_gate(store, outcome)
+            record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
             continue  # another gate took attempt k meanwhile: count again, decide at the next level
         return outcome

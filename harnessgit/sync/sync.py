@@ -117,3 +117,14 @@ def _label_moves(store: Store, labels_notes: str | None) -> list[LabelRecord]:
         for record in parse_note(text, target[:12])
         if isinstance(record, LabelRecord)
     ]
+
+
+def publish(store: Store, remote: str, before: dict[str, str], refs: list[str]) -> bool:
+    """Push this clone's value of each of ``refs`` to ``remote``, leased on its value in
+    ``before`` (what both sides held after a sync): False, and nothing pushed, when the
+    remote moved since. How a gate takes its attempt number on the remote."""
+    now = store.ref_values(refs)
+    updates = [
+        RemoteUpdate(ref, now.get(ref), before.get(ref)) for ref in refs if now.get(ref) != before.get(ref)
+    ]
+    return push_leased(store, remote, updates)

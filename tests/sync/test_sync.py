@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.candidates.status import status
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
+from harnessgit.gate import gate as gate_module
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord, LabelRecord, RetireRecord
@@ -24,8 +27,8 @@ from harnessgit.sync import sync as sync_module
 from harnessgit.sync.sync import SyncResult, sync
 from harnessgit.targets import retire
 from tests.cli.runner import one_error_line, run
-from tests.conftest import git
-from tests.gating_fixtures import skill
+from tests.conftest import CONFIG, git
+from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 
 TEMPLATE = Path(__file__).parent.parent.parent / "templates" / "sync" / "harnessgit-sync.sh"
 
@@ -255,6 +258,7 @@ def gated(repo: Path, level: int, machine: str, monkeypatch: pytest.MonkeyPatch)
         return run_gate(store, load_config(repo), candidate).record
 
 
+@pytest.mark.slow
 def test_gate_attempts_after_a_sync_count_every_comparison(
     gate_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -277,3 +281,48 @@ def test_gate_attempts_after_a_sync_count_every_comparison(
         synced(a)
         report = verify(store, load_config(a))
     assert report.ok
+
+
+@pytest.fixture
+def remote_gated_repo(make_repo: Callable[..., Path]) -> Path:
+    """gate_repo's harness, with `[gate] remote = "origin"` committed."""
+    return make_repo(
+        {"eval.py": EVALUATOR, "splits.json": json.dumps(SPLITS), "SKILL.md": skill(10)},
+        config=CONFIG + 'batch_size = 20\njobs = 2\n\n[gate]\nremote = "origin"\n',
+    )
+
+
+def gate_records(repo: Path) -> list[GateRecord]:
+    with Store.discover(repo) as store:
+        return [r for rs in store.notes(layout.NOTES_GATE).values() for r in rs if isinstance(r, GateRecord)]
+
+
+@pytest.mark.slow
+def test_gate_remote_gives_every_comparison_its_own_attempt(
+    remote_gated_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 17: gated on two clones, two comparisons both took k = 8. With [gate] remote
+    # the gate syncs before counting and publishes its record with a lease before it
+    # counts: a clone that never synced still takes the next k, and one that loses the
+    # race to another clone's gate takes the k after that.
+    _remote, (a, b) = clones(remote_gated_repo, tmp_path)
+    assert gated(a, 12, "a", monkeypatch).attempt == 1
+    assert gated(b, 14, "b", monkeypatch).attempt == 2  # b had not synced
+    real = gate_module.synced_before_counting
+    raced: list[int] = []
+
+    def a_gates_meanwhile(store: Store, remote: str) -> dict[str, str]:
+        before = real(store, remote)
+        if not raced:  # once, and not again inside a's own gate
+            raced.append(0)
+            raced[0] = gated(a, 16, "a", monkeypatch).attempt
+            monkeypatch.setenv("HARNESSGIT_MACHINE", "b")
+        return before
+
+    monkeypatch.setattr(gate_module, "synced_before_counting", a_gates_meanwhile)
+    late = gated(b, 18, "b", monkeypatch)
+    assert raced == [3] and late.attempt == 4
+    synced(a), synced(b)
+    records = gate_records(a)
+    assert sorted(r.attempt for r in records) == [1, 2, 3, 4]  # b's lost attempt 3 was taken back
+    assert sorted(r.id for r in records) == sorted(r.id for r in gate_records(b))
