@@ -23,7 +23,6 @@ from harnessgit.store import EVIDENCE_STORE, NOTES_PREFIX, Store, Transaction
 from harnessgit.store.remote import (
     RemoteUpdate,
     checked_out,
-    drop_namespace,
     fetch_shared,
     local_shared,
     notes_at,
@@ -55,11 +54,9 @@ def sync(store: Store, remote: str = "origin") -> SyncResult:
         except ConcurrentUpdate as exc:  # a writer here moved a ref during the round
             done, lost = None, str(exc)
         if done is not None:
-            drop_namespace(store, remote)
             return SyncResult(remote, done[0], done[1], done[2].retired, done[2].conflicts, rounds)
         lost = lost or f"{remote} was pushed to during the sync"
         time.sleep(random.uniform(0.01, min(0.05 * 2**rounds, 1.0)))
-    drop_namespace(store, remote)
     raise ConcurrentUpdate(f"gave up after {MAX_ROUNDS} rounds, the refs keep moving: {lost}")
 
 
