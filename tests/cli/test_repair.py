@@ -29,7 +29,7 @@ def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:
     result = run(repo, "doctor")
     assert (
         result.exit_code == 0
-        and result.stdout == "no problems found (checked: transactions, locks, checkout, programs, scratch)\n"
+        and result.stdout == "no problems found (checked: transactions, locks, checkout, programs, scratch, index)\n"
     )
 
 
@@ -77,7 +77,7 @@ def test_doctor_json(repo: Path) -> None:
     left_lock(repo, "packed-refs.lock", 90)
     report = json.loads(run(repo, "doctor", "--json").stdout)
     assert (
-        report["checks"] == ["transactions", "locks", "checkout", "programs", "scratch"]
+        report["checks"] == ["transactions", "locks", "checkout", "programs", "scratch", "index"]
         and report["fixing"] is False
     )
     assert report["healthy"] is False
@@ -292,5 +292,5 @@ def test_doctor_ends_the_evaluator_and_removes_the_directories_a_killed_eval_lef
     assert fixed.exit_code == 0, fixed.output
     assert list(scratch.iterdir()) == []
     assert run(repo, "doctor").stdout == (
-        "no problems found (checked: transactions, locks, checkout, programs, scratch)\n"
+        "no problems found (checked: transactions, locks, checkout, programs, scratch, index)\n"
     )
