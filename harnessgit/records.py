@@ -172,6 +172,23 @@ class LabelRecord(Record):
     forced: bool = False
 
 
+class ModelCheck(BaseModel):
+    """One other model's "no significant loss" test inside a gate record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    model: str
+    n: Count  # instances paired; 0 when either side lacks scores
+    base_mean: Score | None = None
+    candidate_mean: Score | None = None
+    difference: Difference | None = None
+    ci_low: Difference | None = None
+    ci_high: Difference | None = None
+    p_value: Probability | None = None  # of "no loss"
+    level: Level | None = None  # Holm's level for this model
+    loss: bool = False
+
+
 class GateRecord(Record):
     """One gate decision: a candidate against the base tip on the selection split.
 
@@ -228,6 +245,9 @@ class GateRecord(Record):
     # machine:pid that decided (`this_worker`): two clones that gate on one selection set
     # without syncing take the same k, and verify names both (None before issue 15).
     worker: str | None = None
+    # [gate] models: per other model, its loss test (Holm at alpha_k; issue 19). None:
+    # only ``model`` was compared.
+    models: list[ModelCheck] | None = None
 
 
 class OverrideRecord(Record):

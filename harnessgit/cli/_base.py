@@ -169,6 +169,7 @@ COMMAND_MODULES = {
     "sync": "sync",
     "demo": "demo",
     "import": "integrations",
+    "transfer": "coevolution",
 }
 
 

@@ -6,6 +6,15 @@ import click
 
 from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
 
+model_option = click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="LABEL",
+    help="Evaluate for this model label (repeatable; the evaluator reads it as HARNESSGIT_MODEL). "
+    "Default: [evaluator] models, else [evaluator] model.",
+)
+
 
 @cli.command("eval")
 @click.argument("rev", metavar="REV")
@@ -38,7 +47,13 @@ from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
     help="Score REV's harness with the evaluator as this commit holds it (after a regrade: "
     "old harnesses on today's evaluator). Default: REV's own.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@model_option
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
+)
 @click.pass_obj
 def eval_command(
     state: State,
@@ -49,28 +64,38 @@ def eval_command(
     repeats: int,
     no_cache: bool,
     grader: str | None,
+    models: tuple[str, ...],
     as_json: bool,
 ) -> int:
     """Evaluate REV's harness on a split, running only what is not on record yet."""
     from harnessgit.evaluation import render as render_eval
     from harnessgit.evaluation.eval import evaluate
+    from harnessgit.evaluation.models import for_model, requested_models
     from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
-        result = evaluate(
-            store,
-            config,
-            rev,
-            split=split,
-            instances=instance_ids(instances),
-            repeats=repeats,
-            no_cache=no_cache,
-            execution=state.execution(jobs, None if as_json else f"eval {split}"),
-            warn_uncommitted=True,
-            grader=grader,
-        )
-    echo(to_json(result) if as_json else render_eval.evaluation_text(result))
+        labels = requested_models(config, models)
+        execution = state.execution(jobs, None if as_json else f"eval {split}")
+        results = [
+            evaluate(
+                store,
+                for_model(config, model),
+                rev,
+                split=split,
+                instances=instance_ids(instances),
+                repeats=repeats,
+                no_cache=no_cache,
+                execution=execution,
+                warn_uncommitted=True,
+                grader=grader,
+            )
+            for model in labels
+        ]
+    if as_json:
+        echo(to_json(results[0] if len(results) == 1 else results))
+    else:
+        echo("\n".join(render_eval.evaluation_text(result) for result in results))
     return 0
 
 
@@ -101,23 +126,39 @@ def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     "label move (the peek is recorded as forced).",
 )
 @jobs_option
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@model_option
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
+)
 @click.pass_obj
-def test_command(state: State, rev: str, force: bool, jobs: int | None, as_json: bool) -> int:
+def test_command(
+    state: State, rev: str, force: bool, jobs: int | None, models: tuple[str, ...], as_json: bool
+) -> int:
     """Evaluate the held-out test split once, and record that you looked.
 
-    No automatic decision (gate, frontier, evolve) ever reads test scores.
+    No automatic decision (gate, frontier, evolve) ever reads test scores. One look
+    per model, each recorded.
     """
     from harnessgit.evaluation import render as render_eval
+    from harnessgit.evaluation.models import for_model, requested_models
     from harnessgit.evaluation.test import peek_test_split
     from harnessgit.render import to_json
 
     store, config = state.open()
     with store:
-        result = peek_test_split(
-            store, config, rev, force=force, execution=state.execution(jobs, None if as_json else "test")
-        )
-    echo(to_json(result.evaluation) if as_json else render_eval.heldout_text(result))
+        execution = state.execution(jobs, None if as_json else "test")
+        results = [
+            peek_test_split(store, for_model(config, model), rev, force=force, execution=execution)
+            for model in requested_models(config, models)
+        ]
+    if as_json:
+        evaluations = [result.evaluation for result in results]
+        echo(to_json(evaluations[0] if len(evaluations) == 1 else evaluations))
+    else:
+        echo("\n".join(render_eval.heldout_text(result) for result in results))
     return 0
 
 

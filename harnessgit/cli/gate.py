@@ -32,9 +32,23 @@ def _gate_options(command: Callable[..., int]) -> Callable[..., int]:
 
 @cli.command()
 @_gate_options
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="LABEL",
+    help="Also require no significant loss on this model (repeatable; added to [gate] models, "
+    "which `merge` reads: put it there to bind).",
+)
 @click.pass_obj
 def gate(
-    state: State, candidate: str, base: str | None, allow_small: bool, jobs: int | None, as_json: bool
+    state: State,
+    candidate: str,
+    base: str | None,
+    allow_small: bool,
+    jobs: int | None,
+    as_json: bool,
+    models: tuple[str, ...],
 ) -> int:
     """Decide whether CAND may move the base branch; exit 0 on pass, 1 on reject.
 
@@ -48,7 +62,9 @@ def gate(
     store, config = state.open()
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        outcome = run_gate(store, config, candidate, base=base, allow_small=allow_small, execution=execution)
+        outcome = run_gate(
+            store, config, candidate, base=base, allow_small=allow_small, execution=execution, models=models
+        )
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     return EXIT_OK if outcome.passed else EXIT_NO
 

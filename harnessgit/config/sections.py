@@ -240,6 +240,13 @@ def _read_components(value: Any, key: str) -> dict[str, str]:
     return components
 
 
+def _check_labels(labels: list[str]) -> None:
+    if any(not label.strip() for label in labels):
+        raise ValueError("model labels must not be empty")
+    if len(set(labels)) != len(labels):
+        raise ValueError("names a model twice")
+
+
 @dataclass(frozen=True)
 class EvaluatorSection:
     """One of ``command`` (argv run per batch, or once with ``persistent``), ``python``
@@ -257,6 +264,9 @@ class EvaluatorSection:
     # over stdin/stdout (docs/evaluator.md, "Persistent evaluators").
     persistent: bool = False
     model: str = "default"
+    # Model labels `eval`, `test` and `gate` evaluate for, the primary (``model``) among
+    # them; the evaluator reads the label as HARNESSGIT_MODEL (docs/coevolution.md).
+    models: list[str] | None = field(default=None, metadata={"check": _check_labels})
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds per batch
     batch_size: int = field(default=10, metadata={"ge": 1})
     jobs: int = field(default=1, metadata={"ge": 1})
@@ -284,6 +294,17 @@ class EvaluatorSection:
             raise SettingError("evaluator.persistent", "needs a command (a python evaluator stays loaded)")
         if self.components is not None and not self.adapter:
             raise SettingError("evaluator.components", "names the components of an adapter: set adapter too")
+        if self.models and self.model not in self.models:
+            if self.model != "default":
+                raise SettingError("evaluator.models", f"must name the primary model {self.model!r} too")
+            # ``models`` alone: its first label is the primary (the one single-model
+            # commands such as `scores` and `review` read).
+            object.__setattr__(self, "model", self.models[0])
+
+    @property
+    def labels(self) -> list[str]:
+        """Every model label evaluated by default, the primary first."""
+        return [self.model, *(m for m in self.models or () if m != self.model)]
 
     @property
     def configured(self) -> bool:
@@ -314,6 +335,9 @@ class GateSection:
     # (`harnessgit sync` before counting, the record published with a lease before it
     # counts), so no two clones ever test at the same k (issue 17).
     remote: str | None = field(default=None, metadata={"nonempty": True})
+    # Models besides the primary on which a candidate must show no significant loss
+    # (Holm over these models at the attempt's alpha_k; docs/coevolution.md).
+    models: list[str] = field(default_factory=list, metadata={"check": _check_labels})
 
 
 @dataclass(frozen=True)

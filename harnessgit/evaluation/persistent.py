@@ -101,12 +101,12 @@ class Servers:
             self._discard(process)  # its state is unknown: it is not asked again
             raise
         with self._lock:
-            self._idle.setdefault(context.key.fingerprint, []).append(process)
+            self._idle.setdefault(_pool(context), []).append(process)
         return output
 
     def _acquire(self, store: Store, config: Config, context: EvalContext) -> _Process:
         with self._lock:
-            idle = self._idle.get(context.key.fingerprint)
+            idle = self._idle.get(_pool(context))
             if idle:
                 return idle.pop()
         section = config.evaluator
@@ -199,3 +199,9 @@ def _answer(exchange: Exchange, tag: str, instances: list[str], timeout: float) 
         return BatchOutput(check_results(items, instances), exchange.wall_time)
     except OutputProblem as exc:
         raise evaluator_error(str(exc), tail) from None
+
+
+def _pool(context: EvalContext) -> str:
+    """Which idle processes may serve ``context``: one evaluator, and one model, since a
+    process hears its model in its environment (HARNESSGIT_MODEL) once, at start."""
+    return f"{context.key.fingerprint}\0{context.key.model}"

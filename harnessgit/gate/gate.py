@@ -26,6 +26,7 @@ anything is evaluated and writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -38,6 +39,7 @@ from harnessgit.evaluation.eval import Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
+from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.objects import object_id
@@ -61,9 +63,12 @@ def run_gate(
     allow_small: bool = False,
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
+    models: Sequence[str] = (),
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
-    nothing), evaluate what is missing, decide, and record the attempt."""
+    nothing), evaluate what is missing, decide, and record the attempt. ``models``:
+    more models on which the candidate must show no significant loss, besides
+    ``[gate] models`` (`harnessgit.gate.models`)."""
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, name, base=base)
     pre = preconditions(store, sides, allow_small=allow_small)
@@ -72,9 +77,11 @@ def run_gate(
     book = book if book is not None else ScoreBook.load(store)
     evaluate_sides(store, sides, book, execution)
     remote = sides.settings.config.gate.remote
+    others = other_models(sides, models)
+    evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = compare(store, sides, book, pre)
+        comparison = with_models(store, compare(store, sides, book, pre), book, others)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -307,6 +314,7 @@ def gate_record(
         settings=sides.settings.commit or None,
         instances=object_id("blob", listing) if listing is not None else None,
         worker=this_worker(),
+        models=c.models or None,
         **_measured(c, decision, failures),
     )
 

@@ -10,7 +10,7 @@ from harnessgit.checks import CheckReport, Finding
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.gate.settings import Settings
-from harnessgit.records import GateRecord
+from harnessgit.records import GateRecord, ModelCheck
 from harnessgit.stats.decision import GateDecision
 from harnessgit.targets import Target
 
@@ -42,6 +42,8 @@ class Comparison:
     conditions: list[str]  # failures found before any statistics: the refusals, missing scores
     not_evaluated: list[str]  # commands that would supply the missing scores
     failing_checks: list[str]  # one line per failing check finding
+    # [gate] models: the other models' loss tests (`harnessgit.gate.models`)
+    models: list[ModelCheck] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

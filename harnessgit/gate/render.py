@@ -37,6 +37,17 @@ def gate_text(outcome: GateOutcome) -> str:
                 else ""
             )
             lines.append(f"  regressed: {', '.join(r.regressed)}{more}")
+    for m in r.models or []:
+        if m.difference is None:
+            lines.append(f"  model {m.model}: not evaluated on both sides")
+            continue
+        verdict = "significant loss" if m.loss else "no significant loss"
+        lines.append(
+            f"  model {m.model}: base {points(m.base_mean, False)}  "
+            f"candidate {points(m.candidate_mean, False)}  "
+            f"difference {points(m.difference)}, 95% CI [{points(m.ci_low)}, {points(m.ci_high)}], "
+            f"p(loss) = {m.p_value:.3g}, Holm level {m.level:.3g}: {verdict}"
+        )
     lines.append(
         f"  checks: {outcome.checks.count('failure')} failures, {outcome.checks.count('warning')} warnings"
     )
