@@ -221,7 +221,8 @@ def _md_flips(flips: Flips) -> Section:
 
 def _md_shift(shift: FailureShift) -> Section:
     head = [
-        f"#### Failure classes on {md_text(shift.split)} (share of failures: base {shift.base_failures}, "
+        f"#### Failure classes on {md_text(shift.split)}, model {md_text(shift.model)} "
+        f"(share of failures: base {shift.base_failures}, "
         f"head {shift.head_failures})",
         "",
         "| class | base | head |",

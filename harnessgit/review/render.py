@@ -183,7 +183,7 @@ def _shift_lines(shift: FailureShift) -> list[str]:
     ]
     return [
         "",
-        f"failure classes on {shift.split} (share of failures)",
+        f"failure classes on {shift.split}, model {shift.model} (share of failures)",
         table(rows, ["class", "base", "head"]),
     ]
 

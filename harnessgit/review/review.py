@@ -305,12 +305,17 @@ def _scores(
                     decision=outcome.decision if decides else None,
                 )
             )
-            if not is_current or not base.n or not head.n:
+            if not base.n or not head.n:
                 continue
-            flips.append(_flips(store, config, book, split, base, head, base_ctx, head_ctx))
-            shift = failure_shift(split, base, head)
+            # Failure classes shift per model (issue 19: planning failures 1.1% -> 14.6%
+            # for one student, arXiv 2609.09134), so every model the current evaluator
+            # scored gets its shift; the flips, with their evidence, stay the gate's model's.
+            graded_now = fingerprint == base_ctx.key.fingerprint == head_ctx.key.fingerprint
+            shift = failure_shift(split, base, head) if graded_now else None
             if shift is not None:
                 shifts.append(shift)
+            if is_current:
+                flips.append(_flips(store, config, book, split, base, head, base_ctx, head_ctx))
     return rows, [f for f in flips if f.fixed_count or f.regressed_count], shifts
 
 
