@@ -159,6 +159,23 @@ class TestPeekRecord(Record):
     forced: bool = False
 
 
+class ExportRecord(Record):
+    """An export of recorded trajectories as training data (`harnessgit export
+    failures`) from a split that decides or is held out, made with --force: like a
+    test peek, it is made visible, since training on the selection or test split
+    makes it no longer a fair judge (issue 19)."""
+
+    kind: Literal["export"] = "export"
+    commit: str  # the base tip when the export was made (the note's commit)
+    split: str
+    model: str | None = None  # the --model filter; None: every model
+    conversations: Count
+    pairs: bool = False
+    commits: list[str]  # the harness commits whose trajectories were exported
+    digest: str  # sha256 of the exported text, to match a file to its record
+    forced: bool = True
+
+
 class LabelRecord(Record):
     """A move of a label such as ``production``: who moved it where, and on what grounds."""
 
@@ -348,6 +365,7 @@ AnyRecord = Annotated[
     | ProposalRecord
     | EvidenceRecord
     | TestPeekRecord
+    | ExportRecord
     | LabelRecord
     | GateRecord
     | OverrideRecord
@@ -362,6 +380,7 @@ _KINDS: dict[str, type[Record]] = {
     "proposal": ProposalRecord,
     "evidence": EvidenceRecord,
     "test-peek": TestPeekRecord,
+    "export": ExportRecord,
     "label": LabelRecord,
     "gate": GateRecord,
     "override": OverrideRecord,

@@ -169,7 +169,7 @@ COMMAND_MODULES = {
     "sync": "sync",
     "demo": "demo",
     "import": "integrations",
-    "transfer": "coevolution",
+    **dict.fromkeys(["transfer", "export"], "coevolution"),
 }
 
 
