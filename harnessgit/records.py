@@ -176,6 +176,20 @@ class ExportRecord(Record):
     forced: bool = True
 
 
+class ModelRecord(Record):
+    """A model label registered as a checkpoint: its parent and what changed in the
+    weights (`harnessgit model add`), so a score change can be told apart as a harness
+    edit or a weights change (issue 19). On the base tip at the time, on
+    ``refs/notes/harnessgit/models``."""
+
+    kind: Literal["model"] = "model"
+    name: str
+    parent: str | None = None
+    note: str = ""
+    author: str = ""
+    commit: str  # the base tip when it was registered (the note's commit)
+
+
 class LabelRecord(Record):
     """A move of a label such as ``production``: who moved it where, and on what grounds."""
 
@@ -366,6 +380,7 @@ AnyRecord = Annotated[
     | EvidenceRecord
     | TestPeekRecord
     | ExportRecord
+    | ModelRecord
     | LabelRecord
     | GateRecord
     | OverrideRecord
@@ -381,6 +396,7 @@ _KINDS: dict[str, type[Record]] = {
     "evidence": EvidenceRecord,
     "test-peek": TestPeekRecord,
     "export": ExportRecord,
+    "model": ModelRecord,
     "label": LabelRecord,
     "gate": GateRecord,
     "override": OverrideRecord,

@@ -12,8 +12,9 @@ from typing import ClassVar
 from harnessgit import layout
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.config import Config
+from harnessgit.evaluation.lineage import registered
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import GateRecord, OverrideRecord, Record, view_of
+from harnessgit.records import GateRecord, ModelRecord, OverrideRecord, Record, view_of
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, candidate_of, proposal_chain
 
@@ -92,6 +93,9 @@ class LogResult:
     entries: list[LogEntry]
     test_peeks: list[TestPeek]
     selection_sets: list[SelectionSpend]
+    # Registered model checkpoints, oldest first (`harnessgit model add`): a score change
+    # across model labels is a weights change, not a harness edit.
+    models: list[ModelRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,11 @@ def accepted_log(
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
     peeks = [view_of(TestPeek, peek) for peek in ScoreBook.load(store).peeks]
     return LogResult(
-        base=branch, entries=entries, test_peeks=peeks, selection_sets=selection_spend(all_gates)
+        base=branch,
+        entries=entries,
+        test_peeks=peeks,
+        selection_sets=selection_spend(all_gates),
+        models=list(registered(store).values()),
     )
 
 

@@ -156,6 +156,11 @@ def log_text(result: LogResult) -> str:
         text += "\n\ntest-split peeks (never used to decide):\n" + table(
             peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
         )
+    if result.models:
+        models = [[_when(m.ts), m.name, m.parent or EMPTY, m.note[:60]] for m in result.models]
+        text += "\n\nmodel checkpoints (harnessgit model add):\n" + table(
+            models, ["when", "model", "parent", "note"]
+        )
     return text
 
 

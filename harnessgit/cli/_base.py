@@ -169,7 +169,7 @@ COMMAND_MODULES = {
     "sync": "sync",
     "demo": "demo",
     "import": "integrations",
-    **dict.fromkeys(["transfer", "export"], "coevolution"),
+    **dict.fromkeys(["transfer", "export", "model"], "coevolution"),
 }
 
 

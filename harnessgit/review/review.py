@@ -27,6 +27,7 @@ from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key
 from harnessgit.evaluation.fingerprint import evaluator_files
+from harnessgit.evaluation.lineage import checkpoint_notes
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, ManifestError, load_manifest
 from harnessgit.evaluation.trajectory import Repeat, trajectories
@@ -151,6 +152,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             f"is `harnessgit eval {base_sha[:12]} --grader {head_target.sha[:12]} --split selection`"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
+    notes += checkpoint_notes(store, [row.model for row in scores])
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
