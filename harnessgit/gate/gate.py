@@ -103,7 +103,8 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    return decide_gate(compare(store, sides, book, pre), allow_small=False, ts=store.clock())
+    comparison = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
+    return decide_gate(comparison, allow_small=False, ts=store.clock())
 
 
 def gate_sides(

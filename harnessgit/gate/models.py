@@ -69,6 +69,7 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
     sides, gate = comparison.sides, comparison.sides.settings.config.gate
     ids = sides.settings.manifest.ids(SELECTION)
     flipped, conditions, missing = {}, list(comparison.conditions), []
+    commands = list(comparison.not_evaluated)
     for model in models:
         base, candidate = model_contexts(store, sides, model)
         before = book.summary(base.key, SELECTION, ids, for_decision=True)
@@ -76,9 +77,14 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
         paired = pair_scores(after.scored(), before.scored())  # candidate as base: a loss is > 0
         if before.missing or after.missing or paired is None:
             missing.append(model)
+            run = [
+                f"harnessgit eval {who} --split selection --model {model}"
+                for who, summary in ((sides.shown, before), (sides.label, after))
+                if summary.missing or paired is None
+            ]
+            commands += run
             conditions.append(
-                f"not evaluated for model {model} on the whole selection split: run harnessgit eval "
-                f"{sides.shown} --model {model} and harnessgit eval {sides.label} --model {model}"
+                f"not evaluated for model {model} on the whole selection split: run " + " and ".join(run)
             )
         else:
             flipped[model] = paired
@@ -93,4 +99,4 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
             )
     checks = [ModelCheck(**dataclasses.asdict(loss)) for loss in losses]
     checks += [ModelCheck(model=model, n=0) for model in missing]
-    return dataclasses.replace(comparison, conditions=conditions, models=checks)
+    return dataclasses.replace(comparison, conditions=conditions, not_evaluated=commands, models=checks)

@@ -147,3 +147,38 @@ def test_a_persistent_evaluator_process_serves_one_model(models_repo: Path) -> N
     result = run(models_repo, "eval", "main", "--model", "alpha", "--model", "beta", "--json")
     assert result.exit_code == 0, result.output
     assert [e["summary"]["mean"] for e in json.loads(result.stdout)] == [1.0, 1.0]
+
+
+def with_gate_models(repo: Path) -> None:
+    toml = repo / "harnessgit.toml"
+    toml.write_text(toml.read_text() + '\n[gate]\nmodels = ["beta"]\n')
+    git(repo, "commit", "-qam", "Require no loss on beta")
+
+
+def test_review_says_what_the_gate_would_over_the_listed_models(models_repo: Path) -> None:
+    with_gate_models(models_repo)
+    cand = strict_candidate(models_repo)
+    run(models_repo, "eval", "main", "--model", "alpha")
+    run(models_repo, "eval", cand, "--model", "alpha")
+    unscored = json.loads(run(models_repo, "review", "main", cand, "--format", "json").stdout)["verdict"]
+    assert unscored["state"] == "not evaluated"
+    assert f"harnessgit eval {cand} --split selection --model beta" in unscored["commands"]
+    run(models_repo, "eval", "main", "--model", "beta")
+    run(models_repo, "eval", cand, "--model", "beta")
+    verdict = json.loads(run(models_repo, "review", "main", cand, "--format", "json").stdout)["verdict"]
+    assert verdict["state"] == "reject"
+    assert any("significant loss on model beta" in reason for reason in verdict["reasons"])
+
+
+@pytest.mark.slow
+def test_a_candidate_that_loses_on_no_listed_model_merges_and_verifies(models_repo: Path) -> None:
+    with_gate_models(models_repo)
+    with Store.discover(models_repo) as store:
+        cand = propose(store, load_config(models_repo), {"SKILL.md": skill(35)}, rationale="Raise").candidate
+    settings = git(models_repo, "rev-parse", "main").strip()
+    assert run(models_repo, "override", settings, "--reason", "gate over beta too").exit_code == 0
+    merged = run(models_repo, "merge", cand)
+    assert merged.exit_code == 0, merged.output
+    assert "model beta: base 50.0  candidate 87.5  difference +37.5" in merged.stdout
+    verified = run(models_repo, "verify")
+    assert verified.exit_code == 0, verified.output
