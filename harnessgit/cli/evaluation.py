@@ -14,6 +14,12 @@ model_option = click.option(
     help="Evaluate for this model label (repeatable; the evaluator reads it as HARNESSGIT_MODEL). "
     "Default: [evaluator] models, else [evaluator] model.",
 )
+json_per_model_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
+)
 
 
 @cli.command("eval")
@@ -48,12 +54,7 @@ model_option = click.option(
     "old harnesses on today's evaluator). Default: REV's own.",
 )
 @model_option
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
-)
+@json_per_model_option
 @click.pass_obj
 def eval_command(
     state: State,
@@ -127,12 +128,7 @@ def scores(state: State, rev: str, split: str, as_json: bool) -> int:
 )
 @jobs_option
 @model_option
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
-)
+@json_per_model_option
 @click.pass_obj
 def test_command(
     state: State, rev: str, force: bool, jobs: int | None, models: tuple[str, ...], as_json: bool

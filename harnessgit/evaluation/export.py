@@ -31,6 +31,7 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.lineage import note_commit
 from harnessgit.evaluation.scores import TEST_SPLIT, Row, ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evaluation.trajectory import evidence_items
@@ -38,7 +39,6 @@ from harnessgit.evaluation.turns import chat_messages, failing_turn
 from harnessgit.records import ExportRecord
 from harnessgit.render import plural
 from harnessgit.store import Store, Transaction
-from harnessgit.targets import base_tip, resolve
 
 GUARDED = ("selection", TEST_SPLIT)
 
@@ -212,10 +212,7 @@ def _record(
     text: str,
 ) -> ExportRecord:
     """Record a forced export on the base tip, so `log` and an audit see it."""
-    try:
-        tip = base_tip(store, config.harness.base)
-    except HarnessgitError:
-        tip = resolve(store, "HEAD").sha
+    tip = note_commit(store, config.harness.base)
     record = ExportRecord(
         ts=store.clock(),
         commit=tip,

@@ -66,10 +66,7 @@ def add_model(
                 f"model {parent!r} is not registered: `harnessgit model add {parent}` first, so the "
                 "lineage has a root"
             )
-    try:
-        tip = base_tip(store, base)
-    except HarnessgitError:
-        tip = resolve(store, "HEAD").sha
+    tip = note_commit(store, base)
     record = ModelRecord(
         ts=store.clock(), name=name, parent=parent, note=note, author=store.identity(), commit=tip
     )
@@ -77,6 +74,15 @@ def add_model(
     txn.append(layout.NOTES_MODELS, tip, [record])
     store.commit(txn)
     return record
+
+
+def note_commit(store: Store, base: str) -> str:
+    """Where a record about the repository as a whole goes: the base tip, or HEAD
+    before the base branch exists."""
+    try:
+        return base_tip(store, base)
+    except HarnessgitError:
+        return resolve(store, "HEAD").sha
 
 
 def check_label(name: str) -> str:

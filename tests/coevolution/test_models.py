@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from harnessgit.records import GateRecord
 from harnessgit.stats.holm import holm
 from harnessgit.store import Store
 from tests.cli.runner import run
-from tests.coevolution.fixtures import models_repo, skill
+from tests.coevolution.fixtures import MODELS_CONFIG, SPLITS, models_repo, skill
 from tests.conftest import git
 
 __all__ = ["models_repo"]
@@ -111,6 +113,13 @@ def test_gate_model_option_adds_a_model_and_says_per_model_what_it_compared(mode
     fine = run(models_repo, "gate", cand, "--model", "gamma")  # gamma: no STRICT effect, no loss
     assert fine.exit_code == 0, fine.output
     assert "model gamma" in fine.stdout and "no significant loss" in fine.stdout
+    both = json.loads(run(models_repo, "gate", cand, "--model", "gamma", "--model", "beta", "--json").stdout)
+    # Holm over two models: the smaller p (beta's) at alpha_k / 2, the next at alpha_k.
+    levels = {m["model"]: (m["level"], m["loss"]) for m in both["models"]}
+    assert levels == {
+        "gamma": (pytest.approx(both["alpha_k"]), False),
+        "beta": (pytest.approx(both["alpha_k"] / 2), True),
+    }
 
 
 def test_bad_model_settings_are_one_line_errors(models_repo: Path) -> None:
@@ -182,3 +191,41 @@ def test_a_candidate_that_loses_on_no_listed_model_merges_and_verifies(models_re
     assert "model beta: base 50.0  candidate 87.5  difference +37.5" in merged.stdout
     verified = run(models_repo, "verify")
     assert verified.exit_code == 0, verified.output
+
+
+MODEL_GRADER = """\
+def evaluate(request):
+    return [{"instance": i, "score": 1.0 if request.model == "alpha" else 0.0} for i in request.instances]
+"""
+
+
+@pytest.fixture
+def forget_grader() -> Iterator[None]:
+    """The in-process evaluator is imported from the test's repository: forget it after."""
+    path = list(sys.path)
+    yield
+    for name in [name for name in sys.modules if name.split(".")[0] == "modelgrader"]:
+        del sys.modules[name]
+    sys.path[:] = path
+
+
+def test_an_in_process_evaluator_reads_the_model_from_its_request(
+    make_repo: Callable[..., Path], forget_grader: None
+) -> None:
+    config = MODELS_CONFIG.replace(
+        'command = ["python3", "eval.py"]', 'python = "modelgrader.score:evaluate"'
+    )
+    repo = make_repo(
+        {
+            "modelgrader/__init__.py": "",
+            "modelgrader/score.py": MODEL_GRADER,
+            "splits.json": json.dumps(SPLITS),
+        },
+        config=config,
+    )
+    result = run(repo, "eval", "main", "--json")
+    assert result.exit_code == 0, result.output
+    assert [(e["model"], e["summary"]["mean"]) for e in json.loads(result.stdout)] == [
+        ("alpha", 1.0),
+        ("beta", 0.0),
+    ]
