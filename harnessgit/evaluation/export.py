@@ -31,12 +31,13 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.lineage import note_commit
 from harnessgit.evaluation.scores import TEST_SPLIT, Row, ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evaluation.trajectory import evidence_items
 from harnessgit.evaluation.turns import chat_messages, failing_turn
-from harnessgit.records import ExportRecord
+from harnessgit.records import ExportRecord, TestPeekRecord
 from harnessgit.render import plural
 from harnessgit.store import Store, Transaction
 
@@ -58,9 +59,12 @@ class ExportResult:
 
 @dataclass(frozen=True)
 class _Failure:
-    model: str
-    fingerprint: str
+    key: Key
     row: Row
+
+    @property
+    def model(self) -> str:
+        return self.key.model
 
 
 def export_failures(
@@ -88,7 +92,7 @@ def export_failures(
     if model is not None and not keys:
         raise HarnessgitError(f"no evaluation on record for model {model!r}")
     failures = [
-        _Failure(key.model, key.fingerprint, row)
+        _Failure(key, row)
         for key in keys
         for row in book.rows(key).values()
         if row.instance in ids and row.score < 1
@@ -99,6 +103,7 @@ def export_failures(
     lines: list[str] = []
     skipped = Counter[str]()
     commits: dict[str, None] = {}
+    exported: dict[Key, str] = {}  # whose results were read, and a commit holding them
     for failure in failures:
         line, why = _line(store, evidence, failure, split, passes if pairs else None)
         if line is None:
@@ -106,10 +111,12 @@ def export_failures(
             continue
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
         commits.setdefault(failure.row.commit, None)
+        exported.setdefault(failure.key, failure.row.commit)
     text = "".join(f"{line}\n" for line in lines)
     record = None
     if split in GUARDED:
-        record = _record(store, config, split, model, len(lines), pairs, list(commits), text)
+        peeks = _peeks(store, book, exported, manifest.ids(split)) if split == TEST_SPLIT else []
+        record = _record(store, config, split, model, len(lines), pairs, list(commits), text, peeks)
     return ExportResult(
         split=split,
         model=model,
@@ -138,7 +145,7 @@ class _Evidence:
         return self._blobs[row.evidence].get((row.instance, row.repeat), {})
 
 
-def _passes(book: ScoreBook, keys: list[Any], ids: set[str]) -> dict[tuple[str, str, str], list[Row]]:
+def _passes(book: ScoreBook, keys: list[Key], ids: set[str]) -> dict[tuple[str, str, str], list[Row]]:
     """(model, fingerprint, instance) -> rows that scored 1, oldest first."""
     found: dict[tuple[str, str, str], list[Row]] = {}
     for key in keys:
@@ -179,14 +186,14 @@ def _line(
         "failing_turn": turn.index,
         "failing_turn_rule": turn.rule,
         "turns": len(messages),
-        "fingerprint": failure.fingerprint,
+        "fingerprint": failure.key.fingerprint,
     }
     rejected = _weighted(messages[: turn.index + 1])
     if passes is None:
         return {"messages": rejected, "metadata": metadata}, ""
     later = [
         other
-        for other in passes.get((failure.model, failure.fingerprint, row.instance), [])
+        for other in passes.get((failure.model, failure.key.fingerprint, row.instance), [])
         if other.commit != row.commit and store.is_ancestor(row.commit, other.commit)
     ]
     for other in later:
@@ -210,8 +217,10 @@ def _record(
     pairs: bool,
     commits: list[str],
     text: str,
+    peeks: list[TestPeekRecord],
 ) -> ExportRecord:
-    """Record a forced export on the base tip, so `log` and an audit see it."""
+    """Record a forced export on the base tip, so `log` and an audit see it, with the
+    test peeks it amounts to (one transaction)."""
     tip = note_commit(store, config.harness.base)
     record = ExportRecord(
         ts=store.clock(),
@@ -225,8 +234,32 @@ def _record(
     )
     txn = Transaction(f"export {split}")
     txn.append(layout.NOTES_EVALS, tip, [record])
+    for peek in peeks:
+        txn.append(layout.NOTES_EVALS, peek.commit, [peek])
     store.commit(txn)
     return record
+
+
+def _peeks(store: Store, book: ScoreBook, exported: dict[Key, str], ids: list[str]) -> list[TestPeekRecord]:
+    """Exporting test-split trajectories is looking at the test split: one forced
+    `test-peek` per harness, evaluator and model exported, with its test score, so
+    `test`, `log` and `verify` count the look as they count `harnessgit test`'s."""
+    peeks = []
+    for key, commit in exported.items():
+        summary = book.summary(key, TEST_SPLIT, ids)
+        peeks.append(
+            TestPeekRecord(
+                ts=store.clock(),
+                commit=commit,
+                harness=key.harness,
+                fingerprint=key.fingerprint,
+                model=key.model,
+                n=summary.n,
+                mean=summary.mean if summary.mean is not None else 0.0,
+                forced=True,
+            )
+        )
+    return peeks
 
 
 def summary_text(result: ExportResult) -> str:

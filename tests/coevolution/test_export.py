@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.turns import chat_messages, failing_turn
 from harnessgit.records import ExportRecord, dump_record, parse_record
 from harnessgit.store import Store
@@ -99,3 +100,19 @@ def test_an_unknown_model_is_a_one_line_error(models_repo: Path) -> None:
     run(models_repo, "eval", "main", "--split", "train", "--model", "alpha")
     line = one_error_line(run(models_repo, "export", "failures", "--model", "gamma"))
     assert "no evaluation on record for model 'gamma'" in line
+
+
+def test_a_forced_test_split_export_is_a_test_peek(models_repo: Path) -> None:
+    cand = strict_candidate(models_repo)  # beta solves x-0..x-4 there
+    assert run(models_repo, "test", cand, "--model", "beta").exit_code == 0
+    line = one_error_line(run(models_repo, "export", "failures", "--split", "test"))
+    assert "test split is held out" in line
+    forced = run(models_repo, "export", "failures", "--split", "test", "--force")
+    assert forced.exit_code == 0 and len(forced.stdout.splitlines()) == 5
+    with Store.discover(models_repo) as store:
+        peeks = ScoreBook.load(store).peeks
+    assert [(p.model, p.n, p.mean, p.forced) for p in peeks] == [
+        ("beta", 10, 0.5, False),
+        ("beta", 10, 0.5, True),
+    ]
+    assert "forced" in run(models_repo, "log").stdout  # listed with `harnessgit test`'s peeks
