@@ -29,7 +29,8 @@ def test_doctor_on_a_healthy_repository_exits_0(repo: Path) -> None:
     result = run(repo, "doctor")
     assert (
         result.exit_code == 0
-        and result.stdout == "no problems found (checked: transactions, locks, checkout, programs, scratch, index)\n"
+        and result.stdout
+        == "no problems found (checked: transactions, locks, checkout, programs, scratch, index)\n"
     )
 
 
