@@ -172,7 +172,12 @@ def _pump(
     return "exited"
 
 
-def _write(selector: selectors.BaseSelector, stdin: IO[bytes], pending: memoryview) -> memoryview:
+def _write(
+    selector: selectors.BaseSelector, stdin: IO[bytes], pending: memoryview, *, close: bool = True
+) -> memoryview:
+    """Write what the pipe takes now; the rest. Once all is written, stop watching the
+    pipe and, with ``close``, close it (a persistent child keeps its stdin for the next
+    request: `processes.server`)."""
     try:
         written = os.write(stdin.fileno(), pending[:CHUNK])
     except BlockingIOError:
@@ -182,8 +187,9 @@ def _write(selector: selectors.BaseSelector, stdin: IO[bytes], pending: memoryvi
     pending = pending[written:]
     if not pending:
         selector.unregister(stdin)
-        with contextlib.suppress(OSError):
-            stdin.close()
+        if close:
+            with contextlib.suppress(OSError):
+                stdin.close()
     return pending
 
 

@@ -23,7 +23,17 @@ from pathlib import Path
 from typing import Literal
 
 from harnessgit.processes.group import kill_escaped
-from harnessgit.processes.pipes import CHUNK, DRAIN_GRACE, POLL, REAP_WAIT, Child, Limits, _close, _Stderr
+from harnessgit.processes.pipes import (
+    CHUNK,
+    DRAIN_GRACE,
+    POLL,
+    REAP_WAIT,
+    Child,
+    Limits,
+    _close,
+    _Stderr,
+    _write,
+)
 from harnessgit.render import size
 
 # How long a server has to exit once its stdin is closed, before it is killed.
@@ -110,15 +120,7 @@ class Server:
                     return "exited", None
                 for key, _mask in selector.select(min(POLL, deadline - now)):
                     if key.data == "in":
-                        try:
-                            written = os.write(key.fd, pending[:CHUNK])
-                        except BlockingIOError:
-                            continue
-                        except OSError:  # it closed its stdin: it will not answer
-                            written = len(pending)
-                        pending = pending[written:]
-                        if not pending:
-                            selector.unregister(key.fileobj)
+                        pending = _write(selector, proc.stdin, pending, close=False)
                         continue
                     try:
                         data = os.read(key.fd, CHUNK)
