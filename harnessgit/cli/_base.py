@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -42,6 +42,7 @@ class State:
     # The configured scrubber, once a command has read the configuration: what the
     # command prints on the way out (an error, the evaluator's stderr) passes through it.
     scrubber: Scrubber | None = None
+    executor: str | None = None  # --executor, where --jobs is
 
     def scrub(self, text: str) -> str:
         """``text`` without secrets: the last net under everything printed from outside
@@ -71,7 +72,13 @@ class State:
         # closed with the command's context however it ends.
         evaluators = Evaluators()
         click.get_current_context().call_on_close(evaluators.close)
-        return Execution(jobs=jobs, progress=display, on_stderr=stderr_sink(self), evaluators=evaluators)
+        return Execution(
+            jobs=jobs,
+            executor=self.executor,
+            progress=display,
+            on_stderr=stderr_sink(self),
+            evaluators=evaluators,
+        )
 
     def open(self, *, writes: bool = True) -> tuple[Store, Config]:
         """The store and configuration; ``writes=False`` for a command that only reads
@@ -234,14 +241,31 @@ def cli(ctx: click.Context, directory: Path | None, debug: bool, quiet: bool) ->
     _configure_logging(quiet, debug)
 
 
-# One --jobs for every command that may run the evaluator.
-jobs_option = click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Evaluator processes at a time. Default: [evaluator] jobs.",
-)
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def _keep_executor(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    ctx.ensure_object(State).executor = value
+
+
+def jobs_option(command: _Command) -> _Command:
+    """One --jobs, and --executor beside it, for every command that may run the
+    evaluator (--executor reaches `State.execution`, not the command's parameters)."""
+    command = click.option(
+        "--executor",
+        type=click.Choice(["local", "ray"]),
+        expose_value=False,
+        callback=_keep_executor,
+        help="Where evaluator batches run: local processes, or Ray tasks on RAY_ADDRESS's "
+        "cluster (else a Ray started here). Default: [evaluator] executor.",
+    )(command)
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        metavar="N",
+        help="Evaluator batches at a time. Default: [evaluator] jobs; with Ray, the cluster's CPUs.",
+    )(command)
 
 
 def echo(text: str = "", *, err: bool = False) -> None:

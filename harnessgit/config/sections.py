@@ -263,6 +263,9 @@ class EvaluatorSection:
     # The command is started once per harnessgit command and answers many batches
     # over stdin/stdout (docs/evaluator.md, "Persistent evaluators").
     persistent: bool = False
+    # Where a command evaluator's batches run: "local" (processes beside harnessgit,
+    # `jobs` at a time) or "ray" (each batch a Ray task: docs/evaluator.md, "On Ray").
+    executor: Literal["local", "ray"] = "local"
     model: str = "default"
     # Model labels `eval`, `test` and `gate` evaluate for, the primary (``model``) among
     # them; the evaluator reads the label as HARNESSGIT_MODEL (docs/coevolution.md).
@@ -292,6 +295,8 @@ class EvaluatorSection:
             raise SettingError(f"evaluator.{named[1]}", f"set either {named[0]} or {named[1]}, not both")
         if self.persistent and not self.command:
             raise SettingError("evaluator.persistent", "needs a command (a python evaluator stays loaded)")
+        if self.executor == "ray" and (problem := self.local_only()):
+            raise SettingError("evaluator.executor", problem)
         if self.components is not None and not self.adapter:
             raise SettingError("evaluator.components", "names the components of an adapter: set adapter too")
         if self.models and self.model not in self.models:
@@ -310,6 +315,22 @@ class EvaluatorSection:
     def configured(self) -> bool:
         """Whether an evaluator is named at all (adoption level 3, docs/design.md)."""
         return bool(self.command or self.python or self.adapter)
+
+    def local_only(self) -> str | None:
+        """Why this evaluator cannot run on Ray, if it cannot: Ray runs a per-batch
+        command; an in-process or persistent evaluator lives beside harnessgit."""
+        kind = (
+            "python"
+            if self.python
+            else "adapter"
+            if self.adapter
+            else "persistent"
+            if self.persistent
+            else None
+        )
+        if kind is None:
+            return None
+        return f'"ray" runs a per-batch command; a {kind} evaluator runs only here (executor = "local")'
 
     @property
     def in_process(self) -> str | None:

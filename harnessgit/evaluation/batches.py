@@ -18,14 +18,13 @@ from pathlib import Path
 
 from harnessgit import layout
 from harnessgit.config import Config
-from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped, run_batch
+from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped
+from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.evidence import dumps_canonical
-from harnessgit.processes.environment import child_environment
-from harnessgit.processes.pipes import Limits
 from harnessgit.processes.scratch import ScratchDir, sweep
 from harnessgit.records import EvalRecord, this_worker
 from harnessgit.render import listing
@@ -57,12 +56,14 @@ class Batches:
         *,
         fresh: bool,
         scrubber: Scrubber | None = None,
+        executor: str = "local",
     ) -> None:
         self.store, self.config, self.context = store, config, context
         # Everything the evaluator says is scrubbed before it is recorded or shown.
         self.scrubber = scrubber or config.scrub.scrubber(config.proposer)
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
+        self.executor = executor  # "local", or "ray": each batch a Ray task (`remote`)
         self.running = Running()
         self.evaluators = Evaluators()  # replaced by the caller's
         self._unwritten: list[EvalRecord] = []  # finished batches not on record yet
@@ -100,6 +101,14 @@ class Batches:
     ) -> float:
         if self.config.evaluator.in_process:
             return self._in_process(batches, book, progress, total)
+        if self.executor == "ray":
+            from harnessgit.evaluation.remote import run_on_ray  # Ray is an optional extra
+
+            try:
+                return run_on_ray(self, batches, jobs, book, progress, total)
+            finally:
+                if self._scratch is not None:
+                    self._scratch.cleanup()
         if not self.evaluators.swept:  # once per command: it reads every process's environment
             self.evaluators.swept = True
             _sweep()
@@ -127,7 +136,7 @@ class Batches:
         done, evaluator_time = 0, 0.0
         for batch in batches:
             output = python.run(self.context, self.split, [instance for instance, _ in batch], batch[0][1])
-            self._finished(batch, output, book)
+            self.finished(batch, output, book)
             evaluator_time += output.wall_time
             done += len(batch)
             if progress:
@@ -160,7 +169,7 @@ class Batches:
                         other.cancel()
                     continue
                 output = future.result()
-                self._finished(futures[future], output, book)
+                self.finished(futures[future], output, book)
                 evaluator_time += output.wall_time
                 done += len(futures[future])
                 if progress:
@@ -182,8 +191,6 @@ class Batches:
             raise
 
     def _run(self, batch: list[tuple[str, int]]) -> BatchOutput:
-        instances = [instance for instance, _repeat in batch]
-        repeat = batch[0][1]
         section = self.config.evaluator
         if section.persistent:
             # The batches of one evaluation share its checkout (docs/evaluator.md: the
@@ -194,7 +201,7 @@ class Batches:
                 self.context,
                 self.split,
                 batch,
-                self._checkout(),
+                self.checkout(),
                 running=self.running,
                 on_stderr=self.on_stderr,
             )
@@ -202,40 +209,11 @@ class Batches:
             tree_dir = tmp / "harness"
             # A fresh copy per batch: an evaluator that writes into its directory
             # never affects another batch, and the tree leaves git only once.
-            shutil.copytree(self._checkout(), tree_dir, symlinks=True)
-            instances_file = tmp / "instances.txt"
-            instances_file.write_text("".join(f"{instance}\n" for instance in instances), encoding="utf-8")
-            # An allow-list, not harnessgit's environment: what the evaluator sees can end
-            # up in trajectories pushed with the notes (issue 15).
-            env = child_environment(
-                section.env,
-                {
-                    "HARNESSGIT_HARNESS_DIR": str(tree_dir),
-                    "HARNESSGIT_SPLIT": self.split,
-                    "HARNESSGIT_COMMIT": self.context.commit,
-                    "HARNESSGIT_INSTANCES_FILE": str(instances_file),
-                    "HARNESSGIT_REPEAT": str(repeat),
-                    "HARNESSGIT_MODEL": self.context.key.model,
-                },
-            )
-            assert section.command
-            limits = Limits(
-                timeout=section.timeout,
-                max_stdout=section.max_output_bytes,
-                max_line=section.max_line_bytes,
-                max_stderr=section.max_stderr_bytes,
-            )
-            return run_batch(
-                list(section.command),
-                tree_dir,
-                env,
-                instances,
-                limits=limits,
-                running=self.running,
-                on_stderr=self.on_stderr,
-            )
+            shutil.copytree(self.checkout(), tree_dir, symlinks=True)
+            job = command_job(section, self.split, self.context, batch)
+            return run_command(job, tree_dir, tmp, running=self.running, on_stderr=self.on_stderr)
 
-    def _checkout(self) -> Path:
+    def checkout(self) -> Path:
         with self._pristine_lock:
             if self._pristine is None:
                 self._scratch = ScratchDir("tree")
@@ -245,13 +223,16 @@ class Batches:
                 self._pristine = pristine
             return self._pristine
 
-    def _finished(self, batch: list[tuple[str, int]], output: BatchOutput, book: ScoreBook) -> None:
+    def finished(
+        self, batch: list[tuple[str, int]], output: BatchOutput, book: ScoreBook, *, worker: str | None = None
+    ) -> None:
         """Record a finished batch: at once when the last write is `WRITE_EVERY` old (a
         slow evaluator's batch is on record as it ends), else with the batches that
         follow it, in one transaction (a fast one's evaluation costs one ref update,
         not one per batch: issue 13). Whatever is left is written when the evaluation
-        ends, however it ends (`run`)."""
-        self._unwritten.append(self._record(batch, output))
+        ends, however it ends (`run`). ``worker``: the machine:pid that ran it, when
+        not this process (a Ray worker)."""
+        self._unwritten.append(self._record(batch, output, worker or self.worker))
         if time.monotonic() - self._written_at >= WRITE_EVERY:
             self._write(book)
 
@@ -269,7 +250,7 @@ class Batches:
         for record in records:
             book.add(record)
 
-    def _record(self, batch: list[tuple[str, int]], output: BatchOutput) -> EvalRecord:
+    def _record(self, batch: list[tuple[str, int]], output: BatchOutput, worker: str) -> EvalRecord:
         """The batch's record. Failure classes, clusters and cost names are the
         evaluator's strings like its feedback: scrubbed too."""
         results = output.results
@@ -303,7 +284,7 @@ class Batches:
             evidence=evidence_blob,
             cost=cost or None,
             wall_time=round(output.wall_time, 4),
-            worker=self.worker,
+            worker=worker,
             fresh=self.fresh,
         )
         return record

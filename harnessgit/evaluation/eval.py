@@ -43,7 +43,8 @@ class Execution:
     """How evaluations run and what they report as they go; every command that may run
     the evaluator takes one (the CLI builds it from --jobs, -q and --json)."""
 
-    jobs: int | None = None  # evaluator processes at a time; None: [evaluator] jobs
+    jobs: int | None = None  # batches at a time; None: [evaluator] jobs (on Ray: the cluster's CPUs)
+    executor: str | None = None  # "local" or "ray"; None: [evaluator] executor
     progress: Progress | None = None  # told (instances done, instances to run)
     on_stderr: Callable[[str], None] | None = None  # told each line the evaluator writes to stderr
     # The in-process and persistent evaluators of the whole command, closed by whoever
@@ -138,13 +139,24 @@ def evaluate(
     wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
     pending = wanted if no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
-    jobs = execution.jobs or config.evaluator.jobs
-    batches = _plan(pending, config.evaluator.batch_size, jobs)
+    executor = _executor(config, execution)
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
         scrubber = evaluators.scrubber(config)
+        jobs = execution.jobs or (
+            evaluators.ray.cpus() if executor == "ray" and pending else config.evaluator.jobs
+        )
+        batches = _plan(pending, config.evaluator.batch_size, jobs)
         runner = Batches(
-            store, config, context, manifest, split, execution.on_stderr, fresh=no_cache, scrubber=scrubber
+            store,
+            config,
+            context,
+            manifest,
+            split,
+            execution.on_stderr,
+            fresh=no_cache,
+            scrubber=scrubber,
+            executor=executor,
         )
         runner.evaluators = evaluators
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
@@ -165,6 +177,16 @@ def evaluate(
         context=context,
         grader=context.grader,
     )
+
+
+def _executor(config: Config, execution: Execution) -> str:
+    """Where the batches run: --executor, else [evaluator] executor."""
+    executor = execution.executor or config.evaluator.executor
+    if executor not in ("local", "ray"):
+        raise HarnessgitError(f"unknown executor {executor!r}: use local or ray")
+    if executor == "ray" and (problem := config.evaluator.local_only()):
+        raise HarnessgitError(f"--executor ray: {problem}")
+    return executor
 
 
 def _select(manifest: Manifest, split: str, instances: list[str] | None) -> list[str]:

@@ -4,7 +4,8 @@ function, imported once, and the persistent evaluator processes, started once.
 A command that evaluates many times (`evolve`, `gate`, `bisect`) makes one
 `Evaluators` and passes it in `Execution.evaluators`; an evaluation without one
 makes its own and closes it when it ends. Closing ends every persistent process
-and its process group (Ctrl-C and errors too: it is a context manager).
+and its process group, and the Ray this command started, if it did (Ctrl-C and
+errors too: it is a context manager).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from harnessgit.config import Config
 from harnessgit.evaluation.adapter import AdapterEvaluator
 from harnessgit.evaluation.inprocess import PythonEvaluator
 from harnessgit.evaluation.persistent import Servers
+from harnessgit.evaluation.remote import RayConnection
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store
 
@@ -23,6 +25,7 @@ class Evaluators:
     def __init__(self) -> None:
         self._python: dict[str, PythonEvaluator] = {}
         self.servers = Servers()  # the persistent evaluator processes
+        self.ray = RayConnection()  # executor = "ray": connected on first use
         self.swept = False  # whether what killed runs left was cleaned up (once per command)
         self._scrubbers: dict[int, tuple[Config, Scrubber]] = {}  # id(config) -> it, its scrubber
 
@@ -45,7 +48,10 @@ class Evaluators:
 
     def close(self) -> None:
         self._python.clear()
-        self.servers.close()
+        try:
+            self.servers.close()
+        finally:
+            self.ray.close()
 
     def __enter__(self) -> Evaluators:
         return self
