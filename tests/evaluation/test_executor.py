@@ -45,7 +45,9 @@ def test_executor_option_reaches_the_evaluation(make_repo: Callable[..., Path]) 
     assert snapshot(repo) == before
 
 
-@pytest.mark.parametrize("command", [["eval"], ["test"], ["gate"], ["evolve"], ["bisect", "run"]])
+@pytest.mark.parametrize(
+    "command", [["eval"], ["test"], ["gate"], ["merge"], ["evolve"], ["bisect"], ["bisect-judge"]]
+)
 def test_every_command_that_evaluates_has_executor(repo: Path, command: list[str]) -> None:
     result = run(repo, *command, "--help")
     assert "--executor [local|ray]" in result.output and "--jobs" in result.output
