@@ -27,6 +27,7 @@ import importlib
 import io
 import logging
 import os
+import socket
 import tarfile
 import time
 from dataclasses import dataclass
@@ -53,6 +54,8 @@ POLL = 0.5
 # Seconds the driver waits, after cancelling, for the cancelled tasks to end (their
 # evaluators killed) before it goes on ending.
 CANCEL_WAIT = 10.0
+# Seconds to wait for RAY_ADDRESS's host to answer before saying it does not.
+CONNECT_TIMEOUT = 10.0
 # Seconds between two sweeps on one worker (`_Sweeper`).
 SWEEP_EVERY = 30.0
 
@@ -157,6 +160,8 @@ class RayConnection:
         import harnessgit
 
         address = os.environ.get("RAY_ADDRESS")
+        if address:
+            _reachable(address)
         try:
             ray.init(
                 address=address,
@@ -185,6 +190,20 @@ class RayConnection:
         if self._mine and self._ray is not None:
             self._ray.shutdown()
         self._ray, self._task, self._mine = None, None, False
+
+
+def _reachable(address: str) -> None:
+    """Refuse a ``host:port`` nothing answers on within `CONNECT_TIMEOUT`: Ray itself
+    waits minutes for an unreachable address (measured: more than 150 s)."""
+    host, _, port = address.rpartition(":")
+    if "://" in address or not host or not port.isdigit():
+        return  # ray://, "auto", "local": Ray's own rules (Ray Client times out by itself)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise HarnessgitError(
+            f"cannot connect to Ray at {address} (RAY_ADDRESS): {exc.strerror or exc}"
+        ) from None
 
 
 def run_on_ray(

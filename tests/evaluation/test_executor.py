@@ -5,6 +5,7 @@ that follow it. The runs on a real Ray cluster are in test_remote.py."""
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -87,3 +88,19 @@ def test_the_config_default_is_local(repo: Path) -> None:
     write(repo, "harnessgit.toml", CONFIG + 'executor = "cloud"\n')
     with pytest.raises(HarnessgitError, match="executor"):
         load_config(repo)
+
+
+def test_an_unreachable_ray_address_is_one_line_at_once(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    repo = make_repo({"splits.json": '{"selection": ["a"]}'})
+    before = snapshot(repo)
+    result = run(repo, "eval", "HEAD", "--executor", "ray")
+    assert result.exit_code == 3  # not Ray's own wait, minutes long
+    assert f"cannot connect to Ray at 127.0.0.1:{port} (RAY_ADDRESS)" in result.output
+    assert snapshot(repo) == before
