@@ -4,10 +4,11 @@ The driver (this harnessgit) checks the evaluated tree out once, packs it into a
 archive and puts it in Ray's object store; each task receives the archive and the
 batch's `CommandJob` as data, unpacks the tree into a scratch directory on whichever
 node runs it, runs the evaluator there exactly as the local executor does
-(`command.run_command`) and returns its results. No filesystem is shared: the node
-needs Ray and Python, and harnessgit's own code travels with the job (Ray's
-``py_modules``). Only the driver writes to git (`Batches.finished`), so a batch is
-recorded once, by one writer, whatever happened on the cluster:
+(`command.run_command`) and returns its results. No filesystem is shared, and a node
+needs only Ray and Python: harnessgit's own code travels with the job (Ray's
+``py_modules``), and what runs on the node imports nothing else but the standard
+library. Only the driver writes to git (`Batches.finished`), so a batch is recorded
+once, by one writer, whatever happened on the cluster:
 
 - a worker or node that dies is Ray's to retry (`MAX_RETRIES`); the retried task has
   one result, recorded once. An evaluator that fails is not retried: its failure is
@@ -38,7 +39,6 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Running, Stopped
 from harnessgit.evaluation.command import CommandJob, command_job, run_command
 from harnessgit.processes.scratch import ScratchDir, sweep
-from harnessgit.records import this_worker
 
 if TYPE_CHECKING:
     from harnessgit.evaluation.batches import Batches, Progress
@@ -90,6 +90,12 @@ def unpack(data: bytes, directory: Path) -> None:
             archive.extractall(directory, filter="tar")
         else:  # pragma: no cover - older Python
             archive.extractall(directory)
+
+
+def this_worker() -> str:
+    """`records.this_worker` without importing records (pydantic): a node needs nothing
+    of harnessgit's dependencies, only Ray and the standard library."""
+    return f"{os.environ.get('HARNESSGIT_MACHINE') or socket.gethostname()}:{os.getpid()}"
 
 
 def evaluate_batch(job: CommandJob, archive: bytes) -> RemoteOutcome:

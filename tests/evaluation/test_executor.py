@@ -4,8 +4,10 @@ that follow it. The runs on a real Ray cluster are in test_remote.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -104,3 +106,16 @@ def test_an_unreachable_ray_address_is_one_line_at_once(
     assert result.exit_code == 3  # not Ray's own wait, minutes long
     assert f"cannot connect to Ray at 127.0.0.1:{port} (RAY_ADDRESS)" in result.output
     assert snapshot(repo) == before
+
+
+def test_a_ray_node_needs_none_of_harnessgits_dependencies() -> None:
+    """Only harnessgit's code travels to the nodes (Ray's py_modules), not pydantic,
+    GitPython or numpy: what a task imports must be the standard library."""
+    probe = (
+        "import json, sys\n"
+        "import harnessgit.evaluation.remote\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert [name for name in json.loads(found.stdout) if not name.startswith("_")] == ["harnessgit"]
