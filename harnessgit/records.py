@@ -279,6 +279,11 @@ class GateRecord(Record):
     # [gate] models: per other model, its loss test (Holm at alpha_k; issue 19). None:
     # only ``model`` was compared.
     models: list[ModelCheck] | None = None
+    # blob: the ids of the eval records whose scores the decision read, every model's,
+    # one per line, sorted. Clones that sync hold each other's records of one cache key,
+    # with other draws from a non-deterministic evaluator: verify re-checks from these
+    # (issue 17). None before: verify reads the key's records older than the decision.
+    evals: str | None = None
 
 
 class OverrideRecord(Record):

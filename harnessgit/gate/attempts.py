@@ -125,6 +125,8 @@ def record_gate(
         blob = store.write_blob(outcome.instances)
         assert blob == record.instances, "the listing's blob id is computed as git computes it"
         txn.keep(blob)
+    if outcome.evals is not None:  # the eval records it read, named for verify (`harnessgit.gate.used`)
+        txn.keep(store.write_blob(outcome.evals))
     store.commit(txn)
     if remote is None or before is None:
         return

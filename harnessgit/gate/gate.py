@@ -42,6 +42,7 @@ from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_befo
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
+from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
 from harnessgit.records import GateRecord, this_worker
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
@@ -263,7 +264,10 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
     elif not conditions:
         conditions.append("fewer than two instances have scores on both sides")
     listing = "".join(f"{instance}\n" for instance in paired.instances).encode("utf-8") if paired else None
-    record = gate_record(c, decision, conditions, allow_small=allow_small, ts=ts, listing=listing)
+    evals = evals_listing([*c.base_scores.records, *c.candidate_scores.records, *c.model_records])
+    record = gate_record(
+        c, decision, conditions, allow_small=allow_small, ts=ts, listing=listing, evals=evals
+    )
     return GateOutcome(
         record=record,
         verdict="pass" if record.passed else "reject",
@@ -273,6 +277,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
         comparison=c,
         decision=decision,
         instances=listing,
+        evals=evals,
     )
 
 
@@ -284,8 +289,10 @@ def gate_record(
     allow_small: bool,
     ts: datetime,
     listing: bytes | None,
+    evals: bytes,
 ) -> GateRecord:
-    """The gate record of one decision (or of the failures that left nothing to decide)."""
+    """The gate record of one decision (or of the failures that left nothing to decide).
+    ``listing``: the compared instances; ``evals``: the eval records read (`harnessgit.gate.used`)."""
     c, gate = comparison, comparison.sides.settings.config.gate
     sides = c.sides
     return GateRecord(
@@ -316,6 +323,7 @@ def gate_record(
         instances=object_id("blob", listing) if listing is not None else None,
         worker=this_worker(),
         models=c.models or None,
+        evals=object_id("blob", evals),
         **_measured(c, decision, failures),
     )
 

@@ -128,8 +128,10 @@ def land(
     records = records_for(merge_commit)
     txn.append(layout.NOTES_GATE, merge_commit, records)
     for record in records:
-        if isinstance(record, GateRecord) and record.instances:
-            txn.keep(record.instances)
+        if isinstance(record, GateRecord):
+            for blob in (record.instances, record.evals):  # the listings verify reads
+                if blob:
+                    txn.keep(blob)
     if target.candidate and target.state == "live":
         retire(store, txn, target.candidate, target.sha, reason, f"into {branch} as {merge_commit[:12]}")
     with deferred_signals():

@@ -69,12 +69,14 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
     sides, gate = comparison.sides, comparison.sides.settings.config.gate
     ids = sides.settings.manifest.ids(SELECTION)
     flipped, conditions, missing = {}, list(comparison.conditions), []
+    read: list[str] = []  # the eval records the loss tests read, named in the gate record
     commands = list(comparison.not_evaluated)
     for model in models:
         base, candidate = model_contexts(store, sides, model)
         before = book.summary(base.key, SELECTION, ids, for_decision=True)
         after = book.summary(candidate.key, SELECTION, ids, for_decision=True)
         paired = pair_scores(after.scored(), before.scored())  # candidate as base: a loss is > 0
+        read += before.records + after.records
         if before.missing or after.missing or paired is None:
             missing.append(model)
             run = [
@@ -99,4 +101,6 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
             )
     checks = [ModelCheck(**dataclasses.asdict(loss)) for loss in losses]
     checks += [ModelCheck(model=model, n=0) for model in missing]
-    return dataclasses.replace(comparison, conditions=conditions, not_evaluated=commands, models=checks)
+    return dataclasses.replace(
+        comparison, conditions=conditions, not_evaluated=commands, models=checks, model_records=read
+    )

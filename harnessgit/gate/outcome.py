@@ -44,6 +44,7 @@ class Comparison:
     failing_checks: list[str]  # one line per failing check finding
     # [gate] models: the other models' loss tests (`harnessgit.gate.models`)
     models: list[ModelCheck] = field(default_factory=list)
+    model_records: list[str] = field(default_factory=list)  # ids of the eval records they read
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class GateOutcome:
     comparison: Comparison = field(metadata={"json": False})
     decision: GateDecision | None = field(metadata={"json": False})  # None: fewer than two paired
     instances: bytes | None = field(default=None, metadata={"json": False})  # the listing blob's content
+    # the ids of the eval records it read, one per line: the content of the record's `evals` blob
+    evals: bytes | None = field(default=None, metadata={"json": False})
 
     @property
     def passed(self) -> bool:

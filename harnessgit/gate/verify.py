@@ -30,10 +30,11 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.settings import committed_settings
+from harnessgit.gate.used import UsedRecords, scored, used_records
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
 from harnessgit.stats.decision import alpha_for_attempt, decide
-from harnessgit.stats.pairing import Scored, instance_means, pair_scores
+from harnessgit.stats.pairing import Scored, pair_scores
 from harnessgit.store import Store
 from harnessgit.targets import base_tip
 
@@ -171,8 +172,12 @@ def _check_gate(
         problems.append("the gate record does not name the instances it compared")
         return problems
     ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
-    base_rows = _rows(book, Key(gate.base_harness, gate.fingerprint, gate.model), gate.ts)
-    cand_rows = _rows(book, Key(gate.harness, gate.fingerprint, gate.model), gate.ts)
+    used = used_records(store, book, gate)
+    if used is not None and used.problem:
+        problems.append(used.problem)
+        return problems
+    base_rows = _rows(book, Key(gate.base_harness, gate.fingerprint, gate.model), gate.ts, used)
+    cand_rows = _rows(book, Key(gate.harness, gate.fingerprint, gate.model), gate.ts, used)
     missing = [i for i in ids if i not in base_rows or i not in cand_rows]
     if missing or len(ids) != gate.n:
         problems.append(
@@ -296,14 +301,10 @@ def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
     return ["the gate decided with settings its base did not commit: " + "; ".join(differ)]
 
 
-def _rows(book: ScoreBook, key: Key, until: datetime) -> Scored:
-    """instance -> (mean over repeats, cluster), from the records that existed when the
-    gate decided (a later --no-cache re-run must not rewrite history)."""
-    latest: dict[tuple[str, int], tuple[str, float, str | None]] = {}
-    for record in sorted(book.records_for(key), key=lambda r: r.ts):
-        if record.ts > until:
-            continue
-        for i, instance in enumerate(record.instances):
-            cluster = record.clusters[i] if record.clusters else None
-            latest[(instance, record.repeats[i])] = (instance, record.scores[i], cluster)
-    return instance_means(row for _key, row in sorted(latest.items(), key=lambda item: item[0][1]))
+def _rows(book: ScoreBook, key: Key, until: datetime, used: UsedRecords | None) -> Scored:
+    """instance -> (mean over repeats, cluster): from the records the gate named
+    (`harnessgit.gate.used`), or, for a record from before gates named them, from the key's
+    records that existed when the gate decided."""
+    if used is not None:
+        return scored(used.of(key), key)
+    return scored(book.records_for(key), key, until=until)
