@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from harnessgit import layout
 from harnessgit.candidates.log import landing
 from harnessgit.config import CONFIG_FILE, Config, parse_config
-from harnessgit.errors import ConfigError
+from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
@@ -171,7 +171,14 @@ def _check_gate(
     if gate.instances is None:
         problems.append("the gate record does not name the instances it compared")
         return problems
-    ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
+    try:
+        ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
+    except (HarnessgitError, UnicodeDecodeError):
+        problems.append(
+            f"the list of instances it compared (blob {gate.instances[:12]}) is not in this "
+            "repository: fetch it with the evidence store (harnessgit sync)"
+        )
+        return problems
     used = used_records(store, book, gate)
     if used is not None and used.problem:
         problems.append(used.problem)

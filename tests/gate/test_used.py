@@ -88,3 +88,15 @@ def test_a_gate_record_whose_list_of_eval_records_is_absent_is_a_verify_problem(
     assert "the list of eval records it decided with (blob 000000000000) is not in this repository" in (
         result.output
     )
+
+
+def test_a_gate_record_whose_instance_listing_is_absent_is_a_verify_problem_not_a_crash(
+    gate_repo: Path,
+) -> None:
+    landed, record = landed_gate(gate_repo)
+    replace_gate(gate_repo, landed, record, instances="0" * 40)
+    result = run(gate_repo, "verify")
+    assert result.exit_code == 1, result.output
+    assert "the list of instances it compared (blob 000000000000) is not in this repository" in (
+        result.output
+    )
