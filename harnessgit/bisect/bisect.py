@@ -9,22 +9,31 @@ are evaluated, through the cache, so N edits cost at most ceil(log2 N) + 2
 evaluations (good, bad, and the search), and none when every commit's scores are
 on record. The first bad edit is named with its diff, its gate record, its
 evidence, and the check it slipped through (`bisect_explain`).
+
+Every commit is judged for one model label (``--bad-model``, default the configured
+one); when good was measured with another (``--good-model``, or a checkpoint
+ancestor's scores on record at good), the weights change is measured apart at good's
+harness (`bisect.weights`), so the result says whether the regression came from a
+harness edit or from the weights.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 from harnessgit import layout
 from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
 from harnessgit.bisect.judge import Criterion, Judge, Step
+from harnessgit.bisect.search import Known, Point, bound, judge_ends, judge_stored, search
+from harnessgit.bisect.weights import ModelChange, model_change
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.config import CONFIG_FILE, Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.eval import Execution
+from harnessgit.evaluation.lineage import check_label
+from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.gate.changes import regrades
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
@@ -63,6 +72,7 @@ class BisectResult:
     bad: str
     criterion: Criterion
     description: str  # what "bad" means here, in words
+    model: str  # the model label every commit was judged for
     edits: int  # N: commits on the first-parent chain after good, up to bad
     evaluations: int  # commits whose harness had to be evaluated
     bound: int  # ceil(log2 N) + 2
@@ -72,10 +82,7 @@ class BisectResult:
     first_bad: FirstBad | None
     suspects: list[str]  # when skipped commits hide the answer: the commits it is among
     notes: list[str]  # e.g. the regrades on the range, and that one evaluator judged every commit
-
-
-# Position on the chain (0 = good, N = bad) -> its judgement, in the order judged.
-Known = dict[int, Step]
+    model_change: ModelChange | None  # good's harness under the model good was measured with, if another
 
 
 def bisect(
@@ -85,34 +92,61 @@ def bisect(
     bad: str,
     criterion: Criterion,
     *,
+    model: str | None = None,
+    good_model: str | None = None,
     execution: Execution = Execution(),
 ) -> BisectResult:
-    """The first bad edit from good to bad: the ends, then stored scores, then a binary search."""
+    """The first bad edit from good to bad for ``model`` (default: the configured one):
+    the ends, then stored scores, then a binary search; and the model step at good's
+    harness when good was measured with ``good_model`` (or a checkpoint ancestor's scores)."""
     config = require_evaluator(config, "`harnessgit bisect`")
+    config = for_model(config, check_label(model)) if model is not None else config
+    good_model = check_label(good_model) if good_model is not None else None
     commits = _chain(store, good, bad)
     manifest = load_manifest(store.root, config.splits.manifest)
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=commits[-1])
     regraded = _regrade_notes(store, config, commits)
     one_grader = " when good is scored with bad's evaluator too (see the note)" if regraded else ""
-    known = _judge_ends(judge, commits)
+    label = config.evaluator.model
+    line = [Point(commit, label) for commit in commits]
+    known = judge_ends(judge, line, (commits[0][:12], commits[-1][:12]))
+    change = model_change(judge, commits[0], label, good_model)
+    weights = _weights_clause(change)
     if known[0].state == "bad":
-        message = f"good {good} is itself bad ({criterion.describe()}){one_grader}: pick an older good"
-        return _result(judge, commits, known, "good is bad", message, regraded)
+        message = f"good {good} is itself bad for model {label} ({criterion.describe()}){one_grader}" + (
+            weights or ": pick an older good"
+        )
+        return _result(judge, commits, known, "good is bad", message, regraded, change)
     if known[len(commits) - 1].state == "good":
-        message = f"bad {bad} is not bad: {criterion.describe()} does not hold there{one_grader}"
-        return _result(judge, commits, known, "bad is good", message, regraded)
-    _judge_stored(judge, commits, known)
-    last_good, first_bad = _search(judge, commits, known)
+        message = (
+            f"bad {bad} is not bad for model {label}: {criterion.describe()} does not hold there"
+            f"{one_grader}{weights}"
+        )
+        return _result(judge, commits, known, "bad is good", message, regraded, change)
+    judge_stored(judge, line, known)
+    last_good, first_bad = search(judge, line, known)
     if first_bad - last_good > 1:
         suspects = commits[last_good + 1 : first_bad + 1]
         message = (
             f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
             f"{first_bad - last_good - 1} of them"
         )
-        return _result(judge, commits, known, "ambiguous", message, regraded, suspects=suspects)
+        return _result(judge, commits, known, "ambiguous", message, regraded, change, suspects=suspects)
     first = _first_bad(judge, known[last_good], known[first_bad])
     message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
-    return _result(judge, commits, known, "found", message, regraded, first)
+    if change is not None and change.regressed:
+        message += f"; the weights change {change.old} -> {change.new} is bad on its own too"
+    return _result(judge, commits, known, "found", message, regraded, change, first)
+
+
+def _weights_clause(change: ModelChange | None) -> str:
+    """What the message says when the weights change alone is bad at good's harness."""
+    if change is None or not change.regressed:
+        return ""
+    return (
+        f"; the regression came from the weights change {change.old} -> {change.new}, "
+        f"which is bad on its own at good's harness (see the model change)"
+    )
 
 
 def _chain(store: Store, good: str, bad: str) -> list[str]:
@@ -125,50 +159,6 @@ def _chain(store: Store, good: str, bad: str) -> list[str]:
     return [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
 
 
-def _judge_ends(judge: Judge, commits: list[str]) -> Known:
-    """Good and bad, evaluated if need be (neither may be skipped); good's scores
-    become the baseline a drop is measured from."""
-    known: Known = {}
-    for position in (0, len(commits) - 1):
-        try:
-            summary, source = judge.scores(commits[position])
-        except HarnessgitError as exc:
-            which = "good" if position == 0 else "bad"
-            raise HarnessgitError(f"cannot evaluate {which} {commits[position][:12]}: {exc}") from None
-        if position == 0:
-            judge.set_baseline(summary)
-        known[position] = judge.judge(commits[position], position, summary=summary, source=source)
-    return known
-
-
-def _judge_stored(judge: Judge, commits: list[str], known: Known) -> None:
-    """Every commit between the ends whose scores are on record: free to judge (the
-    cache key is the harness tree, so a merge shares the scores of the candidate it merged)."""
-    for position in range(1, len(commits) - 1):
-        stored = judge.stored(commits[position])
-        if stored is not None:
-            known[position] = judge.judge(commits[position], position, summary=stored)
-
-
-def _search(judge: Judge, commits: list[str], known: Known) -> tuple[int, int]:
-    """Binary search between the last known good and the first known bad, evaluating
-    only the probes; returns them once nothing between them is left to judge (more
-    than one apart when skipped commits hide the answer)."""
-    first_bad = min(p for p, step in known.items() if step.state == "bad")
-    last_good = max(p for p, step in known.items() if step.state == "good" and p < first_bad)
-    while True:
-        open_ = [p for p in range(last_good + 1, first_bad) if p not in known]
-        if not open_:
-            return last_good, first_bad
-        middle = (last_good + first_bad) // 2
-        probe = min(open_, key=lambda p: (abs(p - middle), p))  # beside a skipped commit when need be
-        known[probe] = judge.judge(commits[probe], probe)
-        if known[probe].state == "bad":
-            first_bad = probe
-        elif known[probe].state == "good":
-            last_good = probe
-
-
 def _result(
     judge: Judge,
     commits: list[str],
@@ -176,24 +166,29 @@ def _result(
     outcome: Outcome,
     message: str,
     notes: list[str],
+    change: ModelChange | None,
     first: FirstBad | None = None,
     suspects: list[str] | None = None,
 ) -> BisectResult:
     edits = len(commits) - 1
+    # The model step's own evaluation (only with --good-model) is not part of the search.
+    extra = 1 if change is not None and change.source == "evaluated" else 0
     return BisectResult(
         good=commits[0],
         bad=commits[-1],
         criterion=judge.criterion,
         description=judge.criterion.describe(),
+        model=judge.config.evaluator.model,
         edits=edits,
-        evaluations=judge.evaluations,
-        bound=math.ceil(math.log2(edits)) + 2,
+        evaluations=judge.evaluations - extra,
+        bound=bound(edits),
         outcome=outcome,
         message=message,
         steps=list(known.values()),
         first_bad=first,
         suspects=suspects or [],
         notes=notes,
+        model_change=change,
     )
 
 

@@ -22,6 +22,7 @@ from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.render import points
@@ -115,6 +116,7 @@ class Step:
     scores: dict[str, float] = field(default_factory=dict)  # per judged instance (with --instance)
     failing: list[str] = field(default_factory=list)  # the instances that make it bad (with --instance)
     reason: str = ""  # why it could not be judged
+    model: str = ""  # the model label the scores are for
 
 
 @dataclass(frozen=True)
@@ -174,23 +176,27 @@ class Judge:
         self.evaluations = 0  # commits whose harness had to be evaluated
         self.baseline: Baseline | None = None
 
-    def stored(self, commit: str) -> ScoreSummary | None:
+    def model_config(self, model: str | None) -> Config:
+        """The configuration that evaluates for ``model`` (None: the judge's own)."""
+        return self.config if model is None else for_model(self.config, model)
+
+    def stored(self, commit: str, model: str | None = None) -> ScoreSummary | None:
         """The commit's scores on every judged instance, if they are all on record."""
-        context = self.context(commit)
+        context = self.context(commit, model)
         summary = self.book.summary(context.key, self.criterion.split, self.ids)
         return None if summary.missing else summary
 
-    def context(self, commit: str) -> EvalContext:
-        """What judging ``commit`` evaluates: its harness, with the judge's grader."""
-        return eval_context(self.store, self.config, commit, grader=self.grader)
+    def context(self, commit: str, model: str | None = None) -> EvalContext:
+        """What judging ``commit`` evaluates: its harness, with the judge's grader, for ``model``."""
+        return eval_context(self.store, self.model_config(model), commit, grader=self.grader)
 
-    def scores(self, commit: str) -> tuple[ScoreSummary, Source]:
-        found = self.stored(commit)
+    def scores(self, commit: str, model: str | None = None) -> tuple[ScoreSummary, Source]:
+        found = self.stored(commit, model)
         if found is not None:
             return found, "stored"
         result = evaluate(
             self.store,
-            self.config,
+            self.model_config(model),
             commit,
             split=self.criterion.split,
             instances=self.ids,
@@ -207,14 +213,28 @@ class Judge:
         self.baseline = Baseline(mean=summary.mean, scores=instance_scores(summary))
 
     def judge(
-        self, commit: str, position: int, *, summary: ScoreSummary | None = None, source: Source = "stored"
+        self,
+        commit: str,
+        position: int,
+        *,
+        summary: ScoreSummary | None = None,
+        source: Source = "stored",
+        model: str | None = None,
     ) -> Step:
-        """Judge a commit (evaluating it if needed); an evaluator failure is a skip."""
+        """Judge a commit for ``model`` (evaluating it if needed); an evaluator failure is a skip."""
+        label = self.model_config(model).evaluator.model
         if summary is None:
             try:
-                summary, source = self.scores(commit)
+                summary, source = self.scores(commit, model)
             except EvaluatorError as exc:
-                return Step(commit=commit, position=position, state="skip", source="failed", reason=str(exc))
+                return Step(
+                    commit=commit,
+                    position=position,
+                    state="skip",
+                    source="failed",
+                    reason=str(exc),
+                    model=label,
+                )
         state, failing = verdict(self.criterion, summary, self.baseline)
         return Step(
             commit=commit,
@@ -224,6 +244,7 @@ class Judge:
             mean=summary.mean,
             scores=instance_scores(summary) if self.criterion.per_instance else {},
             failing=failing,
+            model=label,
         )
 
 

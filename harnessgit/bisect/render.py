@@ -1,9 +1,12 @@
-"""How a bisect looks: the search, then the first bad edit and how it got through."""
+"""How a bisect looks: the search, then the first bad edit (or checkpoint) and how it got through."""
 
 from __future__ import annotations
 
 from harnessgit.bisect.bisect import BisectResult, FirstBad
+from harnessgit.bisect.checkpoints import CheckpointBisectResult
+from harnessgit.bisect.explain import OwnEffect
 from harnessgit.bisect.judge import Step
+from harnessgit.bisect.weights import ModelChange
 from harnessgit.render import EMPTY, changes, points, short
 
 
@@ -28,18 +31,32 @@ def bisect_text(result: BisectResult) -> str:
     lines = [
         f"bisect: {r.edits} commits on the first-parent chain from good {short(r.good)} "
         f"to bad {short(r.bad)}",
-        f"  bad means: {r.description}",
+        f"  bad means: {r.description}, every commit judged for model {r.model}",
         f"  judged {len(r.steps)} commits; evaluated {r.evaluations} (at most ceil(log2 {r.edits}) + 2 = "
         f"{r.bound}), the rest from stored scores",
     ]
     lines += [f"  {step_line(step)}" for step in r.steps]
     lines.append(r.message)
+    if r.model_change is not None:
+        lines += model_change_text(r.model_change, r.criterion.split)
     lines += [f"note: {note}" for note in r.notes]
     if r.suspects:
         lines += [f"  suspect {short(sha)}" for sha in r.suspects]
     if r.first_bad is not None:
         lines += first_bad_text(r.first_bad)
     return "\n".join(lines)
+
+
+def own_effect_lines(own: OwnEffect) -> list[str]:
+    """The first bad edit or checkpoint against the one before it, when they compare."""
+    if own.difference is None:
+        return []
+    lost = f"; lower on {', '.join(own.regressed[:10])}" if own.regressed else ""
+    more = f" and {len(own.regressed) - 10} more" if len(own.regressed) > 10 else ""
+    return [
+        f"  its own effect: {points(own.difference)} points on {own.n} instances "
+        f"(wins/losses/ties {own.wins}/{own.losses}/{own.ties}){lost}{more}"
+    ]
 
 
 def first_bad_text(first: FirstBad) -> list[str]:
@@ -52,13 +69,7 @@ def first_bad_text(first: FirstBad) -> list[str]:
         + f", by {first.author}, {first.date}",
         f"  before it ({short(first.before.commit)}): {_value(first.before)}; after: {_value(first.after)}",
     ]
-    if own.difference is not None:
-        lost = f"; lower on {', '.join(own.regressed[:10])}" if own.regressed else ""
-        more = f" and {len(own.regressed) - 10} more" if len(own.regressed) > 10 else ""
-        lines.append(
-            f"  its own effect: {points(own.difference)} points on {own.n} instances "
-            f"(wins/losses/ties {own.wins}/{own.losses}/{own.ties}){lost}{more}"
-        )
+    lines += own_effect_lines(own)
     lines.append("  how it got through:")
     lines += [f"  - {reason}" for reason in first.why]
     if first.accepted_on:
@@ -78,3 +89,62 @@ def first_bad_text(first: FirstBad) -> list[str]:
     if first.diff:
         lines += ["", first.diff.rstrip("\n")]
     return lines
+
+
+def model_change_text(change: ModelChange, split: str) -> list[str]:
+    """The weights change at good's harness, apart from the harness edits bisect searched."""
+    how = "as given" if change.found == "given" else "its scores on record there"
+    source = ", evaluated now (not counted above)" if change.source == "evaluated" else ""
+    lines = [
+        f"model change: good {short(change.harness)} was measured with model {change.old} ({how}{source}); "
+        f"at that fixed harness, model {change.old} -> {change.new} moves the {split} mean from "
+        f"{points(change.old_mean, False)} to {points(change.new_mean, False)} points",
+    ]
+    if change.lineage:
+        lines.append(f"  {change.new} is a checkpoint of {change.old}: lineage {' <- '.join(change.lineage)}")
+    else:
+        lines.append(f"  {change.old} is not an ancestor of {change.new} in the checkpoint lineage")
+    if not change.regressed:
+        lines.append(
+            "  on its own that is not bad by the criterion: the weights change is not the regression"
+        )
+        return lines
+    failing = f" (breaks {', '.join(change.failing[:10])})" if change.failing else ""
+    lines.append(f"  on its own that is bad by the criterion{failing}: a weights change, not a harness edit")
+    if len(change.lineage) > 2:
+        lines.append(
+            f"  which checkpoint: harnessgit bisect --good-model {change.old} --bad-model {change.new} "
+            f"--harness {short(change.harness)}"
+        )
+    return lines
+
+
+def checkpoint_step_line(step: Step, width: int = 0) -> str:
+    where = "good" if step.position == 0 else f"#{step.position}"
+    return f"{where:>5}  {step.model:<{width}}  {step.state:<4}  {step.source:<9}  {_value(step)}"
+
+
+def checkpoint_bisect_text(result: CheckpointBisectResult) -> str:
+    r = result
+    lines = [
+        f"bisect: {r.checkpoints} checkpoints on the lineage from good {r.good_model} to bad {r.bad_model} "
+        f"({' -> '.join(r.lineage)}), harness fixed at {short(r.harness)}",
+        f"  bad means: {r.description}",
+        f"  judged {len(r.steps)} checkpoints; evaluated {r.evaluations} "
+        f"(at most ceil(log2 {r.checkpoints}) + 2 = {r.bound}), the rest from stored scores",
+    ]
+    width = max(len(model) for model in r.lineage)
+    lines += [f"  {checkpoint_step_line(step, width)}" for step in r.steps]
+    lines.append(r.message)
+    lines += [f"  suspect {model}" for model in r.suspects]
+    first = r.first_bad
+    if first is not None:
+        lines += [
+            "",
+            f"first bad checkpoint: #{first.position} {first.model} <- {first.parent}",
+            f"  registered by {first.author or 'unknown'} at {short(first.registered)}"
+            + (f": {first.note}" if first.note else " (no note)"),
+            f"  before it ({first.parent}): {_value(first.before)}; after: {_value(first.after)}",
+        ]
+        lines += own_effect_lines(first.own)
+    return "\n".join(lines)

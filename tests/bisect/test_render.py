@@ -28,6 +28,7 @@ def result(first: FirstBad | None) -> BisectResult:
         bad=BAD.commit,
         criterion=Criterion.build("selection", None, None, None),
         description="the selection mean falls more than 5.0 points below good's",
+        model="sim-1",
         edits=3,
         evaluations=1,
         bound=4,
@@ -37,6 +38,7 @@ def result(first: FirstBad | None) -> BisectResult:
         first_bad=first,
         suspects=[] if first else ["e" * 40, BAD.commit],
         notes=[],
+        model_change=None,
     )
 
 
@@ -44,7 +46,8 @@ def test_the_search_then_the_suspects() -> None:
     text = bisect_text(result(None))
     assert text.splitlines()[:3] == [
         f"bisect: 3 commits on the first-parent chain from good {'a' * 12} to bad {'b' * 12}",
-        "  bad means: the selection mean falls more than 5.0 points below good's",
+        "  bad means: the selection mean falls more than 5.0 points below good's, every commit judged "
+        "for model sim-1",
         "  judged 2 commits; evaluated 1 (at most ceil(log2 3) + 2 = 4), the rest from stored scores",
     ]
     assert text.endswith(f"the message\n  suspect {'e' * 12}\n  suspect {'b' * 12}")
