@@ -182,3 +182,15 @@ def test_a_harness_edit_under_a_fixed_model_is_still_found(lineage_repo: Path, c
     both = json.loads(run(lineage_repo, "bisect", "--good", good, "--json").stdout)
     assert both["outcome"] == "found" and both["first_bad"]["commit"] == broke
     assert both["model_change"]["regressed"] and "is bad on its own too" in both["message"]
+
+
+def test_checkpoints_are_judged_on_instances_too(lineage_repo: Path) -> None:
+    # At LEVEL 20, s-15 is solved until ck3's weights drop the level to 10; s-25 never is.
+    result = run(
+        lineage_repo, "bisect", "--good-model", "ck0", "--bad-model", "ck5", "--instance", "s-15", "--json"
+    )
+    found = json.loads(result.stdout)
+    assert found["first_bad"]["model"] == "ck3" and found["first_bad"]["after"]["failing"] == ["s-15"]
+    assert found["description"] == "instance s-15 fails (scores under 1)"
+    never = run(lineage_repo, "bisect", "--good-model", "ck0", "--bad-model", "ck5", "--instance", "s-25")
+    assert never.exit_code == 1 and "good model ck0 is itself bad" in never.stdout
