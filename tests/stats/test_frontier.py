@@ -6,6 +6,7 @@ score matrices with frequent ties and require exactly the same answer.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -200,3 +201,76 @@ def test_agrees_with_gepa_on_large_pools_too() -> None:
         for seed in rng.sample(range(1 << 30), 5):
             expected = select_program_candidate_from_pareto_front(fronts, means, random.Random(seed))
             assert int(sample_parent(frontier, seed)) == expected
+
+
+# --- the vectorised frontier against the straightforward one ------------------------
+
+
+def reference_frontier(
+    rows: list[list[float]],
+) -> tuple[list[tuple[int, float, int]], list[set[int]], set[int]]:
+    """The frontier as gepa's rule reads, step by step (harnessgit's implementation before
+    issue 17 made it vectorised): each front a set built as GEPA's state builds it, every
+    candidate seen in the fronts scanned in ascending mean, dropped when each of its
+    fronts still has another survivor. (rows: (candidate, mean, led), pruned fronts,
+    dropped)."""
+    means = [sum(row) / len(row) for row in rows]
+    best = [-math.inf] * len(rows[0])
+    fronts: list[set[int]] = [set() for _ in rows[0]]
+    for i, row in enumerate(rows):
+        for column, score in enumerate(row):
+            if score > best[column]:
+                best[column], fronts[column] = score, {i}
+            elif score == best[column]:
+                fronts[column].add(i)
+    fronts = [set(front) for front in fronts]
+    first_seen: dict[int, None] = {}
+    for front in fronts:
+        first_seen.update(dict.fromkeys(front))
+    alive = [len(front) for front in fronts]
+    dropped: set[int] = set()
+    for i in sorted(first_seen, key=lambda i: means[i]):
+        mine = [f for f, front in enumerate(fronts) if i in front]
+        if all(alive[f] >= 2 for f in mine):
+            dropped.add(i)
+            for f in mine:
+                alive[f] -= 1
+    kept = [{i for i in front if i not in dropped} for front in fronts]
+    led: dict[int, int] = {}
+    for pruned in kept:
+        for i in pruned:
+            led[i] = led.get(i, 0) + 1
+    return [(i, means[i], n) for i, n in led.items()], kept, dropped
+
+
+def test_agrees_with_the_step_by_step_rule_on_pools_of_hundreds() -> None:
+    """Pools of up to 400 programs with heavy ties (whole columns tied, duplicated
+    programs, fronts of hundreds): the same rows in the same (sampling) order, the
+    same pruned fronts, the same dominated candidates."""
+    rng = random.Random(17)
+    for _ in range(40):
+        rows = random_rows(rng, rng.randint(50, 400))
+        for _ in range(rng.randint(0, 3)):  # a column every program ties on
+            column = rng.randrange(len(rows[0]))
+            for row in rows:
+                row[column] = 1.0
+        expected_rows, kept, dropped = reference_frontier(rows)
+        frontier = ours(rows)
+        assert [(int(r.candidate), r.mean, r.weight) for r in frontier.rows] == expected_rows
+        assert [{int(c) for c in f.kept} for f in frontier.fronts] == kept
+        assert {int(c) for c in frontier.dominated} == dropped
+
+
+def test_means_are_pythons_sums() -> None:
+    """Exact ties on the mean decide the order of removal, so each mean is the float
+    ``sum(row) / len(row)`` gives, bit for bit, on rows where rounding bites."""
+    rng = random.Random(3)
+    rows = [[rng.choice([1.0, 1e-16, 0.1, 0.3, 1 / 3, 0.0]) for _ in range(37)] for _ in range(500)]
+    frontier = ours(rows)
+    expected = [sum(row) / len(row) for row in rows]
+    assert all(row.mean == expected[int(row.candidate)] for row in frontier.rows)
+    import numpy as np
+
+    from harnessgit.stats.frontier import _row_means
+
+    assert _row_means(np.array(rows)).tolist() == expected
