@@ -21,7 +21,7 @@ from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvalRecord, Record, TestPeekRecord, live
 from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
-from harnessgit.store.index import PEEK, notes_under, read_index
+from harnessgit.store.index import PEEK, NotesIndex, notes_under, read_index
 from harnessgit.targets import resolve
 
 TEST_SPLIT = "test"
@@ -193,6 +193,18 @@ class ScoreBook:
                     )
             self._rows[key] = rows
         return rows
+
+    @property
+    def index(self) -> NotesIndex | None:
+        """The notes index the book reads through (None: a book of given records)."""
+        return self._source.index if self._source else None
+
+    def instance_means(self, key: Key) -> dict[str, float]:
+        """instance -> its mean over repeats, for every instance this key has a score on."""
+        return {
+            instance: mean
+            for instance, (mean, _cluster) in instance_means(self._in_repeat_order(key)).items()
+        }
 
     def complete_means(
         self, key: Key, instances: tuple[str, ...], split_hash: str

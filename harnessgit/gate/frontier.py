@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from harnessgit import layout
 from harnessgit.config import Config, require_evaluator
@@ -20,11 +20,17 @@ from harnessgit.evaluation.context import EvalContext, Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.records import ProposalRecord
-from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier
+from harnessgit.stats.frontier import Frontier, frontier_of
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Matrix = NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -70,69 +76,136 @@ def frontier_view(
     """``book``, ``proposals`` (commit -> its proposal record), ``contexts`` (commit
     -> its cache key), ``tips`` (`candidate_tips`) and ``manifest`` may be passed in by
     a caller that keeps them, such as evolve, which rebuilds the frontier on every new
-    candidate."""
+    candidate. Without the first three, what the frontier reads of the history comes
+    from its derived cache (`harnessgit.gate.pool_cache`): the same, without reading
+    20,000 notes and commits each time."""
     config = require_evaluator(config, "`harnessgit frontier`")
-    branch = base or config.harness.base
     manifest = manifest or load_manifest(store.root, config.splits.manifest)
+    source: Source
+    if book is None and proposals is None and contexts is None:
+        from harnessgit.gate.pool_cache import Pool
+
+        source = Pool(store, config)
+    else:
+        source = Records(
+            store,
+            config,
+            book if book is not None else ScoreBook.load(store),
+            proposals if proposals is not None else proposals_by_commit(store),
+            contexts if contexts is not None else {},
+        )
+    try:
+        return _view(store, source, base or config.harness.base, manifest, tips)
+    finally:
+        source.save()
+
+
+def _view(
+    store: Store, source: Source, branch: str, manifest: Manifest, tips: dict[str, tuple[State, str]] | None
+) -> FrontierView:
     ids = tuple(manifest.ids(SELECTION))
-    split_hash = manifest.split_hash(SELECTION)
-    book = book if book is not None else ScoreBook.load(store)
-    contexts = contexts if contexts is not None else {}
-
-    def key_of(commit: str) -> Key:
-        if commit not in contexts:
-            contexts[commit] = eval_context(store, config, commit)
-        return contexts[commit].key
-
     tip = base_tip(store, branch)
-    reference = key_of(tip)
-    base_scores = book.complete_means(reference, ids, split_hash)
-    if base_scores is None:
+    reference = source.key(tip)
+    all_tips = tips if tips is not None else candidate_tips(store)
+    history = _history(source, all_tips, branch, tip)
+    keys = [source.key(sha) for _created, _name, sha, _state in history]
+    matrix, complete = source.matrix([reference, *keys], ids, manifest.split_hash(SELECTION))
+    if not complete[0]:
         raise HarnessgitError(
             f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
         )
-    proposals = proposals if proposals is not None else proposals_by_commit(store)
-    all_tips = tips if tips is not None else candidate_tips(store)
     names = {sha: cid for cid, (_state, sha) in all_tips.items()}
     members = {branch: Member(branch, tip, None, "base")}
-    # model_construct: scores on record were validated when read, and only complete
-    # rows of the comparable key get here (the pool rules of harnessgit.stats.frontier).
-    pool: list[PoolCandidate] = []
+    pool_ids: list[str] = []
+    parents: list[str | None] = []
+    rows: list[int] = []  # the pool's rows of ``matrix``
     waiting, incomparable = [], []
     seats: dict[str, int] = {}  # harness tree id -> its place in the pool
-    history = _history(store, proposals, all_tips, branch, tip)
-    book.prefetch(key_of(sha).harness for _created, _name, sha, _state in history)  # one read
-    for _created, name, sha, state in history:
-        key = key_of(sha)
+    for row, ((_created, name, sha, state), key) in enumerate(zip(history, keys, strict=True), start=1):
         if key.fingerprint != reference.fingerprint or key.model != reference.model:
             if state == "live":
                 incomparable.append(name)
             continue
-        scores = book.complete_means(key, ids, split_hash)
-        if scores is None:
+        if not complete[row]:
             if state == "live":
                 waiting.append(name)
             continue
         if key.harness in seats:  # the same harness text: one program (the base tip's name wins)
             if sha == tip:
-                pool[seats[key.harness]] = PoolCandidate(id=branch, parent=None, scores=list(scores))
+                pool_ids[seats[key.harness]], parents[seats[key.harness]] = branch, None
             continue
-        seats[key.harness] = len(pool)
-        if sha == tip:
-            pool.append(PoolCandidate(id=branch, parent=None, scores=list(scores)))
-            continue
-        parent = _parent_name(store, proposals, names, sha, branch, tip)
-        members[name] = Member(name, sha, parent, state)
-        pool.append(PoolCandidate(id=name, parent=parent, scores=list(scores)))
-    frontier = compute_frontier(ScorePool(instances=list(ids), candidates=pool))
-    on_pool = {candidate.id for candidate in pool}
+        seats[key.harness] = len(pool_ids)
+        parent = None if sha == tip else _parent_name(source, names, sha, branch, tip)
+        if sha != tip:
+            members[name] = Member(name, sha, parent, state)
+        pool_ids.append(branch if sha == tip else name)
+        parents.append(parent)
+        rows.append(row)
+    frontier = frontier_of(pool_ids, parents, list(ids), matrix[rows])
+    on_pool = set(pool_ids)
     members = {name: member for name, member in members.items() if name in on_pool}
     return FrontierView(branch, frontier, waiting, incomparable, members=members)
 
 
+class Source(Protocol):
+    """What the frontier reads of the history: from the records (`Records`) or from the
+    derived cache (`harnessgit.gate.pool_cache.Pool`), with the same answers."""
+
+    def key(self, sha: str) -> Key: ...
+    def created(self, sha: str) -> datetime: ...
+    def parent(self, sha: str) -> str | None: ...
+    def proposed_on(self) -> set[str]: ...
+    def matrix(self, keys: list[Key], ids: tuple[str, ...], split_hash: str) -> tuple[Matrix, list[bool]]: ...
+    def save(self) -> None: ...
+
+
+class Records:
+    """The frontier's reads from the records themselves (evolve keeps these between
+    iterations)."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        book: ScoreBook,
+        proposals: dict[str, ProposalRecord],
+        contexts: dict[str, EvalContext],
+    ) -> None:
+        self.store, self.config, self.book = store, config, book
+        self.proposals, self.contexts = proposals, contexts
+
+    def key(self, sha: str) -> Key:
+        if sha not in self.contexts:
+            self.contexts[sha] = eval_context(self.store, self.config, sha)
+        return self.contexts[sha].key
+
+    def created(self, sha: str) -> datetime:
+        proposal = self.proposals.get(sha)
+        return proposal.ts if proposal else self.store.commit_info(sha).author_time
+
+    def parent(self, sha: str) -> str | None:
+        proposal = self.proposals.get(sha)
+        parents = self.store.commit_info(sha).parents
+        return proposal.parent if proposal else (parents[0] if parents else None)
+
+    def proposed_on(self) -> set[str]:
+        return {record.parent for record in self.proposals.values()}
+
+    def matrix(self, keys: list[Key], ids: tuple[str, ...], split_hash: str) -> tuple[Matrix, list[bool]]:
+        import numpy as np
+
+        self.book.prefetch(key.harness for key in keys)  # one read
+        found = [self.book.complete_means(key, ids, split_hash) for key in keys]
+        rows = [means if means is not None else (0.0,) * len(ids) for means in found]
+        matrix = np.array(rows, dtype=np.float64).reshape(len(keys), len(ids))
+        return matrix, [means is not None for means in found]
+
+    def save(self) -> None:
+        return
+
+
 def _history(
-    store: Store,
-    proposals: dict[str, ProposalRecord],
+    source: Source,
     tips: dict[str, tuple[State, str]],
     branch: str,
     tip: str,
@@ -142,17 +215,12 @@ def _history(
     as dominated still counts, as in GEPA, whose pool only grows), each commit a
     candidate was proposed on (a base tip of its time, GEPA's seed), and the base tip.
     As (created, name, commit, live | archived | base)."""
-
-    def created(sha: str) -> datetime:
-        proposal = proposals.get(sha)
-        return proposal.ts if proposal else store.commit_info(sha).author_time
-
     entries: list[tuple[datetime, str, str, str]] = [
-        (created(sha), cid, sha, state) for cid, (state, sha) in tips.items()
+        (source.created(sha), cid, sha, state) for cid, (state, sha) in tips.items()
     ]
     candidates = {sha for _cid, (_state, sha) in tips.items()}
-    bases = {record.parent for record in proposals.values() if record.parent not in candidates} | {tip}
-    entries += [(created(sha), branch if sha == tip else sha[:12], sha, "base") for sha in bases]
+    bases = {parent for parent in source.proposed_on() if parent not in candidates} | {tip}
+    entries += [(source.created(sha), branch if sha == tip else sha[:12], sha, "base") for sha in bases]
     return sorted(entries, key=lambda entry: entry[0])
 
 
@@ -171,12 +239,8 @@ def update_frontier(store: Store, config: Config, view: FrontierView) -> Frontie
     return replace(view, retired=retired)
 
 
-def _parent_name(
-    store: Store, proposals: dict[str, ProposalRecord], names: dict[str, str], sha: str, branch: str, tip: str
-) -> str | None:
-    proposal = proposals.get(sha)
-    parents = store.commit_info(sha).parents
-    parent = proposal.parent if proposal else (parents[0] if parents else None)
+def _parent_name(source: Source, names: dict[str, str], sha: str, branch: str, tip: str) -> str | None:
+    parent = source.parent(sha)
     if parent is None:
         return None
     if parent in names:
@@ -190,4 +254,16 @@ def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record
+    return found
+
+
+def proposal_in(note: bytes) -> tuple[datetime, str] | None:
+    """(time, parent) of the last proposal record in one evidence note, as
+    `proposals_by_commit` reads it."""
+    from harnessgit.records import Skipped, parse_note
+
+    found = None
+    for record in parse_note(note, "", Skipped()):
+        if isinstance(record, ProposalRecord):
+            found = (record.ts, record.parent)
     return found

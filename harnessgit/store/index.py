@@ -353,19 +353,51 @@ def _pairs(fields: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
         yield meta, next(it)
 
 
-def _save(store: Store, index: NotesIndex) -> None:
-    """Atomically, by rename; an index that cannot be saved (a read-only repository)
-    is only slower next time, never wrong."""
-    path = index_path(store, index.ref)
+def changed_notes(store: Store, old: str | None, new: str) -> list[tuple[str, str | None, str | None]] | None:
+    """(annotated object, old note blob, new note blob) for every note that differs
+    between two notes trees (``old`` None: every note of ``new``); None when the old
+    tree is gone. What a derived cache brings itself up to date from."""
+    if old is None:
+        listed = store.git.out(["ls-tree", "-r", "--full-tree", new])
+        found: list[tuple[str, str | None, str | None]] = []
+        for line in listed.splitlines():
+            head, _, where = line.partition("\t")
+            _mode, kind, blob = head.split(" ")
+            if kind == "blob":
+                found.append((where.replace("/", ""), None, blob))
+        return found
+    result = store.git.run(["diff-tree", "-r", "--no-renames", "-z", old, new], check=False)
+    if result.returncode != 0:
+        return None
+    by_target: dict[str, list[str | None]] = {}
+    for meta, name in _pairs(result.stdout.split(b"\0")):
+        _old_mode, _new_mode, old_blob, new_blob, status = meta.decode().split(" ")
+        target = name.decode().replace("/", "")
+        entry = by_target.setdefault(target, [None, None])
+        if status != "A":
+            entry[0] = entry[0] or old_blob
+        if status != "D":
+            entry[1] = new_blob  # a fanout change deletes and re-adds one target
+    return [(target, old, new) for target, (old, new) in by_target.items()]
+
+
+def save_derived(store: Store, name: str, data: bytes) -> None:
+    """Write a derived file beside the indexes, atomically, by rename; one that cannot be
+    saved (a read-only repository) is only slower next time, never wrong."""
+    path = index_path(store, name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
         with os.fdopen(fd, "wb") as out:
-            out.write(index.dump())
+            out.write(data)
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from the other users of a shared clone
         os.replace(tmp, path)
     except OSError:
         return
+
+
+def _save(store: Store, index: NotesIndex) -> None:
+    save_derived(store, index.ref, index.dump())
 
 
 def notes_under(
