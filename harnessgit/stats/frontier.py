@@ -211,14 +211,13 @@ class _Fronts:
             self._orders[column] = {i: place for place, i in enumerate(front)}
         return self._orders[column]
 
-    def latest(self, candidates: list[int], means: NDArray[np.float64]) -> int:
+    def latest(self, candidates: NDArray[np.intp], means: NDArray[np.float64]) -> int:
         """The candidate that comes last in gepa's removal order (ascending mean, ties in
         order of first appearance in the fronts)."""
-        top = max(means[i] for i in candidates)
-        tied = [i for i in candidates if means[i] == top]
-        if len(tied) > 1:
-            seen = max(self.first[i] for i in tied)
-            tied = [i for i in tied if self.first[i] == seen]
+        theirs = means[candidates]
+        top = candidates[theirs == theirs.max()]
+        seen = self.first[top]
+        tied: list[int] = top[seen == seen.max()].tolist()
         if len(tied) > 1:
             order = self.order(int(self.first[tied[0]]))
             tied = [max(tied, key=order.__getitem__)]
@@ -236,7 +235,7 @@ class _Fronts:
 
         last_of: dict[int, list[int]] = {}
         for column in range(len(self.on)):
-            last = self.latest(self.members(column).tolist(), means)
+            last = self.latest(self.members(column), means)
             last_of.setdefault(last, []).append(column)
         kept: list[int] = []
         for i in self._in_order(list(last_of), means):
