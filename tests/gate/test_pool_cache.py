@@ -1,0 +1,78 @@
+"""The frontier's derived cache (harnessgit/gate/pool_cache.py): never the source of
+truth. The frontier read through it equals the frontier read from every record, warm,
+cold, after new evaluations and archive moves, and from a damaged file."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
+from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.gate.frontier import frontier_view, proposals_by_commit, update_frontier
+from harnessgit.gate.pool_cache import NAME
+from harnessgit.render import to_json
+from harnessgit.store import Store
+from harnessgit.store.index import index_path
+from tests.gating_fixtures import skill
+
+
+def from_records(store: Store, config: object) -> str:
+    """The frontier without the cache: every record read, nothing derived."""
+    view = frontier_view(
+        store,
+        config,  # type: ignore[arg-type]
+        book=ScoreBook.load_all(store),
+        proposals=proposals_by_commit(store),
+        contexts={},
+    )
+    return to_json(view)
+
+
+@pytest.mark.slow
+def test_cache_equals_the_records_over_a_random_history(gate_repo: Path) -> None:
+    rng = random.Random(5)
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        evaluate(store, config, "main")
+        cache = index_path(store, NAME)
+        for step in range(6):
+            for _ in range(rng.randint(1, 3)):
+                level = rng.randint(1, 39)
+                made = propose(store, config, {"SKILL.md": skill(level, f"v{step}-{rng.random()}")})
+                if rng.random() < 0.8:
+                    evaluate(store, config, made.candidate)
+            warm = to_json(frontier_view(store, config))  # refreshed from the last step's file
+            assert cache.exists()
+            assert warm == from_records(store, config)
+            if step % 2:
+                update_frontier(store, config, frontier_view(store, config))  # archive moves
+                assert to_json(frontier_view(store, config)) == from_records(store, config)
+            if step == 3:
+                cache.unlink()  # cold: rebuilt, same answer
+                assert to_json(frontier_view(store, config)) == from_records(store, config)
+
+
+def test_a_damaged_or_foreign_cache_is_rebuilt_not_trusted(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        evaluate(store, config, "main")
+        for level in (30, 20, 10):
+            evaluate(store, config, propose(store, config, {"SKILL.md": skill(level, f"v{level}")}).candidate)
+        expected = from_records(store, config)
+        assert to_json(frontier_view(store, config)) == expected
+        cache = index_path(store, NAME)
+        data = cache.read_bytes()
+        for damaged in (
+            data[: len(data) // 2],
+            data[:-8] + b"\0" * 8,
+            b"nonsense\n",
+            data.replace(b'"format": 1', b'"format": 9'),
+        ):
+            cache.write_bytes(damaged)
+            assert to_json(frontier_view(store, config)) == expected
+            assert cache.read_bytes() == data  # rewritten from the records
