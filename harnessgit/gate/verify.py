@@ -4,8 +4,9 @@ Re-checks, from the record alone: every first-parent commit after the one that
 added harnessgit.toml is a gated merge or a recorded override; each gate record
 compared what was merged (its base is the merge's first parent, its tree the
 merged tree); the scores were made with the recorded evaluator fingerprint; each
-recorded decision recomputes from the stored scores; and every test-split peek is
-listed. CI runs it on pull requests: any finding exits 1.
+recorded decision recomputes from the stored scores, and so do its loss tests on
+other models (`harnessgit.gate.verify_models`); and every test-split peek is listed.
+CI runs it on pull requests: any finding exits 1.
 
 A shared attempt (two comparisons on one selection set that took the same k, gated
 on two clones that had not synced their gate notes) is not a finding: each merge was
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 
 from harnessgit import layout
 from harnessgit.candidates.log import landing
@@ -31,6 +33,7 @@ from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records
+from harnessgit.gate.verify_models import model_problems
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
 from harnessgit.stats.decision import alpha_for_attempt, decide
@@ -110,6 +113,12 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
             gate = landed.gates[-1]
             merged.setdefault(gate.split_hash, []).append(sha)
             problems = _check_gate(store, book, sha, gate, all_gates)
+            # The per-model tests read exactly the eval records the gate named, as the
+            # main decision does (`gate.used`).
+            # A list that cannot be read is one problem already, said by `_check_gate`.
+            used = used_records(store, book, gate)
+            if used is None or not used.problem:
+                problems += model_problems(store, gate, partial(_rows, book, until=gate.ts, used=used))
             findings += [Finding(sha, problem) for problem in problems]
         else:
             change = classify(store, sha)
