@@ -174,6 +174,7 @@ class ExportRecord(Record):
     commits: list[str]  # the harness commits whose trajectories were exported
     digest: str  # sha256 of the exported text, to match a file to its record
     forced: bool = True
+    author: str = ""  # who exported (git's user.name <user.email>); "" in older records
 
 
 class ModelRecord(Record):

@@ -1,5 +1,6 @@
 """`harnessgit log`: the accepted edits on the base branch (each merge with the
-proposals it landed), and every look at the test split."""
+proposals it landed), every look at the test split, and every forced export of a
+guarded split as training data (`harnessgit export failures --force`)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,20 @@ class TestPeek:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Export:
+    """A forced export of the selection or test split as training data: from then on,
+    that split's instances may be in a model's or proposer's training data."""
+
+    commit: str  # the base tip when it was made
+    ts: datetime
+    split: str
+    model: str | None  # the --model filter; None: every model
+    conversations: int
+    pairs: bool
+    author: str  # "" in records written before exports named who made them
+
+
+@dataclass(frozen=True, kw_only=True)
 class LogResult:
     base: str
     entries: list[LogEntry]
@@ -96,6 +111,7 @@ class LogResult:
     # Registered model checkpoints, oldest first (`harnessgit model add`): a score change
     # across model labels is a weights change, not a harness edit.
     models: list[ModelRecord] = field(default_factory=list)
+    exports: list[Export] = field(default_factory=list)  # oldest first
 
 
 @dataclass(frozen=True)
@@ -125,13 +141,14 @@ def accepted_log(
         for sha in store.first_parent_chain(base_tip(store, branch), limit=limit)
     ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
-    peeks = [view_of(TestPeek, peek) for peek in ScoreBook.load(store).peeks]
+    book = ScoreBook.load(store)
     return LogResult(
         base=branch,
         entries=entries,
-        test_peeks=peeks,
+        test_peeks=[view_of(TestPeek, peek) for peek in book.peeks],
         selection_sets=selection_spend(all_gates),
         models=list(registered(store).values()),
+        exports=[view_of(Export, export) for export in book.exports],
     )
 
 

@@ -156,12 +156,33 @@ def log_text(result: LogResult) -> str:
         text += "\n\ntest-split peeks (never used to decide):\n" + table(
             peeks, ["when", "commit", "harness", "model", "n", "mean", ""]
         )
+    if result.exports:
+        text += "\n\n" + _exports_text(result)
     if result.models:
         models = [[_when(m.ts), m.name, m.parent or EMPTY, m.note[:60]] for m in result.models]
         text += "\n\nmodel checkpoints (harnessgit model add):\n" + table(
             models, ["when", "model", "parent", "note"]
         )
     return text
+
+
+def _exports_text(result: LogResult) -> str:
+    """One line per forced export of a guarded split, where the base branch was then."""
+    rows = [
+        [
+            _when(e.ts),
+            short(e.commit, 10),
+            e.split,
+            e.model or "every model",
+            e.conversations,
+            "pairs" if e.pairs else "",
+            e.author or EMPTY,
+        ]
+        for e in result.exports
+    ]
+    return "exports of guarded splits as training data (harnessgit export failures --force):\n" + table(
+        rows, ["when", "base at", "split", "model", "conversations", "", "by"]
+    )
 
 
 SHOWN_FILES = 12  # per commit in text; --json lists every file and finding

@@ -231,6 +231,7 @@ def _record(
         pairs=pairs,
         commits=commits,
         digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        author=store.identity(),
     )
     txn = Transaction(f"export {split}")
     txn.append(layout.NOTES_EVALS, tip, [record])

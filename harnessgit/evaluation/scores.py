@@ -18,7 +18,7 @@ from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.splits import load_manifest
-from harnessgit.records import EvalRecord, Record, TestPeekRecord, live
+from harnessgit.records import EvalRecord, ExportRecord, Record, TestPeekRecord, live
 from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
 from harnessgit.store.index import PEEK, NotesIndex, notes_under, read_index
@@ -82,6 +82,7 @@ class ScoreBook:
         self,
         records: Iterable[EvalRecord] = (),
         peeks: Iterable[TestPeekRecord] = (),
+        exports: Iterable[ExportRecord] = (),
         *,
         source: EvalNotes | None = None,
     ) -> None:
@@ -93,6 +94,7 @@ class ScoreBook:
         self._loaded: set[str] = set()  # harness tree ids whose records are all in
         self._everything = False
         self._peeks: list[TestPeekRecord] | None = None if source else sorted(peeks, key=lambda p: p.ts)
+        self._exports: list[ExportRecord] | None = None if source else sorted(exports, key=lambda e: e.ts)
         for record in records:
             self._insert(record)
 
@@ -109,13 +111,16 @@ class ScoreBook:
         """Every record read at once, without the index (what `load` must equal)."""
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []
+        exports: list[ExportRecord] = []
         for records in store.notes(layout.NOTES_EVALS).values():
             for record in live(records):
                 if isinstance(record, EvalRecord):
                     evals.append(record)
                 elif isinstance(record, TestPeekRecord):
                     peeks.append(record)
-        return cls(evals, peeks)
+                elif isinstance(record, ExportRecord):
+                    exports.append(record)
+        return cls(evals, peeks, exports)
 
     @property
     def records(self) -> dict[str, EvalRecord]:
@@ -126,10 +131,20 @@ class ScoreBook:
     @property
     def peeks(self) -> list[TestPeekRecord]:
         """Every test peek, oldest first."""
-        if self._peeks is None:
-            found = self._source.records([PEEK]) if self._source else []
+        return self._looks()[0]
+
+    @property
+    def exports(self) -> list[ExportRecord]:
+        """Every forced export of a guarded split as training data, oldest first."""
+        return self._looks()[1]
+
+    def _looks(self) -> tuple[list[TestPeekRecord], list[ExportRecord]]:
+        """Test peeks and exports: both indexed under `peek`, read in one pass."""
+        if self._peeks is None or self._exports is None:
+            found = list(self._source.records([PEEK])) if self._source else []
             self._peeks = sorted((r for r in found if isinstance(r, TestPeekRecord)), key=lambda p: p.ts)
-        return self._peeks
+            self._exports = sorted((r for r in found if isinstance(r, ExportRecord)), key=lambda e: e.ts)
+        return self._peeks, self._exports
 
     def add(self, record: EvalRecord) -> None:
         self._want(record.harness)

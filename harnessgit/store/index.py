@@ -18,7 +18,8 @@ each leave an index that is true for the commit it names. A lookup reads the not
 blobs the index names for its commit, so every lookup of one index is one snapshot.
 
 What an evaluation note is indexed under: every ``harness`` string of every line that
-parses as a JSON object, and ``peek`` when a line's ``kind`` is ``test-peek``. A line
+parses as a JSON object, and ``peek`` when a line's ``kind`` is ``test-peek`` or
+``export`` (a forced export of a guarded split: a look of its own, listed with the peeks). A line
 that is not JSON, or a harness that is not hex, marks its note ``*``, read for every
 lookup, so nothing the record reader might accept is ever left out. Readers filter
 what they read by key, so a note listed under a harness it does not hold costs time,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from harnessgit.records import Record
     from harnessgit.store.repo import Store
 
-FORMAT = 2  # 1: one line per note (never released)
+FORMAT = 3  # 1: one line per note (never released); 2: exports not under `peek`
 PEEK = "peek"
 SEARCHES = 16  # more tags than this at once: parse the whole index instead of one search each
 ANY = "*"  # a note with a line that is not JSON, or an odd harness string: read for every lookup
@@ -234,7 +235,7 @@ def eval_tags(text: bytes) -> frozenset[str]:
             harness = data.get("harness")
             if isinstance(harness, str):
                 tags.add(harness if HARNESS.fullmatch(harness) else ANY)
-            if data.get("kind") == "test-peek":
+            if data.get("kind") in ("test-peek", "export"):
                 tags.add(PEEK)
     return frozenset(tags)
 

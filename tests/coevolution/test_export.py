@@ -116,3 +116,22 @@ def test_a_forced_test_split_export_is_a_test_peek(models_repo: Path) -> None:
         ("beta", 10, 0.5, True),
     ]
     assert "forced" in run(models_repo, "log").stdout  # listed with `harnessgit test`'s peeks
+
+
+def test_log_lists_each_forced_export_with_its_split_model_count_and_author(models_repo: Path) -> None:
+    assert run(models_repo, "eval", "main", "--split", "selection").exit_code == 0
+    assert "exports of guarded splits" not in run(models_repo, "log").stdout
+    options = ("export", "failures", "--split", "selection", "--force", "-o", str(models_repo.parent / "x"))
+    assert run(models_repo, *options, "--model", "beta").exit_code == 0
+    assert run(models_repo, "export", "failures", "--split", "train").exit_code == 0  # not guarded: no record
+    text = run(models_repo, "log").stdout
+    tip = git(models_repo, "rev-parse", "main").strip()
+    section = text.split("exports of guarded splits as training data")[1]
+    (line,) = [row for row in section.splitlines() if tip[:10] in row]
+    assert line.split()[1:] == [tip[:10], "selection", "beta", "20", "Test", "Author", "<test@example.com>"]
+    logged = json.loads(run(models_repo, "log", "--json").stdout)["exports"]
+    assert [(e["split"], e["model"], e["conversations"], e["commit"]) for e in logged] == [
+        ("selection", "beta", 20, tip)
+    ]
+    with Store.discover(models_repo) as store:  # the index finds what reading every note finds
+        assert ScoreBook.load(store).exports == ScoreBook.load_all(store).exports

@@ -22,7 +22,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, Record, RetireRecord, TestPeekRecord
 from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import check_index, index_path, parse_index, read_index, retirements
+from harnessgit.store.index import FORMAT, check_index, index_path, parse_index, read_index, retirements
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -128,7 +128,7 @@ def test_reading_one_harness_reads_only_its_notes(store: Store, caplog: pytest.L
         lambda data: data[:-2] + bytes([data[-2] ^ 1]) + data[-1:],  # edited body
         lambda data: b"",  # emptied
         lambda data: data.split(b"\n", 1)[1],  # no header
-        lambda data: data.replace(b'"format": 2', b'"format": 9'),  # another format
+        lambda data: data.replace(f'"format": {FORMAT}'.encode(), b'"format": 9'),  # another format
     ],
     ids=["truncated", "edited", "empty", "headless", "format"],
 )
