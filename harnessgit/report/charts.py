@@ -6,9 +6,11 @@ from harnessgit.render import short
 from harnessgit.report.lengths import FileLength, LengthSteps
 from harnessgit.report.scores import ClassShares, ScorePoint
 from harnessgit.report.svg import Frame, colour, esc, legend, nice_ticks, num
+from harnessgit.review.scores import FailureShift
 from harnessgit.stats.frontier import FrontierRow
 
 POINT_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
+SELECTION = "selection"
 SCORE_COLOURS = {"merge": "#0072B2", "ungated": "#D55E00", "peek": "#009E73"}
 
 
@@ -170,28 +172,46 @@ def frontier_chart(rows: list[FrontierRow]) -> str:
 def class_bars(shares: list[ClassShares]) -> str:
     """Per commit, its selection failures split by class: one 100% bar each."""
     names = sorted({name for s in shares for name in s.classes})
+    rows = [(f"{short(s.commit, 7)} {s.subject}", s.failures, s.classes) for s in shares]
+    return _stacked_bars(rows, names, "failure classes per accepted edit")
+
+
+def shift_bars(shifts: list[FailureShift]) -> str:
+    """Per model (and split) of one merge, its failures split by class before and after:
+    two 100% bars each, the classes in one order so that a share's change lines up."""
+    names = sorted({c.failure_class for s in shifts for c in s.classes})
+    rows: list[tuple[str, int, dict[str, int]]] = []
+    for shift in shifts:
+        who = shift.model if shift.split == SELECTION else f"{shift.model}, {shift.split}"
+        for side, failures, counts in (
+            ("before", shift.base_failures, {c.failure_class: c.base_count for c in shift.classes}),
+            ("after", shift.head_failures, {c.failure_class: c.head_count for c in shift.classes}),
+        ):
+            rows.append((f"{who}: {side}", failures, {n: counts[n] for n in names if counts.get(n)}))
+    return _stacked_bars(rows, names, "failure classes per model before and after the merge")
+
+
+def _stacked_bars(rows: list[tuple[str, int, dict[str, int]]], names: list[str], label: str) -> str:
+    """One 100% bar per (label, failures, class -> count) row, then the legend."""
     fills = {name: colour(i) for i, name in enumerate(names)}
     width, left, row_height = 760.0, 250.0, 26.0
-    height = row_height * len(shares) + 8
-    parts = [Frame(width, height, 1).open("failure classes per accepted edit", "chart classes")]
-    for row, share in enumerate(shares):
+    height = row_height * len(rows) + 8
+    parts = [Frame(width, height, 1).open(label, "chart classes")]
+    for row, (text, failures, classes) in enumerate(rows):
         y = 4 + row * row_height
-        label = f"{short(share.commit, 7)} {share.subject}"
-        label = label if len(label) <= 36 else label[:35] + "…"
+        text = text if len(text) <= 36 else text[:35] + "…"
         parts.append(
-            f'<text class="tick" x="{num(left - 8)}" y="{num(y + 13)}" text-anchor="end">{esc(label)}</text>'
+            f'<text class="tick" x="{num(left - 8)}" y="{num(y + 13)}" text-anchor="end">{esc(text)}</text>'
         )
         x = left
-        for name, count in share.classes.items():
-            w = (width - left - 110) * count / share.failures if share.failures else 0
-            title = f"{name}: {count} of {share.failures} failures ({100 * count / share.failures:.0f}%)"
+        for name, count in classes.items():
+            w = (width - left - 110) * count / failures if failures else 0
+            title = f"{name}: {count} of {failures} failures ({100 * count / failures:.0f}%)"
             parts.append(
                 f'<rect class="class-bar" fill="{fills[name]}" x="{num(x)}" y="{num(y)}" width="{num(w)}" '
                 f'height="18"><title>{esc(title)}</title></rect>'
             )
             x += w
-        parts.append(
-            f'<text class="tick" x="{num(x + 6)}" y="{num(y + 13)}">{share.failures} failures</text>'
-        )
+        parts.append(f'<text class="tick" x="{num(x + 6)}" y="{num(y + 13)}">{failures} failures</text>')
     parts.append("</svg>")
     return "".join(parts) + legend([("class-swatch", fills[name], name) for name in names])

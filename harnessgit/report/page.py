@@ -12,11 +12,18 @@ import hashlib
 
 from harnessgit import __version__
 from harnessgit.render import short
-from harnessgit.report.charts import class_bars, frontier_chart, length_chart, length_legend, score_chart
+from harnessgit.report.charts import (
+    class_bars,
+    frontier_chart,
+    length_chart,
+    length_legend,
+    score_chart,
+    shift_bars,
+)
 from harnessgit.report.report import MergeFlips, Report
 from harnessgit.report.svg import esc
 from harnessgit.report.treeview import node_details, tree_chart
-from harnessgit.review.scores import Flip, Flips
+from harnessgit.review.scores import FailureShift, Flip, Flips
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#222}
@@ -50,10 +57,9 @@ for(const n of document.querySelectorAll('.node')){
 }
 const first = [...document.querySelectorAll('.node.outcome-merged')].pop() || document.querySelector('.node');
 if(first) show(first.dataset.node);
-const pick = document.getElementById('flip-merge');
-if(pick){
+for(const pick of document.querySelectorAll('select.merge-pick')){
   const choose = () => {
-    for(const s of document.querySelectorAll('.flips')) s.hidden = s.id !== pick.value;
+    for(const s of document.querySelectorAll('.' + pick.dataset.panels)) s.hidden = s.id !== pick.value;
   };
   pick.addEventListener('change', choose); choose();
 }
@@ -80,6 +86,7 @@ def render_page(report: Report) -> str:
         _section("tree", "The candidate tree", _tree(report)),
         _section("frontier", "The frontier", _frontier(report)),
         _section("flips", "Flips of a merge", _flips(report.merges)),
+        _section("shifts", "Failure classes per model, before and after a merge", _shifts(report.merges)),
         _section("classes", "Failure classes over accepted edits", _classes(report)),
     ]
     return (
@@ -147,17 +154,23 @@ def _frontier(report: Report) -> str:
 def _flips(merges: list[MergeFlips]) -> str:
     if not merges:
         return '<p class="note">No gated merge in the range.</p>'
-    options = "".join(
-        f'<option value="flips-{i}">{esc(short(m.commit))} {esc(m.subject)}</option>'
-        for i, m in enumerate(merges)
-    )
     panels = "".join(
         f'<div class="flips" id="flips-{i}">'
         + ("".join(_flip_lists(f) for f in m.flips) or "<p>No instance flipped.</p>")
         + "</div>"
         for i, m in enumerate(merges)
     )
-    return f'<label>Merge: <select id="flip-merge">{options}</select></label>{panels}'
+    return _merge_pick("flip-merge", "flips", merges) + panels
+
+
+def _merge_pick(pick: str, panels: str, merges: list[MergeFlips]) -> str:
+    """A menu of the merges; the page's script shows the panel (``{panels}-{i}``) picked."""
+    options = "".join(
+        f'<option value="{panels}-{i}">{esc(short(m.commit))} {esc(m.subject)}</option>'
+        for i, m in enumerate(merges)
+    )
+    menu = f'<select id="{pick}" class="merge-pick" data-panels="{panels}">{options}</select>'
+    return f"<label>Merge: {menu}</label>"
 
 
 def _flip_lists(flips: Flips) -> str:
@@ -192,3 +205,45 @@ def _classes(report: Report) -> str:
         '<p class="note">The selection failures (instances scoring below 1) of the first commit and of '
         "each gated merge, by the evaluator's failure class.</p>" + class_bars(report.classes)
     )
+
+
+def _shifts(merges: list[MergeFlips]) -> str:
+    if not any(m.shifts for m in merges):
+        return (
+            '<p class="note">No gated merge in the range with failure classes on both sides '
+            "(the evaluator reports them as failure_class).</p>"
+        )
+    panels = "".join(
+        f'<div class="shifts" id="shifts-{i}">'
+        + (
+            shift_bars(m.shifts) + _shift_table(m.shifts)
+            if m.shifts
+            else "<p>No failure classes on both sides of this merge.</p>"
+        )
+        + "</div>"
+        for i, m in enumerate(merges)
+    )
+    return (
+        '<p class="note">How the failures (instances scoring below 1) divide into the evaluator\'s classes '
+        "before a merge (its first parent) and after it, for every model scored on both sides under "
+        "today's evaluator: one edit can move one model's failures into a class and leave another's "
+        "alone.</p>" + _merge_pick("shift-merge", "shifts", merges) + panels
+    )
+
+
+def _shift_table(shifts: list[FailureShift]) -> str:
+    rows = "".join(
+        f"<tr><td>{esc(s.model)}</td><td>{esc(s.split)}</td><td>{esc(c.failure_class)}</td>"
+        f'<td class="num">{_share(c.base_count, c.base_share)}</td>'
+        f'<td class="num">{_share(c.head_count, c.head_share)}</td></tr>'
+        for s in shifts
+        for c in s.classes
+    )
+    return (
+        "<table><tr><th>model</th><th>split</th><th>failure class</th><th>before</th><th>after</th></tr>"
+        f"{rows}</table>"
+    )
+
+
+def _share(count: int, share: float | None) -> str:
+    return f"{count}" if share is None else f"{count} ({share * 100:.1f}%)"

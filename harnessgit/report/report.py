@@ -3,13 +3,15 @@
 Everything comes from the functions the other commands use: `accepted_log` (how each
 commit of the base branch landed), `ScoreBook` (selection scores), `harness_history`
 (`log --all-history`: file lengths), the records on candidates (the tree),
-`frontier_view` and `review` (the flips of a merge). Reads only; the command writes
+`frontier_view` and `review` (the flips of a merge, and its failure-class shift per
+model: `review.scores.failure_shift`, for every model the evaluator scored on both
+sides). Reads only; the command writes
 the one file it is asked for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harnessgit.candidates.history import harness_history
@@ -25,7 +27,7 @@ from harnessgit.report.lengths import LengthSteps, length_steps
 from harnessgit.report.scores import ClassShares, ScorePoint, class_shares, score_point
 from harnessgit.report.tree import SELECTION, TreeNode, candidate_tree
 from harnessgit.review.review import review
-from harnessgit.review.scores import Flips
+from harnessgit.review.scores import FailureShift, Flips
 from harnessgit.stats.frontier import FrontierRow
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
@@ -35,9 +37,14 @@ FLIP_MERGES = 10  # the newest gated merges whose flips the page carries (a revi
 
 @dataclass(frozen=True, kw_only=True)
 class MergeFlips:
+    """What `review` says of one gated merge against its first parent."""
+
     commit: str
     subject: str
     flips: list[Flips]  # per split and model, as `review` finds them
+    # Failure classes before and after, per split and model (issue 19: one edit can
+    # shift one model's failures into planning and leave another's alone).
+    shifts: list[FailureShift] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,14 +149,18 @@ def _frontier(
 
 
 def _flips(store: Store, config: Config, merges: list[LogEntry]) -> list[MergeFlips]:
-    return [
-        MergeFlips(
-            commit=entry.commit,
-            subject=entry.subject,
-            flips=review(store, config, base=f"{entry.commit}^", head=entry.commit).flips,
+    found = []
+    for entry in merges[:FLIP_MERGES]:
+        reviewed = review(store, config, base=f"{entry.commit}^", head=entry.commit)
+        found.append(
+            MergeFlips(
+                commit=entry.commit,
+                subject=entry.subject,
+                flips=reviewed.flips,
+                shifts=reviewed.failure_shift,
+            )
         )
-        for entry in merges[:FLIP_MERGES]
-    ]
+    return found
 
 
 def write_report(

@@ -55,6 +55,13 @@ def test_the_demo_report_renders_offline_in_chromium(demo_report: tuple[Path, Pa
     merges = [e for e in log["entries"] if e["kind"] == "merge" and e["gate"]["passed"]]  # type: ignore[index,union-attr]
     assert len(re.findall(r'<circle class="merge-point"', seen.dom)) == len(merges) > 0
     assert len(re.findall(r'<path class="peek-point"', seen.dom)) == len(log["test_peeks"])  # type: ignore[arg-type]
+    # The failure-class shift per model: one panel per merge the flips show, and the
+    # script (allowed by its hash) shows exactly one, the menu's first.
+    flips = re.findall(r'<div class="flips" id="flips-\d+"( hidden="")?>', seen.dom)
+    shifts = re.findall(r'<div class="shifts" id="(shifts-\d+)"( hidden="")?>', seen.dom)
+    assert len(shifts) == len(flips) > 0 and [panel for panel, hidden in shifts if not hidden] == ["shifts-0"]
+    shown = seen.dom.split('id="shifts-0">')[1].split("</div>")[0]
+    assert re.search(r'<rect class="class-bar"', shown) and ": before</text>" in shown
     assert network_urls(seen.urls, page) == [], "the report asked the network for something"
     assert "Content Security Policy" not in seen.console  # nothing on the page tried to load
     shot = tmp_path / "report.png"
