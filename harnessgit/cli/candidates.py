@@ -145,6 +145,9 @@ def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:
 def log(state: State, base: str | None, limit: int | None, all_history: bool, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first.
 
+    Then every look at the test split and every forced export of the selection or test
+    split as training data (`export failures --force`).
+
     With --all-history, audit every past change to the harness instead (docs/checks.md,
     "Audit a history you already have").
     """
