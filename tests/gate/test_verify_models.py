@@ -81,21 +81,24 @@ def test_verify_finds_a_model_the_base_lists_but_the_record_skipped(models_repo:
 
 
 def test_verify_finds_a_merge_that_passed_with_a_loss_on_a_model(models_repo: Path) -> None:
-    # Gated on alpha alone (no [gate] models yet), the STRICT PLAN edit lands although
-    # it costs beta 37.5 points; a record claiming beta was tested and did not lose is
-    # held to beta's scores.
-    landed = merged(models_repo, 20, "STRICT PLAN")
-    for rev in ("main^", "main"):
-        assert run(models_repo, "eval", rev, "--model", "beta").exit_code == 0
+    # The gate refuses the STRICT PLAN edit for its loss on beta; merged by hand with a
+    # copy of that gate record turned into a pass, every number in it recomputes, and
+    # the verdict does not follow from them.
     with Store.discover(models_repo) as store:
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
-        assert verify(store, load_config(models_repo)).ok and real.models is None
-    claim = ModelCheck(model="beta", n=40, difference=-0.375, p_value=0.5, level=real.alpha_k, loss=False)
-    # The scores were made after the gate decided: verify reads only what the gate saw,
-    # so the record is dated after them.
+        cand = propose(
+            store, load_config(models_repo), {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan"
+        )
+    assert run(models_repo, "gate", cand.candidate, "--model", "beta").exit_code == 1
+    git(models_repo, "merge", "-q", "--no-ff", "-m", "merged by hand", cand.commit)
+    landed = git(models_repo, "rev-parse", "HEAD").strip()
     with Store.discover(models_repo) as store:
-        problems = tampered(models_repo, landed, models=[claim], ts=store.clock())
-    assert any(
-        "model beta: the gate record passed with a significant loss of -37.5" in p for p in problems
-    ), problems
-    assert any("model beta: the loss test does not recompute" in p and "no loss;" in p for p in problems)
+        (refused,) = [r for r in store.notes_on(layout.NOTES_GATE, cand.commit) if isinstance(r, GateRecord)]
+        assert refused.models and refused.models[0].loss and not refused.passed
+        txn = Transaction("forge")
+        forged = refused.model_copy(update={"passed": True, "reasons": [], "merge": landed, "id": "f" * 32})
+        txn.append(layout.NOTES_GATE, landed, [forged])
+        store.commit(txn)
+        problems = [finding.problem for finding in verify(store, load_config(models_repo)).findings]
+    passed_with_loss = "model beta: the gate record passed with a significant loss of -37.5"
+    assert any(passed_with_loss in p for p in problems), problems
+    assert not any("does not recompute" in p for p in problems), problems
