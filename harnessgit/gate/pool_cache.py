@@ -174,7 +174,9 @@ def _unpack(means: Means) -> dict[tuple[str, str, str], dict[str, float]]:
 class Pool:
     """What the frontier reads of the history, from the cache brought up to date."""
 
-    def __init__(self, store: Store, config: Config) -> None:
+    def __init__(self, store: Store, config: Config, *, read: bool = True) -> None:
+        """The cache as a reader has it (the file brought up to date), or with
+        ``read=False`` built from the notes alone (`check_pool`, `rebuild_pool`)."""
         self.store, self.config = store, config
         self.book = ScoreBook.load(store)
         index = self.book.index
@@ -183,6 +185,8 @@ class Pool:
         path = index_path(store, NAME)
         digest = config_digest(config)
         try:
+            if not read:
+                raise CacheUnreadable("not read")
             self.cache, means = parse_cache(path.read_bytes(), digest)
         except (OSError, CacheUnreadable, ValueError, KeyError, TypeError):
             self.cache, means = PoolCache(digest, dirty=True), None
@@ -294,9 +298,47 @@ class Pool:
             return matrix.reshape(len(keys), len(ids)), complete
         return self.means.matrix(keys, ids)
 
+    def all_means(self) -> dict[tuple[str, str, str], dict[str, float]]:
+        return _unpack(self.means) if self.means is not None else self.cache.means
+
     def save(self) -> None:
         if not self.cache.dirty:
             return
         if self.means is not None:
             self.cache.means = _unpack(self.means)
         save_derived(self.store, NAME, self.cache.dump())
+
+
+def check_pool(store: Store, config: Config) -> str | None:
+    """For `doctor`: what is wrong with the pool cache, or None. A missing file is fine
+    (built on first use), and so is a stale one whose update from the notes equals a
+    rebuild (readers update it) or one of another configuration (its commit facts are
+    dropped on read); one that cannot be read, or that differs from a rebuild, is not:
+    an edit with its checksum redone is found only this way."""
+    path = index_path(store, NAME)
+    if not path.exists():
+        return None
+    try:
+        parse_cache(path.read_bytes(), config_digest(config))
+    except (OSError, CacheUnreadable, ValueError, KeyError, TypeError) as exc:
+        return f"the frontier's pool cache cannot be used: {exc}"
+    current, rebuilt = Pool(store, config), Pool(store, config, read=False)
+    if current.all_means() != rebuilt.all_means():
+        return "the frontier's pool cache does not match the evaluation notes (its means differ)"
+    if current.cache.proposals != rebuilt.cache.proposals:
+        return "the frontier's pool cache does not match the evidence notes (its proposals differ)"
+    wrong = [sha for sha, facts in current.cache.commits.items() if facts != rebuilt.commit(sha)]
+    if wrong:
+        return (
+            f"the frontier's pool cache holds wrong facts of {len(wrong)} commit(s), "
+            f"{wrong[0][:12]} first (its time, parent or cache key)"
+        )
+    return None
+
+
+def rebuild_pool(store: Store, config: Config) -> int:
+    """Rebuild the pool cache from the notes (commit facts are added as frontiers read
+    them); the number of keys with means."""
+    pool = Pool(store, config, read=False)
+    pool.save()
+    return len(pool.cache.means)

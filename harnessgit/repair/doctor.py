@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.gate import pool_cache
 from harnessgit.gate.checkout import describe, finish_checkout, finished_line, unfinished_checkout
 from harnessgit.processes import scratch as scratch_dirs
 from harnessgit.render import listing, plural, short
@@ -318,22 +320,40 @@ INDEXED = (layout.NOTES_EVALS, layout.NOTES_EVIDENCE)  # the notes refs with an 
 
 
 def find_bad_index(store: Store) -> list[Finding]:
-    """The notes indexes are derived (harnessgit/store/index.py): readers rebuild one they
-    cannot read, but one edited with its checksum redone is found only by comparing it
-    with a rebuild, which this does."""
+    """The notes indexes and the frontier's pool cache are derived
+    (harnessgit/store/index.py, gate/pool_cache.py): readers rebuild one they cannot
+    read, but one edited with its checksum redone is found only by comparing it with a
+    rebuild, which this does."""
     found = []
     for ref in INDEXED:
         problem = notes_index.check_index(store, ref)
         if problem is not None:
             path = shown(store, notes_index.index_path(store, ref))
             found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
+    config = _config(store)
+    problem = pool_cache.check_pool(store, config) if config is not None else None
+    if problem is not None:
+        path = shown(store, notes_index.index_path(store, pool_cache.NAME))
+        found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
     return found
 
 
 def rebuild_index(store: Store, finding: Finding) -> str:
+    config = _config(store)
+    if config is not None and finding.subject == shown(store, notes_index.index_path(store, pool_cache.NAME)):
+        return f"rebuilt it with the means of {plural(pool_cache.rebuild_pool(store, config), 'cache key')}"
     ref = next(ref for ref in INDEXED if shown(store, notes_index.index_path(store, ref)) == finding.subject)
     index = notes_index.rebuild_index(store, ref)
     return f"rebuilt it from {plural(len(index.entries), 'note')}"
+
+
+def _config(store: Store) -> Config | None:
+    """The configuration the frontier keys its pool cache by; None when it does not
+    load (the pool cache is then left unchecked: `frontier` would stop first)."""
+    try:
+        return load_config(Path(store.root))
+    except HarnessgitError:
+        return None
 
 
 # The checks, in order. Transactions first: rolling one forward removes its own locks
@@ -362,6 +382,9 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check("scratch", "temporary directories a killed harnessgit left", find_scratch_left, remove_scratch),
     Check(
-        "index", "an index of the evaluation notes that does not match them", find_bad_index, rebuild_index
+        "index",
+        "an index of the notes, or the frontier's pool cache, that does not match them",
+        find_bad_index,
+        rebuild_index,
     ),
 )

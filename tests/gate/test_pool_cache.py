@@ -4,7 +4,10 @@ cold, after new evaluations and archive moves, and from a damaged file."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
+import struct
 from pathlib import Path
 
 import pytest
@@ -14,10 +17,11 @@ from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.frontier import frontier_view, proposals_by_commit, update_frontier
-from harnessgit.gate.pool_cache import NAME
+from harnessgit.gate.pool_cache import NAME, check_pool
 from harnessgit.render import to_json
 from harnessgit.store import Store
 from harnessgit.store.index import index_path
+from tests.cli.runner import run
 from tests.gating_fixtures import skill
 
 
@@ -76,3 +80,37 @@ def test_a_damaged_or_foreign_cache_is_rebuilt_not_trusted(gate_repo: Path) -> N
             cache.write_bytes(damaged)
             assert to_json(frontier_view(store, config)) == expected
             assert cache.read_bytes() == data  # rewritten from the records
+
+
+def forged(data: bytes) -> bytes:
+    """The cache with its first mean changed and its checksum redone: readers trust it."""
+    head, _, body = data.partition(b"\n")
+    meta, _, values = body.partition(b"\n")
+    values = struct.pack("<d", 0.123) + values[8:]
+    body = meta + b"\n" + values
+    header = json.loads(head)
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    return json.dumps(header, sort_keys=True).encode() + b"\n" + body
+
+
+def test_doctor_finds_a_forged_cache_that_readers_trust_and_fix_rebuilds_it(gate_repo: Path) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        evaluate(store, config, "main")
+        for level in (30, 20):
+            evaluate(store, config, propose(store, config, {"SKILL.md": skill(level, f"v{level}")}).candidate)
+        expected = from_records(store, config)
+        assert to_json(frontier_view(store, config)) == expected
+        assert check_pool(store, config) is None
+        cache = index_path(store, NAME)
+        cache.write_bytes(forged(cache.read_bytes()))
+        assert to_json(frontier_view(store, config)) != expected  # trusted: only a rebuild tells
+        assert "its means differ" in str(check_pool(store, config))
+    found = run(gate_repo, "doctor")
+    assert found.exit_code == 1, found.output
+    assert "frontier-pool" in found.output and "its means differ" in found.output
+    fixed = run(gate_repo, "doctor", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    with Store.discover(gate_repo) as store:
+        assert check_pool(store, config) is None
+        assert to_json(frontier_view(store, config)) == expected
