@@ -134,21 +134,26 @@ def cache_path(store: Store) -> object:
 def parse_cache(data: bytes, digest: str) -> tuple[PoolCache, Means]:
     import numpy as np
 
-    head, newline, body = data.partition(b"\n")
+    # Offsets into ``data``, never slices of the means: at 20,000 candidates they are
+    # 48 MB, and each copy cost ~40 ms.
+    end = data.find(b"\n")
     try:
-        header = json.loads(head)
+        header = json.loads(data[:end]) if end >= 0 else None
     except ValueError:
         raise CacheUnreadable("its header is not JSON") from None
-    if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CacheUnreadable("its header is missing or of another format")
+    body = memoryview(data)[end + 1 :]
     if header.get("sha256") != hashlib.sha256(body).hexdigest():
         raise CacheUnreadable("its checksum does not match (truncated or edited)")
-    meta_line, _, values = body.partition(b"\n")
-    meta = json.loads(meta_line)
+    meta_end = data.find(b"\n", end + 1)  # the JSON line holds no newline
+    if meta_end < 0 or (len(data) - meta_end - 1) % 8:
+        raise CacheUnreadable("its body is not a JSON line and float64 means")
+    meta = json.loads(data[end + 1 : meta_end])
     means = Means(
         {(h, f, m): (place, offset) for h, f, m, place, offset in meta["keys"]},
         meta["layouts"],
-        np.frombuffer(values, dtype="<f8"),
+        np.frombuffer(data, dtype="<f8", offset=meta_end + 1),
     )
     evals, evidence = header.get("evals"), header.get("evidence")
     cache = PoolCache(
