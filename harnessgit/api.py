@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from harnessgit import layout
-from harnessgit.candidates.propose import Proposal, edit_from_files, propose, stage_proposal
+from harnessgit.candidates.edits import edit_from_files
+from harnessgit.candidates.propose import Proposal, propose, stage_proposal
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context

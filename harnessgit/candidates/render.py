@@ -30,7 +30,7 @@ def proposal_text(result: Proposal) -> str:
     """What `propose` adds on standard error (standard output is only the candidate id)."""
     lines = [f"  {short(result.commit)} on {short(result.parent)}: {', '.join(result.components)}"]
     if result.ignored:
-        from harnessgit.candidates.propose import first_few  # propose's own listing, not at import
+        from harnessgit.candidates.edits import first_few  # the edits' own listing, not at import
 
         lines.append(
             f"  left out {plural(len(result.ignored), 'changed file')} outside [harness] paths "

@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from harnessgit import globs, layout
-from harnessgit.candidates.propose import Edit, Proposal, propose, rebase
+from harnessgit.candidates.edits import Edit
+from harnessgit.candidates.propose import Proposal, propose, rebase
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError

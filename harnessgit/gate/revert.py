@@ -9,7 +9,8 @@ which `verify` and `log` list.
 from __future__ import annotations
 
 from harnessgit import layout
-from harnessgit.candidates.propose import Edit, Proposal, propose
+from harnessgit.candidates.edits import Edit
+from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate.checkout import (

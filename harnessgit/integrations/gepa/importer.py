@@ -25,7 +25,8 @@ from datetime import timedelta
 from typing import Any
 
 from harnessgit import globs, layout
-from harnessgit.candidates.propose import SUBJECT_WIDTH, normalise_component
+from harnessgit.candidates.edits import normalise_component
+from harnessgit.candidates.propose import SUBJECT_WIDTH
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError, ProposalError
 from harnessgit.evaluation.context import Key, eval_context
