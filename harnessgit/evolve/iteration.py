@@ -4,10 +4,11 @@
 `commit_proposal` and `check_failure` make the answer a candidate and check it;
 `minibatch_test` keeps it only if it beats its parent there; `select` scores it on
 the selection split, updates the frontier and asks the policy whether to gate (not
-when an earlier edit of its chain passed the gate against this base); `gate` runs
-the gate (or merges). The step that ends the iteration says how in an `Ending`, and
-`write_record` (harnessgit.evolve.record) puts that on the record: every iteration
-that started writes exactly one record, one a budget or Ctrl-C stops half-way too.
+when an earlier edit of its chain passed the gate against this base); `gate`
+(`harnessgit.evolve.gating`) runs the gate (or merges). The step that ends the
+iteration says how in an `Ending`, and `write_record` (harnessgit.evolve.record) puts
+that on the record: every iteration that started writes exactly one record, one a
+budget or Ctrl-C stops half-way too.
 """
 
 from __future__ import annotations
@@ -15,33 +16,28 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import replace
-from typing import Any
 
-from harnessgit import globs, layout
+from harnessgit import globs
 from harnessgit.candidates.edits import Edit
-from harnessgit.candidates.propose import Proposal, propose, rebase
+from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
-from harnessgit.errors import CarryConflict, GateRefused, ProposalError
+from harnessgit.errors import ProposalError
+from harnessgit.evolve.gating import gate, gated_before, not_carried, verdict_on
 from harnessgit.evolve.merge import plan_merge, subsample
 from harnessgit.evolve.minibatch import minibatch
-from harnessgit.evolve.policy import Verdict, choose_component, judge, looks_allowed, passed_before
+from harnessgit.evolve.policy import choose_component
 from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
 from harnessgit.evolve.reflect import reflective_dataset
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached, MergePlan
-from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.frontier import update_frontier
-from harnessgit.gate.gate import run_gate
-from harnessgit.gate.merge import merge
-from harnessgit.gate.outcome import GateOutcome
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.models import capped, kept_output
-from harnessgit.records import GateRecord, IterationRecord
+from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Blob
-from harnessgit.targets import proposal_chain
 
 # Seconds an iteration's writes wait to land with its record (one ref transaction, not
 # five or six: issue 13); older ones land as they are made, so a kill loses at most
@@ -288,128 +284,18 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     for cid in view.retired:
         session.moved(cid, "archived", view.members[cid].commit)
     kept = replace(tested, outcome="not-gated", selection_mean=selection)
-    blocked = _passed_before(session, candidate.commit)
+    blocked = gated_before(session, candidate.commit)
     if blocked:
         return replace(kept, reason=blocked)
-    verdict = _judge(session, start.tip, candidate.commit)
+    verdict = verdict_on(session, start.tip, candidate.commit)
     if not verdict.gate:
         return replace(kept, reason=verdict.reason)
     try:
         outcome, reason, gated = gate(session, start.tip, candidate, note=verdict.reason)
     except ProposalError as exc:  # the edit cannot be carried onto the moved base
-        return replace(kept, **_not_carried(session, exc))
+        return replace(kept, **not_carried(session, exc))
     if outcome == "gate-passed":  # its descendants are not gated (`passed_before`)
         session.passed.update({candidate.commit: candidate.candidate, gated.commit: gated.candidate})
     return replace(
         kept, outcome=outcome, reason="; ".join(filter(None, [verdict.reason, reason])), candidate=gated
     )
-
-
-def _not_carried(session: Session, exc: ProposalError) -> dict[str, Any]:
-    """A candidate whose edit cannot be carried onto the base's tip is not gated; like a
-    candidate not worth gating it stays where the frontier puts it (live while on it)."""
-    base = session.config.harness.base
-    if isinstance(exc, CarryConflict):
-        return {"outcome": "conflict", "reason": f"conflicts with {base}: {exc}", "files": exc.paths}
-    return {"outcome": "not-carried", "reason": f"cannot be carried onto {base}: {exc}"}
-
-
-def _passed_before(session: Session, commit: str) -> str:
-    """Why ``commit`` is not gated: an earlier edit of its chain passed the gate against
-    the current base tip, in this run or on the record (an earlier run, a `harnessgit
-    gate` by hand); "" when none did."""
-    base = session.base_commit()
-    chain = [origin.commit for origin in proposal_chain(session.store, commit, base)]
-    passed = dict(session.passed)
-    for sha in chain[:-1]:
-        for record in session.store.notes_on(layout.NOTES_GATE, sha):
-            if (
-                isinstance(record, GateRecord)
-                and record.passed
-                and record.base == base
-                and record.commit == sha
-            ):
-                passed[sha] = record.candidate or sha[:12]
-    return passed_before(chain, passed)
-
-
-def _judge(session: Session, tip: str, commit: str) -> Verdict:
-    """The policy's verdict on gating ``commit`` (`harnessgit.evolve.policy.judge`)."""
-    session.evaluate(tip, "selection", session.selection)
-    base_key, cand_key = session.context(tip).key, session.context(commit).key
-    budget = session.options.budget
-    return judge(
-        session.config.gate,
-        session.config.harness.base,
-        session.book.scored(base_key, session.selection),
-        session.book.scored(cand_key, session.selection),
-        attempt=attempt_number(session.store, session.split_hash, (base_key.harness, cand_key.harness)),
-        looks=session.looks,
-        base_harness=base_key.harness,
-        allowed=looks_allowed(
-            budget.max_rollouts, budget.max_proposals, len(session.selection), session.config.evolve.minibatch
-        ),
-    )
-
-
-def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> tuple[str, str, Proposal]:
-    """The gate against the base branch, or with ``auto_merge`` a merge through it:
-    the iteration's outcome, the reason, and the candidate gated (carried onto the
-    base's tip first when it does not descend from it: the base may have moved since
-    ``tip``, by this run or by someone else while the iteration ran)."""
-    base = session.config.harness.base
-    with session.store.direct():  # the gate runs git on the candidate and may move the base
-        current = session.base_commit()
-        descends = session.store.is_ancestor(current, candidate.commit)
-        gated = candidate if descends else _carry(session, candidate)
-        try:
-            outcome, reason = _gate_or_merge(session, gated, note)
-        except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
-            outcome, reason = "gate-refused", str(refusal)
-        finally:
-            session.moved(gated.candidate, None, gated.commit)  # a merge moves branches
-    if gated is not candidate:
-        reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
-    return outcome, reason, gated
-
-
-def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, str]:
-    if session.options.auto_merge:
-        landed, checked = _merge(session, gated, note)
-        outcome = "merged" if landed else "gate-rejected"
-    else:
-        checked = run_gate(
-            session.store,
-            session.config,
-            gated.candidate,
-            execution=session.options.execution,
-            book=session.book,
-        )
-        outcome = "gate-passed" if checked.passed else "gate-rejected"
-    return outcome, "; ".join(checked.record.reasons)
-
-
-def _carry(session: Session, candidate: Proposal) -> Proposal:
-    """``candidate``'s edit carried onto the base's tip (the gate merges only what
-    descends from it), scored on the selection split like its original."""
-    carried = rebase(session.store, session.config, candidate.candidate, session.config.harness.base)
-    session.remember(carried)
-    session.meter.candidate, session.meter.judged = carried, False
-    session.evaluate(carried.commit, "selection", session.selection)
-    session.meter.judged = True
-    session.view = None
-    return carried
-
-
-def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutcome]:
-    """Whether the merge landed, and the gate's outcome on the way; ``note`` (the
-    gain corrected for selection) goes into the merge message."""
-    merged = merge(
-        session.store,
-        session.config,
-        gated.candidate,
-        execution=session.options.execution,
-        note=f"Evolve: {note}" if note else "",
-    )
-    assert merged.outcome is not None  # only an override (revert --no-gate) has none
-    return bool(merged.merge), merged.outcome
