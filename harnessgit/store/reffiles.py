@@ -32,7 +32,9 @@ class RefFiles:
         self.common_dir = common_dir
         self.usable = not (common_dir / "reftable").exists()
         self._packed_stamp: tuple[int, int, int] | None = None
-        self._packed: dict[str, str] = {}
+        self._packed_data = b""
+        self._packed_sorted = False
+        self._packed: dict[str, str] | None = None  # parsed only when git did not sort it
 
     def value(self, ref: str) -> str | None:
         """The object id ``ref`` points at, None when it does not exist, `UNKNOWN`
@@ -58,13 +60,46 @@ class RefFiles:
         stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         if stamp != self._packed_stamp:
             try:
-                text = path.read_bytes()
+                data = path.read_bytes()
             except FileNotFoundError:
                 return None
-            packed: dict[str, str] = {}
-            for line in text.splitlines():
-                if line[:1] in (b"#", b"^") or len(line) < 42:
-                    continue
-                packed[line[41:].decode("utf-8", "surrogateescape")] = line[:40].decode("ascii")
-            self._packed, self._packed_stamp = packed, stamp
+            header = data[: data.find(b"\n") + 1] if data.startswith(b"#") else b""
+            self._packed_data, self._packed_sorted = data, b" sorted" in header
+            self._packed, self._packed_stamp = None, stamp
+        if self._packed_sorted:
+            return _search_sorted(self._packed_data, ref.encode("utf-8", "surrogateescape"))
+        if self._packed is None:
+            self._packed = _parse_packed(self._packed_data)
         return self._packed.get(ref)
+
+
+def _parse_packed(data: bytes) -> dict[str, str]:
+    packed: dict[str, str] = {}
+    for line in data.splitlines():
+        if line[:1] in (b"#", b"^") or len(line) < 42:
+            continue
+        packed[line[41:].decode("utf-8", "surrogateescape")] = line[:40].decode("ascii")
+    return packed
+
+
+def _search_sorted(data: bytes, ref: bytes) -> str | None:
+    """``ref``'s object id by binary search in a ``packed-refs`` that git declares sorted
+    (by the bytes of the ref name, as git itself searches it): with 60,000 refs, parsing
+    every line cost a read command about 20 ms (issue 17); this reads about 16 of them.
+    A line is ``<id> <ref>``, possibly followed by a ``^<peeled id>`` line of its own."""
+    lo = data.find(b"\n") + 1 if data.startswith(b"#") else 0
+    hi = len(data)
+    while lo < hi:
+        start = data.rfind(b"\n", lo, lo + (hi - lo) // 2) + 1 or lo
+        if data[start : start + 1] == b"^":  # a peeled line belongs to the line above it
+            start = data.rfind(b"\n", lo, start - 1) + 1 or lo
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        name = data[start + 41 : end]
+        if name == ref and end - start >= 42:
+            return data[start : start + 40].decode("ascii")
+        if name < ref:
+            lo = end + 1  # a peeled line there next reads as b"", below every name
+        else:
+            hi = start
+    return None

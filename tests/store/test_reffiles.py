@@ -38,3 +38,30 @@ def test_a_linked_worktree_reads_the_shared_refs(repo: Path, tmp_path: Path) -> 
     with Store.discover(tmp_path / "linked") as store:
         assert store.ref_value("refs/heads/main") == head
         assert store.ref_value("refs/heads/other") == head
+
+
+def test_packed_refs_searched_in_order_agree_with_git(repo: Path) -> None:
+    """A sorted packed-refs is searched, not parsed whole (issue 17): every ref, names
+    between and around them, and refs beside annotated tags' peeled lines."""
+    head = git(repo, "rev-parse", "HEAD").strip()
+    updates = "".join(f"create refs/harnessgit/archive/c{i:03d} {head}\n" for i in range(0, 300, 3))
+    git(repo, "update-ref", "--stdin", input=updates)
+    for name in ("a", "m", "z"):
+        git(repo, "tag", "-a", "-m", name, f"t-{name}")
+    git(repo, "pack-refs", "--all")
+    packed = (repo / ".git" / "packed-refs").read_text()
+    assert packed.startswith("# pack-refs with:") and " sorted" in packed.splitlines()[0]
+    assert "\n^" in packed  # peeled lines, which the search must step over
+    files = RefFiles(repo / ".git")
+    listed = git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines()
+    for line in listed:
+        name, value = line.split()
+        assert files.value(name) == value
+    absent = ["refs/a", "refs/zzz", "refs/tags/t-b", "refs/tags/t-", "refs/tags/t-zz", "refs/heads/mai"]
+    absent += [f"refs/harnessgit/archive/c{i:03d}" for i in range(1, 300, 3)]
+    assert all(files.value(name) is None for name in absent)
+    # Without git's "sorted" trait, every line is read, as before.
+    (repo / ".git" / "packed-refs").write_text("\n".join(reversed(packed.splitlines()[1:])) + "\n")
+    unsorted = RefFiles(repo / ".git")
+    assert unsorted.value("refs/harnessgit/archive/c000") == head
+    assert unsorted.value("refs/harnessgit/archive/c001") is None
