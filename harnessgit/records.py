@@ -17,9 +17,11 @@ fields they do not know. Anything else bumps ``SCHEMA_VERSION``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
+import re
 import socket
 import uuid
 from datetime import datetime, timezone
@@ -61,8 +63,14 @@ def this_worker() -> str:
     return f"{os.environ.get('HARNESSGIT_MACHINE') or socket.gethostname()}:{os.getpid()}"
 
 
+# defer_build: pydantic builds a model's validator on its first use, not at import. Built
+# eagerly, the thirteen models below cost about 60 ms of CPU at every start of harnessgit
+# (issue 17), while a read command validates two or three kinds.
+_CONFIG = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, defer_build=True)
+
+
 class Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    model_config = _CONFIG
 
     v: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     id: str = Field(default_factory=new_record_id)
@@ -207,7 +215,7 @@ class LabelRecord(Record):
 class ModelCheck(BaseModel):
     """One other model's "no significant loss" test inside a gate record."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    model_config = _CONFIG
 
     model: str
     n: Count  # instances paired; 0 when either side lacks scores
@@ -429,7 +437,25 @@ def live(records: list[Record]) -> list[Record]:
     return [record for record in records if record.id not in superseded]
 
 
-_ADAPTER: TypeAdapter[Record] = TypeAdapter(AnyRecord)
+@functools.cache
+def _any_record() -> TypeAdapter[Record]:
+    """Every kind at once (building it builds every model): only for a line whose kind
+    `_kind_of` cannot tell."""
+    return TypeAdapter(AnyRecord)
+
+
+# A "kind" key with a string value. Inside a JSON string a quote is always escaped, so a
+# match is a real key; no field of any record nests a "kind" key with a string value, so
+# in a valid record the only match is its own kind.
+_KIND_KEY = re.compile(rb'"kind"\s*:\s*"([a-z-]+)"')
+
+
+def _kind_of(line: bytes) -> type[Record] | None:
+    """The model of the record on ``line`` by its "kind" key, read without parsing the
+    JSON; None when that is not certain (no such key, an escaped one, or two of them),
+    and then the union of every kind decides, as pydantic's discriminator would."""
+    found = _KIND_KEY.findall(line)
+    return _KINDS.get(found[0].decode("ascii")) if len(found) == 1 else None
 
 
 def dump_record(record: Record) -> bytes:
@@ -482,8 +508,13 @@ def parse_note(text: bytes, where: str = "", skipped: Skipped | None = None) -> 
 def parse_record(line: bytes, where: str = "", skipped: Skipped | None = None) -> Record | None:
     """One record, validated strictly (no string for a number, no NaN, every range
     checked); None when it cannot be read, noted in ``skipped`` (else warned)."""
+    # Validated by its own model, so that only the kinds a command reads are ever built;
+    # a line of another kind than its key says fails there as it fails the union.
+    cls = _kind_of(line)
     try:
-        return _ADAPTER.validate_json(line, strict=True)
+        if cls is not None:
+            return cls.model_validate_json(line, strict=True)
+        return _any_record().validate_json(line, strict=True)
     except ValidationError:
         pass
     record, problem = _parse_tolerant(line)
