@@ -8,18 +8,20 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from harnessgit.candidates.chain import Effect
-from harnessgit.candidates.history import HistoryEntry, HistoryFile, HistoryResult, Step
-from harnessgit.candidates.label import Labels
-from harnessgit.candidates.log import LogEntry, LogResult, SelectionSpend
-from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
-from harnessgit.checks.render import printable, where
-from harnessgit.records import LabelRecord
 from harnessgit.render import EMPTY, changes, listing, mean_text, plural, points, short, size, table
 
+# The results are only named here: importing their modules (and through them the checks,
+# the gate statistics and every record model) would make `show` pay for `history` and
+# `log` at every start (issue 17).
 if TYPE_CHECKING:
+    from harnessgit.candidates.chain import Effect
+    from harnessgit.candidates.history import HistoryEntry, HistoryFile, HistoryResult, Step
+    from harnessgit.candidates.label import Labels
+    from harnessgit.candidates.log import LogEntry, LogResult, SelectionSpend
     from harnessgit.candidates.propose import Proposal
+    from harnessgit.candidates.show import EvaluationSummary, Evidence, ShowResult
     from harnessgit.candidates.status import CandidateState, StatusResult
+    from harnessgit.records import LabelRecord
 
 
 def _when(ts: datetime) -> str:
@@ -191,6 +193,8 @@ SHOWN_FINDINGS = 12
 
 def history_text(result: HistoryResult) -> str:
     """Each harness change, newest first, then the summary (last, where a terminal leaves it)."""
+    from harnessgit.checks.render import printable  # the checks package, only for `history`
+
     blocks = [_history_entry(entry) for entry in result.entries]
     return printable("\n\n".join([*blocks, _history_summary(result)]))
 
@@ -200,6 +204,8 @@ def _signed(nbytes: int) -> str:
 
 
 def _history_entry(entry: HistoryEntry) -> str:
+    from harnessgit.checks.render import where
+
     merge = "  (merge: its change against the first parent)" if entry.merge else ""
     lines = [
         f"{short(entry.commit, 10)}  {entry.date[:10]}  {entry.author}  {entry.subject[:60]}{merge}",
