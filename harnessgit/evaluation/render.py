@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from harnessgit.evaluation.eval import Evaluation
-from harnessgit.evaluation.scores import ScoreSummary
-from harnessgit.evaluation.test import HeldOutResult
-from harnessgit.evaluation.trajectory import Trajectories
 from harnessgit.render import short, table
+
+# Named for type checking only: `scores` should not import the evaluation runner (its
+# executors, process groups and adapters) to print stored scores (issue 17).
+if TYPE_CHECKING:
+    from harnessgit.evaluation.eval import Evaluation
+    from harnessgit.evaluation.scores import ScoreSummary
+    from harnessgit.evaluation.test import HeldOutResult
+    from harnessgit.evaluation.trajectory import Trajectories
 
 
 class ProgressDisplay:

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
-from harnessgit.gate.checkout import finished_line
-from harnessgit.gate.frontier import FrontierView
-from harnessgit.gate.merge import MergeResult
-from harnessgit.gate.outcome import GateOutcome
-from harnessgit.gate.verify import VerifyReport
+from typing import TYPE_CHECKING
+
 from harnessgit.render import listing, plural, points, short, table
+
+# Named for type checking only: `gate` printing its outcome should not import merge,
+# verify and the frontier (and through them the candidates' history) (issue 17).
+if TYPE_CHECKING:
+    from harnessgit.gate.frontier import FrontierView
+    from harnessgit.gate.merge import MergeResult
+    from harnessgit.gate.outcome import GateOutcome
+    from harnessgit.gate.verify import VerifyReport
 
 
 def gate_text(outcome: GateOutcome) -> str:
@@ -59,6 +64,8 @@ def gate_text(outcome: GateOutcome) -> str:
 
 def merge_text(result: MergeResult) -> str:
     if result.finished is not None:  # a rerun after a kill: nothing gated, only the checkout
+        from harnessgit.gate.checkout import finished_line
+
         return finished_line(result.finished)
     parts = []
     if result.outcome is not None:

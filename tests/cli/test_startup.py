@@ -1,0 +1,86 @@
+"""What the read commands import (issue 17, item 3).
+
+`show`, `scores`, `status` and `log` print what is stored; at 20,000 candidates their
+time is mostly Python starting and importing. These tests guard what a command loads,
+not how long it takes (a time would depend on the machine): each runs in a fresh
+interpreter, which then lists its modules.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessgit.candidates.propose import propose
+from harnessgit.config import load_config
+from harnessgit.evaluation.eval import evaluate
+from harnessgit.store import Store
+from tests.conftest import write
+from tests.gating_fixtures import skill
+
+# Loaded by what evaluates, checks or gates; a command that prints stored scores needs
+# none of them: numpy is the bootstrap's, markdown_it the checks', git is GitPython.
+NOT_FOR_READING = (
+    "numpy",
+    "markdown_it",
+    "git",
+    "harnessgit.checks",
+    "harnessgit.evaluation.eval",
+    "harnessgit.gate",
+    "harnessgit.stats.bootstrap",
+    "harnessgit.proposers",
+    "harnessgit.evolve",
+)
+LIST_MODULES = """
+import json, sys
+from harnessgit.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded(repo: Path, *args: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``harnessgit -C repo ARGS...``."""
+    argv = [sys.executable, "-c", LIST_MODULES, "-C", str(repo), *args]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.splitlines()[-1])
+    assert result["code"] == 0, out
+    return set(result["modules"])
+
+
+def under(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture
+def scored(gate_repo: Path) -> tuple[Path, str]:
+    """A candidate proposed on main, both evaluated on the selection split."""
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        write(gate_repo, "SKILL.md", skill(20))
+        cand = propose(store, config).candidate
+        for rev in ("main", cand):
+            evaluate(store, config, rev)
+    return gate_repo, cand
+
+
+@pytest.mark.slow  # four fresh interpreters: about 2 s idle, 9 s on a loaded 2-core machine
+def test_reading_stored_scores_loads_no_evaluator_checks_or_statistics(scored: tuple[Path, str]) -> None:
+    repo, cand = scored
+    for args in (["show", cand], ["scores", cand], ["status"], ["log"]):
+        assert under(loaded(repo, *args), NOT_FOR_READING) == [], args
+
+
+@pytest.mark.slow
+def test_gate_loads_what_it_decides_with_and_not_merge_or_verify(scored: tuple[Path, str]) -> None:
+    """The gate runs the checks and the bootstrap (markdown_it, numpy: its work); its
+    text comes without merge, verify and the frontier."""
+    repo, cand = scored
+    modules = loaded(repo, "gate", cand)
+    assert {"numpy", "harnessgit.checks", "harnessgit.stats.bootstrap"} <= modules
+    unused = ("git", "harnessgit.gate.merge", "harnessgit.gate.verify", "harnessgit.evolve")
+    assert under(modules, unused) == []
