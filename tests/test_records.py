@@ -255,3 +255,30 @@ def test_a_line_reads_as_the_union_of_every_kind_reads_it(caplog: pytest.LogCapt
         except ValidationError:
             expected = _parse_tolerant(line)[0]
         assert parse_record(line, skipped=Skipped()) == expected, line
+
+
+def test_models_first_used_by_many_threads_at_once_read_correctly() -> None:
+    """The first use builds a model (defer_build), and the GEPA recorder's writer thread
+    or a library caller's threads may be first together; pydantic >= 2.14 builds under a
+    lock (before it, a thread could validate with the base class's validator)."""
+    import subprocess
+    import sys
+
+    program = f"""
+import threading
+from harnessgit import records
+line, proposal = {eval_line()!r}, {dump_record(proposal())!r}
+start = threading.Barrier(8)
+results = []
+def read():
+    start.wait()
+    results.append((records.parse_record(line), records.parse_record(proposal)))
+threads = [threading.Thread(target=read) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+kinds = {{(type(a).__name__, type(b).__name__) for a, b in results}}
+assert len(results) == 8 and kinds == {{("EvalRecord", "ProposalRecord")}}, results
+"""
+    subprocess.run([sys.executable, "-c", program], check=True, timeout=60)
