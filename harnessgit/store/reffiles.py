@@ -23,6 +23,7 @@ from typing import Final
 
 UNKNOWN: Final = "?"  # git must be asked
 _SHA = re.compile(rb"[0-9a-f]{40}\n?")
+SEARCHES = 64  # binary searches of one packed-refs before it is parsed whole
 # Refs each worktree keeps for itself, under its own git dir (git's "per-worktree" refs).
 _PER_WORKTREE = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 
@@ -34,7 +35,8 @@ class RefFiles:
         self._packed_stamp: tuple[int, int, int] | None = None
         self._packed_data = b""
         self._packed_sorted = False
-        self._packed: dict[str, str] | None = None  # parsed only when git did not sort it
+        self._packed: dict[str, str] | None = None  # parsed when unsorted, or after SEARCHES
+        self._searches = 0
 
     def value(self, ref: str) -> str | None:
         """The object id ``ref`` points at, None when it does not exist, `UNKNOWN`
@@ -65,8 +67,11 @@ class RefFiles:
                 return None
             header = data[: data.find(b"\n") + 1] if data.startswith(b"#") else b""
             self._packed_data, self._packed_sorted = data, b" sorted" in header
-            self._packed, self._packed_stamp = None, stamp
-        if self._packed_sorted:
+            self._packed, self._packed_stamp, self._searches = None, stamp, 0
+        # A search reads ~16 lines; a reader of many refs (a transaction of thousands of
+        # moves) is served from one parse of the file instead, as before.
+        self._searches += 1
+        if self._packed_sorted and self._searches <= SEARCHES:
             return _search_sorted(self._packed_data, ref.encode("utf-8", "surrogateescape"))
         if self._packed is None:
             self._packed = _parse_packed(self._packed_data)

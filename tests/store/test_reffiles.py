@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harnessgit.store import Store
-from harnessgit.store.reffiles import UNKNOWN, RefFiles
+from harnessgit.store.reffiles import SEARCHES, UNKNOWN, RefFiles
 from tests.conftest import git
 
 
@@ -52,14 +52,17 @@ def test_packed_refs_searched_in_order_agree_with_git(repo: Path) -> None:
     packed = (repo / ".git" / "packed-refs").read_text()
     assert packed.startswith("# pack-refs with:") and " sorted" in packed.splitlines()[0]
     assert "\n^" in packed  # peeled lines, which the search must step over
-    files = RefFiles(repo / ".git")
-    listed = git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines()
-    for line in listed:
-        name, value = line.split()
-        assert files.value(name) == value
+    listed = dict(
+        line.split() for line in git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines()
+    )
     absent = ["refs/a", "refs/zzz", "refs/tags/t-b", "refs/tags/t-", "refs/tags/t-zz", "refs/heads/mai"]
     absent += [f"refs/harnessgit/archive/c{i:03d}" for i in range(1, 300, 3)]
-    assert all(files.value(name) is None for name in absent)
+    expected = {**listed, **dict.fromkeys(absent)}
+    # Searched: a fresh reader for each ref (one reader parses the file after SEARCHES).
+    assert {name: RefFiles(repo / ".git").value(name) for name in expected} == expected
+    files = RefFiles(repo / ".git")
+    assert {name: files.value(name) for name in expected} == expected
+    assert len(expected) > SEARCHES and files._packed is not None  # the reader of many refs parsed it
     # Without git's "sorted" trait, every line is read, as before.
     (repo / ".git" / "packed-refs").write_text("\n".join(reversed(packed.splitlines()[1:])) + "\n")
     unsorted = RefFiles(repo / ".git")
