@@ -1,7 +1,7 @@
 """The store: harnessgit's one door to git.
 
 It speaks in object ids, models and records. Objects are written straight into
-the object database (GitPython's loose-object writer), so building a candidate
+the object database (the store's own loose-object writer), so building a candidate
 never touches the user's index, working tree or HEAD; refs move only through
 `commit`, one ``git update-ref --stdin`` transaction at a time.
 """

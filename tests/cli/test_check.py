@@ -203,7 +203,7 @@ def test_file_names_that_are_not_utf8(harness: Path) -> None:
 
 
 def test_the_check_path_never_imports_gitpython(harness: Path) -> None:
-    # GitPython costs ~120 ms to import; the store loads it only to write objects.
+    # GitPython costs ~120 ms to import: no longer a dependency, it must not come back here.
     write(harness, "prompts/long.md", "## Part 0\nAnswer.\n")
     code = (
         "import sys; from harnessgit.cli import main; code = main(['check']); "
