@@ -204,17 +204,19 @@ def _last_gate(notes: Sequence[Record], commit: str) -> LastGate | None:
 
 
 def _archived(
-    tips: dict[str, tuple[State, str]], retired: dict[str, list[tuple[str, str, datetime]]]
+    tips: dict[str, tuple[State, str]], retired: dict[str, list[tuple[str, str, str]]]
 ) -> dict[str, int]:
     """Archived candidates by the reason of their newest retire record ("unknown" without
-    one). ``retired``: commit -> (candidate, reason, time) of its retire records, from the
-    evidence notes' index (20,000 notes are not read for a count)."""
+    one). ``retired``: commit -> (candidate, reason, ISO time) of its retire records, from
+    the evidence notes' index (20,000 notes are not read for a count)."""
     reasons: Counter[str] = Counter()
     for cid, (state, sha) in tips.items():
         if state != "archived":
             continue
         own = [(ts, reason) for candidate, reason, ts in retired.get(sha, []) if candidate == cid]
-        reasons[max(own, key=lambda item: item[0])[1] if own else "unknown"] += 1
+        if len(own) > 1:  # times are parsed only to order them (offsets may differ)
+            own = [max(own, key=lambda item: datetime.fromisoformat(item[0]))]
+        reasons[own[0][1] if own else "unknown"] += 1
     order = {reason: i for i, reason in enumerate(RETIRE_REASONS)}
     return dict(sorted(reasons.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 

@@ -127,7 +127,14 @@ class Frontier:
         return [row.candidate for row in self.rows]
 
 
+# Pools up to this many scores are computed in plain Python: `status` and evolve's small
+# pools then do not import numpy (about 90 ms), and below it Python is as fast.
+SMALL_POOL = 100_000
+
+
 def compute_frontier(pool: ScorePool) -> Frontier:
+    if len(pool.candidates) * len(pool.instances) <= SMALL_POOL:
+        return _step_by_step(pool)
     import numpy as np
 
     scores = np.array([c.scores for c in pool.candidates], dtype=np.float64)
@@ -180,6 +187,64 @@ def frontier_of(
         fronts=_Lazy(len(instances), front),
         dominated=[ids[i] for i in sorted(dropped)],
         never_best=names[~fronts.on.any(axis=0)].tolist(),
+    )
+
+
+def _step_by_step(pool: ScorePool) -> Frontier:
+    """The rule as the module docstring reads it, in plain Python: each front a set built
+    as GEPA's state builds it, every candidate seen in the fronts scanned once in
+    ascending mean (ties in order of first appearance), dropped when each of its fronts
+    still has another survivor. `frontier_of` gives the same answer from arrays, for
+    pools of thousands (tests/stats/test_frontier.py holds them to each other and to gepa)."""
+    candidates = pool.candidates
+    means = [sum(c.scores) / len(c.scores) for c in candidates]
+    best = [-math.inf] * len(pool.instances)
+    building: list[set[int]] = [set() for _ in pool.instances]
+    for i, candidate in enumerate(candidates):
+        for column, score in enumerate(candidate.scores):
+            if score > best[column]:
+                best[column], building[column] = score, {i}
+            elif score == best[column]:
+                building[column].add(i)
+    fronts = [set(front) for front in building]  # the copy get_pareto_front_mapping hands out
+    first_seen: dict[int, None] = {}  # an ordered set
+    for front in fronts:
+        first_seen.update(dict.fromkeys(front))
+    fronts_of: dict[int, list[int]] = {i: [] for i in first_seen}
+    for f, front in enumerate(fronts):
+        for i in front:
+            fronts_of[i].append(f)
+    alive = [len(front) for front in fronts]  # survivors per front
+    dropped: set[int] = set()
+    for i in sorted(first_seen, key=lambda i: means[i]):  # stable: ties keep first appearance
+        if all(alive[f] >= 2 for f in fronts_of[i]):
+            dropped.add(i)
+            for f in fronts_of[i]:
+                alive[f] -= 1
+    kept = [{i for i in front if i not in dropped} for front in fronts]
+    led: dict[int, int] = {}
+    for pruned in kept:
+        for i in pruned:
+            led[i] = led.get(i, 0) + 1
+    ids = [c.id for c in candidates]
+    return Frontier(
+        rows=[
+            FrontierRow(
+                candidate=ids[i], parent=candidates[i].parent, mean=means[i], instances_led=n, weight=n
+            )
+            for i, n in led.items()
+        ],
+        fronts=[
+            InstanceFront(
+                instance=instance,
+                best_score=best[column],
+                best=[ids[i] for i in sorted(fronts[column])],
+                kept=[ids[i] for i in sorted(kept[column])],
+            )
+            for column, instance in enumerate(pool.instances)
+        ],
+        dominated=[ids[i] for i in sorted(dropped)],
+        never_best=[ids[i] for i in range(len(candidates)) if i not in first_seen],
     )
 
 

@@ -18,7 +18,14 @@ from gepa.gepa_utils import (
     select_program_candidate_from_pareto_front,
 )
 
-from harnessgit.stats.frontier import Frontier, PoolCandidate, ScorePool, compute_frontier, sample_parent
+from harnessgit.stats.frontier import (
+    Frontier,
+    PoolCandidate,
+    ScorePool,
+    compute_frontier,
+    frontier_of,
+    sample_parent,
+)
 
 
 def pool_of(rows: list[list[float]], parents: list[str | None] | None = None) -> ScorePool:
@@ -152,16 +159,28 @@ def gepa_state(rows: list[list[float]]) -> GEPAState[object, int]:
     return state
 
 
-def ours(rows: list[list[float]]) -> Frontier:
+def ours(rows: list[list[float]], arrays: bool = False) -> Frontier:
+    """harnessgit's frontier of ``rows``: by `compute_frontier` (plain Python for pools
+    this small), or with ``arrays`` by `frontier_of`, the path of pools of thousands."""
+    instances = [str(j) for j in range(len(rows[0]))]
+    if arrays:
+        import numpy as np
+
+        ids = [str(k) for k in range(len(rows))]
+        return frontier_of(ids, [None] * len(rows), instances, np.array(rows, dtype=np.float64))
     return compute_frontier(
         ScorePool(
-            instances=[str(j) for j in range(len(rows[0]))],
+            instances=instances,
             candidates=[PoolCandidate(id=str(k), parent=None, scores=row) for k, row in enumerate(rows)],
         )
     )
 
 
-def test_agrees_with_gepa_runs() -> None:
+BOTH = pytest.mark.parametrize("arrays", [False, True], ids=["python", "arrays"])
+
+
+@BOTH
+def test_agrees_with_gepa_runs(arrays: bool) -> None:
     """Real GEPA state, real gepa functions, pools of 1-8 programs: the same frontier,
     the same pruned fronts and the same sampled parent for the same seed."""
     rng = random.Random(20260101)
@@ -169,7 +188,7 @@ def test_agrees_with_gepa_runs() -> None:
         rows = random_rows(rng, rng.randint(1, 8))
         state = gepa_state(rows)
         fronts, means = state.get_pareto_front_mapping(), state.per_program_tracked_scores
-        frontier = ours(rows)
+        frontier = ours(rows, arrays)
 
         assert sorted(int(c) for c in frontier.members) == sorted(find_dominator_programs(fronts, means))
         pruned = remove_dominated_programs(fronts, means)
@@ -181,7 +200,8 @@ def test_agrees_with_gepa_runs() -> None:
         assert int(sample_parent(frontier, seed)) == expected
 
 
-def test_agrees_with_gepa_on_large_pools_too() -> None:
+@BOTH
+def test_agrees_with_gepa_on_large_pools_too(arrays: bool) -> None:
     """Pools of 9-60 programs, where CPython no longer iterates gepa's front sets in
     ascending index (issue 13: `sample_parent` matched only up to 8; tie-heavy pools
     even kept a different frontier). The fronts are built as GEPA's state builds them,
@@ -192,7 +212,7 @@ def test_agrees_with_gepa_on_large_pools_too() -> None:
         rows = random_rows(rng, rng.randint(9, 60))
         state = gepa_state(rows)
         fronts, means = state.get_pareto_front_mapping(), state.per_program_tracked_scores
-        frontier = ours(rows)
+        frontier = ours(rows, arrays)
         pruned = remove_dominated_programs(fronts, means)
         assert {int(f.instance): {int(c) for c in f.kept} for f in frontier.fronts} == pruned
         assert sorted(int(c) for c in frontier.members) == sorted(find_dominator_programs(fronts, means))
@@ -243,7 +263,8 @@ def reference_frontier(
     return [(i, means[i], n) for i, n in led.items()], kept, dropped
 
 
-def test_agrees_with_the_step_by_step_rule_on_pools_of_hundreds() -> None:
+@BOTH
+def test_agrees_with_the_step_by_step_rule_on_pools_of_hundreds(arrays: bool) -> None:
     """Pools of up to 400 programs with heavy ties (whole columns tied, duplicated
     programs, fronts of hundreds): the same rows in the same (sampling) order, the
     same pruned fronts, the same dominated candidates."""
@@ -255,7 +276,7 @@ def test_agrees_with_the_step_by_step_rule_on_pools_of_hundreds() -> None:
             for row in rows:
                 row[column] = 1.0
         expected_rows, kept, dropped = reference_frontier(rows)
-        frontier = ours(rows)
+        frontier = ours(rows, arrays)
         assert [(int(r.candidate), r.mean, r.weight) for r in frontier.rows] == expected_rows
         assert [{int(c) for c in f.kept} for f in frontier.fronts] == kept
         assert {int(c) for c in frontier.dominated} == dropped
@@ -266,7 +287,7 @@ def test_means_are_pythons_sums() -> None:
     ``sum(row) / len(row)`` gives, bit for bit, on rows where rounding bites."""
     rng = random.Random(3)
     rows = [[rng.choice([1.0, 1e-16, 0.1, 0.3, 1 / 3, 0.0]) for _ in range(37)] for _ in range(500)]
-    frontier = ours(rows)
+    frontier = ours(rows, arrays=True)
     expected = [sum(row) / len(row) for row in rows]
     assert all(row.mean == expected[int(row.candidate)] for row in frontier.rows)
     import numpy as np
@@ -274,3 +295,23 @@ def test_means_are_pythons_sums() -> None:
     from harnessgit.stats.frontier import _row_means
 
     assert _row_means(np.array(rows)).tolist() == expected
+
+
+def test_pools_over_the_small_size_are_computed_on_arrays_with_the_same_answer() -> None:
+    """`compute_frontier` switches to arrays above SMALL_POOL scores: the two paths agree
+    on both sides of the switch (rows in sampling order, fronts, dominated, never best)."""
+    from harnessgit.stats import frontier as module
+
+    rng = random.Random(11)
+    for programs in (5, 60, 300):
+        rows = random_rows(rng, programs)
+        python, arrays = ours(rows), ours(rows, arrays=True)
+        assert python == arrays
+        assert list(python.fronts) == list(arrays.fronts)
+    rows = random_rows(rng, 200)
+    small = module.SMALL_POOL
+    try:
+        module.SMALL_POOL = 0  # every pool on arrays
+        assert ours(rows) == ours(rows, arrays=True)
+    finally:
+        module.SMALL_POOL = small
