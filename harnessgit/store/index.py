@@ -148,11 +148,31 @@ class NotesIndex:
         return self._text[first + 1 : end if end >= 0 else None]
 
     def _tagged(self, tag: str) -> dict[str, str]:
-        start = self._text.find(b"\n" + tag.encode() + b" ")
-        if start < 0:
+        text, key = self._text, tag.encode() + b" "
+        start = self._seek(tag.encode())
+        if not text.startswith(key, start):
             return {}
-        end = self._text.find(b"\n", start + 1)
-        return _line(self._text[start + 1 : end if end >= 0 else None])[1]
+        end = text.find(b"\n", start)
+        return _line(text[start : end if end >= 0 else None])[1]
+
+    def _seek(self, tag: bytes) -> int:
+        """Where the first line whose tag is not below ``tag`` starts (the end of the text
+        when none does): a binary search, the lines being sorted by tag (`dump`; `doctor`
+        checks the order). A search through the whole text took ~1 ms a lookup at 20,000
+        notes, and `status` makes dozens."""
+        text = self._text
+        lo, hi = 1, len(text)  # the line sought starts in [lo, hi]; text starts with "\n"
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = text.rfind(b"\n", lo - 1, mid) + 1  # the line holding mid (or lo's)
+            space = text.find(b" ", start)
+            newline = text.find(b"\n", start)
+            end = min(i for i in (space, newline, len(text)) if i >= 0)
+            if text[start:end] < tag:
+                lo = newline + 1 if newline >= 0 else len(text)
+            else:
+                hi = start
+        return lo
 
     def dump(self) -> bytes:
         by_tag: dict[str, list[str]] = {}
@@ -293,6 +313,9 @@ def check_index(store: Store, ref: str) -> str | None:
         saved = parse_index(path.read_bytes(), ref)
     except IndexUnreadable as exc:
         return f"the index of {ref} cannot be used: {exc}"
+    tags = [line.partition(b" ")[0] for line in saved._text.split(b"\n") if line]
+    if any(a >= b for a, b in zip(tags, tags[1:])):  # lookups are binary searches
+        return f"the index of {ref} has its lines out of order"
     tip = store.ref_value(ref)
     current: NotesIndex | None = saved
     if saved.commit != tip:

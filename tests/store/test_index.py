@@ -165,6 +165,38 @@ def test_a_forged_entry_is_found_by_doctor(store: Store) -> None:
     assert_same(store)
 
 
+def test_lookups_by_binary_search_agree_with_a_scan_and_doctor_checks_the_order(store: Store) -> None:
+    """A tag's line is found by a binary search of the sorted lines: every tag, tags that
+    are prefixes of others, tags before the first and after the last, and none missed.
+    An index whose lines were put out of order (checksum redone) is a `doctor` finding."""
+    rng = random.Random(8)
+    tags = sorted({"".join(rng.choice("ab*-/0") for _ in range(rng.randint(1, 4))) for _ in range(300)})
+    target = "1" * 40
+    body = "".join(f"{tag} {target}:{hashlib.sha1(tag.encode()).hexdigest()}\n" for tag in tags).encode()
+    index = parse_index(header(body) + body, layout.NOTES_EVALS)
+    for probe in [
+        *tags,
+        "",
+        "~",
+        "a" * 5,
+        *(tag + "a" for tag in tags[:50]),
+        *(tag[:-1] for tag in tags),
+    ]:
+        expected = {target: hashlib.sha1(probe.encode()).hexdigest()} if probe in tags else {}
+        assert index._tagged(probe) == expected, probe
+    rng.shuffle(tags)
+    body = "".join(f"{tag} {target}:{hashlib.sha1(tag.encode()).hexdigest()}\n" for tag in tags).encode()
+    path = index_path(store, layout.NOTES_EVALS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(header(body) + body)
+    assert "out of order" in str(check_index(store, layout.NOTES_EVALS))
+
+
+def header(body: bytes) -> bytes:
+    head = {"format": FORMAT, "ref": layout.NOTES_EVALS, "commit": None, "tree": None}
+    return json.dumps({**head, "sha256": hashlib.sha256(body).hexdigest()}).encode() + b"\n"
+
+
 def test_a_forged_line_is_rebuilt_when_read(store: Store) -> None:
     """A line of the wrong shape under a redone checksum passes the first look; the
     lookup that meets it rebuilds the index (for the same notes commit) instead of failing."""
@@ -262,7 +294,7 @@ def test_retirements_equal_the_retire_records(store: Store) -> None:
         txn.append(layout.NOTES_EVIDENCE, target, records)
         store.commit(txn)
     expected = {
-        target: [(r.candidate, r.reason, r.ts) for r in records if isinstance(r, RetireRecord)]
+        target: [(r.candidate, r.reason, r.ts.isoformat()) for r in records if isinstance(r, RetireRecord)]
         for target, records in store.notes(layout.NOTES_EVIDENCE).items()
     }
     assert retirements(store, layout.NOTES_EVIDENCE) == expected
@@ -273,7 +305,7 @@ def test_retirements_equal_the_retire_records(store: Store) -> None:
         [RetireRecord(ts=T0, candidate="c9", commit=targets[0], reason="x")],
     )
     store.commit(txn)  # an update of the index, not a rebuild
-    expected[targets[0]].append(("c9", "x", T0))
+    expected[targets[0]].append(("c9", "x", T0.isoformat()))
     assert retirements(store, layout.NOTES_EVIDENCE) == expected
 
 
