@@ -32,7 +32,7 @@ from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
 from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store
-from harnessgit.store.index import retirements
+from harnessgit.store.index import retire_reasons
 from harnessgit.targets import State, base_tip, candidate_tips
 
 SELECTION = "selection"
@@ -150,7 +150,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         model=reference.model,
         selection_size=len(ids),
         candidates=[row(cand) for cand in live],
-        archived=_archived(tips, retirements(store, layout.NOTES_EVIDENCE)),
+        archived=_archived(store, tips),
         selection=_spend(gates, split_hash, config.gate.alpha),
         problem=problem,
         has_evaluator=config.evaluator.configured,
@@ -203,20 +203,12 @@ def _last_gate(notes: Sequence[Record], commit: str) -> LastGate | None:
     return view_of(LastGate, max(records, key=lambda r: r.ts))
 
 
-def _archived(
-    tips: dict[str, tuple[State, str]], retired: dict[str, list[tuple[str, str, str]]]
-) -> dict[str, int]:
+def _archived(store: Store, tips: dict[str, tuple[State, str]]) -> dict[str, int]:
     """Archived candidates by the reason of their newest retire record ("unknown" without
-    one). ``retired``: commit -> (candidate, reason, ISO time) of its retire records, from
-    the evidence notes' index (20,000 notes are not read for a count)."""
-    reasons: Counter[str] = Counter()
-    for cid, (state, sha) in tips.items():
-        if state != "archived":
-            continue
-        own = [(ts, reason) for candidate, reason, ts in retired.get(sha, []) if candidate == cid]
-        if len(own) > 1:  # times are parsed only to order them (offsets may differ)
-            own = [max(own, key=lambda item: datetime.fromisoformat(item[0]))]
-        reasons[own[0][1] if own else "unknown"] += 1
+    one), from the evidence notes' index (20,000 notes are not read for a count)."""
+    archived = {cid: sha for cid, (state, sha) in tips.items() if state == "archived"}
+    newest = retire_reasons(store, layout.NOTES_EVIDENCE, archived)
+    reasons = Counter(newest.get(cid, "unknown") for cid in archived)
     order = {reason: i for i, reason in enumerate(RETIRE_REASONS)}
     return dict(sorted(reasons.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 

@@ -34,8 +34,10 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
@@ -249,21 +251,21 @@ RETIRE_LINE = re.compile(
 )
 
 
-def retirements(store: Store, ref: str) -> dict[str, list[tuple[str, str, str]]]:
-    """Annotated commit -> (candidate, reason, ISO time) of each retire record in its
-    note, in note order, from the index of the evidence notes. One pattern over the
-    block of retire lines, times left as written: `status` reads 20,000 of them to
-    count archived candidates, and parses a time only to order two records."""
-    parsed = []
+def retire_reasons(store: Store, ref: str, archived: Mapping[str, str]) -> dict[str, str]:
+    """Candidate -> the reason of its newest retire record on its own commit, for the
+    ``archived`` candidates (candidate -> commit). One pattern over the block of retire
+    lines, decoding only the lines of the candidates asked about: `status` counts 20,000
+    archived candidates this way (parsing each line whole took 130 ms)."""
+    newest: dict[str, tuple[datetime, int, str]] = {}  # candidate -> (time, place, reason)
     for n, candidate, reason, ts, pairs in RETIRE_LINE.findall(read_index(store, ref).block(RETIRE)):
-        notes = [pair.split(b":")[0].decode() for pair in pairs.split()]
-        parsed.append((n, candidate, reason, ts, notes))
-    found: dict[str, list[tuple[int, str, str, str]]] = {}
-    for n, candidate, reason, ts, notes in parsed:
-        entry = (int(n), _unquoted(candidate), _unquoted(reason), _unquoted(ts))
-        for target in notes:
-            found.setdefault(target, []).append(entry)
-    return {target: [entry[1:] for entry in sorted(items)] for target, items in found.items()}
+        cid = _unquoted(candidate)
+        commit = archived.get(cid)
+        if commit is None or b" " + commit.encode() + b":" not in pairs:
+            continue
+        entry = (datetime.fromisoformat(_unquoted(ts)), -int(n), _unquoted(reason))
+        if cid not in newest or entry[:2] > newest[cid][:2]:  # the first of equal times
+            newest[cid] = entry
+    return {cid: reason for cid, (_ts, _n, reason) in newest.items()}
 
 
 def _unquoted(part: bytes) -> str:
@@ -314,7 +316,7 @@ def check_index(store: Store, ref: str) -> str | None:
     except IndexUnreadable as exc:
         return f"the index of {ref} cannot be used: {exc}"
     tags = [line.partition(b" ")[0] for line in saved._text.split(b"\n") if line]
-    if any(a >= b for a, b in zip(tags, tags[1:])):  # lookups are binary searches
+    if any(a >= b for a, b in pairwise(tags)):  # lookups are binary searches
         return f"the index of {ref} has its lines out of order"
     tip = store.ref_value(ref)
     current: NotesIndex | None = saved

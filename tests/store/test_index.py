@@ -22,7 +22,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, Record, RetireRecord, TestPeekRecord
 from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import FORMAT, check_index, index_path, parse_index, read_index, retirements
+from harnessgit.store.index import FORMAT, check_index, index_path, parse_index, read_index, retire_reasons
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -280,9 +280,10 @@ def test_results_with_and_without_the_index_are_identical(store: Store, seed: in
         assert_same(store)
 
 
-def test_retirements_equal_the_retire_records(store: Store) -> None:
-    """`status` counts archived candidates from the evidence index: the same (candidate,
-    reason, time) in note order as the records, odd reasons and corrections included."""
+def test_retire_reasons_are_the_newest_retire_record_of_each_candidate(store: Store) -> None:
+    """`status` counts archived candidates from the evidence index: each candidate's
+    newest retire record on its own commit, as the records say, odd reasons, records of
+    other candidates on the same commit and corrections included."""
     targets = commits(store, 3)
     reasons = ["dominated", "rejected: a/b c%2F\u00e9", "merged"]
     for n, target in enumerate(targets):
@@ -290,23 +291,33 @@ def test_retirements_equal_the_retire_records(store: Store) -> None:
             RetireRecord(ts=T0 + timedelta(seconds=k), candidate=f"c{n}", commit=target, reason=reason)
             for k, reason in enumerate(reasons[: n + 1])
         ]
+        records.append(RetireRecord(ts=T0 + timedelta(hours=1), candidate="other", commit=target, reason="x"))
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, target, records)
         store.commit(txn)
-    expected = {
-        target: [(r.candidate, r.reason, r.ts.isoformat()) for r in records if isinstance(r, RetireRecord)]
-        for target, records in store.notes(layout.NOTES_EVIDENCE).items()
-    }
-    assert retirements(store, layout.NOTES_EVIDENCE) == expected
+    archived = {f"c{n}": target for n, target in enumerate(targets)}
+
+    def from_records() -> dict[str, str]:
+        notes = store.notes(layout.NOTES_EVIDENCE)
+        found = {}
+        for cid, sha in archived.items():
+            own = [r for r in notes.get(sha, []) if isinstance(r, RetireRecord) and r.candidate == cid]
+            if own:
+                found[cid] = max(own, key=lambda r: r.ts).reason
+        return found
+
+    assert retire_reasons(store, layout.NOTES_EVIDENCE, archived) == from_records()
+    assert retire_reasons(store, layout.NOTES_EVIDENCE, archived)["c2"] == "merged"
     txn = Transaction("test")
+    later = T0 + timedelta(minutes=5)
     txn.append(
         layout.NOTES_EVIDENCE,
         targets[0],
-        [RetireRecord(ts=T0, candidate="c9", commit=targets[0], reason="x")],
+        [RetireRecord(ts=later, candidate="c0", commit=targets[0], reason="y")],
     )
     store.commit(txn)  # an update of the index, not a rebuild
-    expected[targets[0]].append(("c9", "x", T0.isoformat()))
-    assert retirements(store, layout.NOTES_EVIDENCE) == expected
+    assert retire_reasons(store, layout.NOTES_EVIDENCE, archived) == {**from_records(), "c0": "y"}
+    assert retire_reasons(store, layout.NOTES_EVIDENCE, {"c1": targets[0]}) == {}  # not on its commit
 
 
 WRITER = """
