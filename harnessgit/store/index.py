@@ -240,7 +240,7 @@ def retire_tags(text: bytes) -> frozenset[str]:
     for n, record in enumerate(records):
         if isinstance(record, RetireRecord):
             parts = (str(n), record.candidate, record.reason, record.ts.isoformat())
-            tags.add(RETIRE + "/".join(quote(part, safe=":+") for part in parts))
+            tags.add(RETIRE + "/".join(_quoted(part).decode() for part in parts))
     return frozenset(tags)
 
 
@@ -256,16 +256,31 @@ def retire_reasons(store: Store, ref: str, archived: Mapping[str, str]) -> dict[
     ``archived`` candidates (candidate -> commit). One pattern over the block of retire
     lines, decoding only the lines of the candidates asked about: `status` counts 20,000
     archived candidates this way (parsing each line whole took 130 ms)."""
-    newest: dict[str, tuple[datetime, int, str]] = {}  # candidate -> (time, place, reason)
+    # Matched as written in the tags (percent-encoded, `retire_tags`): a line is decoded
+    # only when its candidate is asked about and another of its records competes.
+    wanted = {_quoted(cid): (cid, f" {sha}:".encode()) for cid, sha in archived.items()}
+    newest: dict[str, tuple[bytes, bytes, bytes]] = {}  # candidate -> (n, time, reason) as written
     for n, candidate, reason, ts, pairs in RETIRE_LINE.findall(read_index(store, ref).block(RETIRE)):
-        cid = _unquoted(candidate)
-        commit = archived.get(cid)
-        if commit is None or b" " + commit.encode() + b":" not in pairs:
+        cid, on_commit = wanted.get(candidate, ("", b""))
+        if not cid or on_commit not in pairs:
             continue
-        entry = (datetime.fromisoformat(_unquoted(ts)), -int(n), _unquoted(reason))
-        if cid not in newest or entry[:2] > newest[cid][:2]:  # the first of equal times
-            newest[cid] = entry
-    return {cid: reason for cid, (_ts, _n, reason) in newest.items()}
+        if cid not in newest or _later((n, ts), newest[cid][:2]):
+            newest[cid] = (n, ts, reason)
+    return {cid: _unquoted(reason) for cid, (_n, _ts, reason) in newest.items()}
+
+
+def _later(a: tuple[bytes, bytes], b: tuple[bytes, bytes]) -> bool:
+    """Whether the retire record at (place, time) ``a`` is newer than ``b``; of equal
+    times the first in the note is (as ``max`` over the records reads)."""
+    ta, tb = (datetime.fromisoformat(_unquoted(ts)) for _n, ts in (a, b))
+    return ta > tb or (ta == tb and int(a[0]) < int(b[0]))
+
+
+PLAIN = re.compile(r"[A-Za-z0-9_.~:+-]*")  # what `quote(..., safe=":+")` leaves as it is
+
+
+def _quoted(part: str) -> bytes:
+    return (part if PLAIN.fullmatch(part) else quote(part, safe=":+")).encode()
 
 
 def _unquoted(part: bytes) -> str:
