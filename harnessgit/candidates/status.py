@@ -17,7 +17,6 @@ agree.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,7 +31,7 @@ from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
 from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store
-from harnessgit.store.index import retire_reasons
+from harnessgit.store.index import archived_reasons
 from harnessgit.targets import State, base_tip, candidate_tips
 
 SELECTION = "selection"
@@ -207,8 +206,7 @@ def _archived(store: Store, tips: dict[str, tuple[State, str]]) -> dict[str, int
     """Archived candidates by the reason of their newest retire record ("unknown" without
     one), from the evidence notes' index (20,000 notes are not read for a count)."""
     archived = {cid: sha for cid, (state, sha) in tips.items() if state == "archived"}
-    newest = retire_reasons(store, layout.NOTES_EVIDENCE, archived)
-    reasons = Counter(newest.get(cid, "unknown") for cid in archived)
+    reasons = archived_reasons(store, layout.NOTES_EVIDENCE, archived)
     order = {reason: i for i, reason in enumerate(RETIRE_REASONS)}
     return dict(sorted(reasons.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 

@@ -26,6 +26,7 @@ from harnessgit.store import index as notes_index
 from harnessgit.store import journal as journals
 from harnessgit.store.locks import age_text, find_locks, read_lock
 from harnessgit.store.recovery import Recovery, Step, classify, inspect, lock_paths, roll_forward
+from harnessgit.targets import candidate_tips
 
 
 class CannotRepair(HarnessgitError):
@@ -335,10 +336,18 @@ def find_bad_index(store: Store) -> list[Finding]:
     if problem is not None:
         path = shown(store, notes_index.index_path(store, pool_cache.NAME))
         found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
+    archived = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "archived"}
+    problem = notes_index.check_reasons(store, layout.NOTES_EVIDENCE, archived)
+    if problem is not None:
+        path = shown(store, notes_index.index_path(store, notes_index.REASONS))
+        found.append(Finding("index", path, problem, "remove it (status counts again)", fixable=True))
     return found
 
 
 def rebuild_index(store: Store, finding: Finding) -> str:
+    if finding.subject == shown(store, notes_index.index_path(store, notes_index.REASONS)):
+        notes_index.index_path(store, notes_index.REASONS).unlink(missing_ok=True)
+        return "removed it"
     config = _config(store)
     if config is not None and finding.subject == shown(store, notes_index.index_path(store, pool_cache.NAME)):
         return f"rebuilt it with the means of {plural(pool_cache.rebuild_pool(store, config), 'cache key')}"

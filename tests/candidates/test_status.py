@@ -20,7 +20,9 @@ from harnessgit.gate.frontier import frontier_view
 from harnessgit.render import to_json
 from harnessgit.stats.decision import alpha_for_attempt, alpha_spent
 from harnessgit.store import Store, Transaction
+from harnessgit.store.index import REASONS, index_path
 from harnessgit.targets import retire
+from tests.cli.runner import run
 from tests.conftest import git
 from tests.gating_fixtures import skill
 from tests.history_fixtures import _gate_record, store_scores
@@ -166,3 +168,20 @@ def test_status_before_anything_is_evaluated_or_proposed(review_repo: Path) -> N
     missing = status_of(review_repo)
     assert missing.selection is None and missing.problem and "splits.json not found" in missing.problem
     assert "no selection numbers: split manifest splits.json not found" in status_text(missing)
+
+
+def test_status_keeps_its_archive_counts_and_doctor_checks_them(review_repo: Path) -> None:
+    """The counts of archived candidates by reason are derived and kept beside the notes
+    indexes: the second `status` reads them; edited, `doctor` finds them and removes them."""
+    scene(review_repo)
+    expected = {"merged": 1, "rejected": 1, "dominated": 2, "unknown": 1}
+    assert status_of(review_repo).archived == expected
+    with Store.discover(review_repo) as store:
+        saved = index_path(store, REASONS)
+    data = json.loads(saved.read_bytes())
+    saved.write_text(json.dumps({**data, "counts": {"merged": 5}}))
+    assert status_of(review_repo).archived == {"merged": 5}  # trusted: only a recount tells
+    found = run(review_repo, "doctor")
+    assert found.exit_code == 1 and "archived-reasons" in found.output, found.output
+    assert run(review_repo, "doctor", "--fix").exit_code == 0
+    assert status_of(review_repo).archived == expected

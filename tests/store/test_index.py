@@ -22,7 +22,17 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, Record, RetireRecord, TestPeekRecord
 from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import FORMAT, check_index, index_path, parse_index, read_index, retire_reasons
+from harnessgit.store.index import (
+    FORMAT,
+    REASONS,
+    archived_reasons,
+    check_index,
+    check_reasons,
+    index_path,
+    parse_index,
+    read_index,
+    retire_reasons,
+)
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -318,6 +328,39 @@ def test_retire_reasons_are_the_newest_retire_record_of_each_candidate(store: St
     store.commit(txn)  # an update of the index, not a rebuild
     assert retire_reasons(store, layout.NOTES_EVIDENCE, archived) == {**from_records(), "c0": "y"}
     assert retire_reasons(store, layout.NOTES_EVIDENCE, {"c1": targets[0]}) == {}  # not on its commit
+
+
+def test_archived_counts_are_kept_until_the_archive_or_its_notes_change(store: Store) -> None:
+    """`status` keeps its counts of archived candidates by reason beside the indexes, for
+    the evidence notes commit and the archive they were counted from: a new retire record
+    or a new archived candidate recounts; an edited file is a `doctor` finding."""
+    targets = commits(store, 2)
+    txn = Transaction("test")
+    for n, target in enumerate(targets):
+        txn.append(
+            layout.NOTES_EVIDENCE,
+            target,
+            [RetireRecord(ts=T0, candidate=f"c{n}", commit=target, reason="dominated")],
+        )
+    store.commit(txn)
+    archived = {"c0": targets[0], "c1": targets[1], "c2": targets[1]}
+    assert archived_reasons(store, layout.NOTES_EVIDENCE, archived) == {"dominated": 2, "unknown": 1}
+    saved = index_path(store, REASONS)
+    assert saved.exists() and check_reasons(store, layout.NOTES_EVIDENCE, archived) is None
+    txn = Transaction("test")
+    txn.append(
+        layout.NOTES_EVIDENCE,
+        targets[1],
+        [RetireRecord(ts=T0, candidate="c2", commit=targets[1], reason="merged")],
+    )
+    store.commit(txn)
+    assert archived_reasons(store, layout.NOTES_EVIDENCE, archived) == {"dominated": 2, "merged": 1}
+    assert archived_reasons(store, layout.NOTES_EVIDENCE, {"c0": targets[0]}) == {"dominated": 1}
+    archived_reasons(store, layout.NOTES_EVIDENCE, archived)
+    data = json.loads(saved.read_bytes())
+    saved.write_text(json.dumps({**data, "counts": {"merged": 3}}))  # trusted by readers
+    assert archived_reasons(store, layout.NOTES_EVIDENCE, archived) == {"merged": 3}
+    assert "do not match" in str(check_reasons(store, layout.NOTES_EVIDENCE, archived))
 
 
 WRITER = """
