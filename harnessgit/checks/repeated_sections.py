@@ -1,12 +1,6 @@
-"""The duplication rule's structural part: sections and headings that repeat an
-earlier one (`harnessgit.checks.duplication` has the rule and its passages).
-
-- **Sections.** A heading's section (its body, code included, down to the next
-  heading of its level) that repeats an earlier section's body: a pasted section,
-  however code-heavy, is one finding.
-- **Headings.** The same heading at the same level under the same parent: two
-  sections a reader cannot tell apart (not in exclusive branches, not a label three
-  or more times over a series, not over nothing but code).
+"""The duplication rule's structural part: a section whose body repeats an earlier
+section's, and the same heading twice under one parent. The rule, its passages and what
+it ignores are described in `harnessgit.checks.duplication`, which calls these.
 """
 
 from __future__ import annotations
