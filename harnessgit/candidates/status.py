@@ -31,7 +31,7 @@ from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
 from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
 from harnessgit.store import Store
-from harnessgit.store.index import archived_reasons
+from harnessgit.store.retired import archived_reasons
 from harnessgit.targets import State, base_tip, candidate_tips
 
 SELECTION = "selection"

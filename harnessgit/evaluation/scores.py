@@ -21,7 +21,8 @@ from harnessgit.evaluation.splits import load_manifest
 from harnessgit.records import EvalRecord, ExportRecord, Record, TestPeekRecord, live
 from harnessgit.stats.pairing import Scored, instance_means
 from harnessgit.store import Store
-from harnessgit.store.index import PEEK, NotesIndex, notes_under, read_index
+from harnessgit.store.index import PEEK, notes_under, read_index
+from harnessgit.store.index_file import NotesIndex
 from harnessgit.targets import resolve
 
 TEST_SPLIT = "test"

@@ -41,7 +41,8 @@ from harnessgit.config import Config
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.store import Store
-from harnessgit.store.index import ANY, changed_notes, eval_tags, index_path, save_derived
+from harnessgit.store.index import changed_notes, eval_tags, index_path, save_derived
+from harnessgit.store.index_file import ANY
 
 if TYPE_CHECKING:
     import numpy as np

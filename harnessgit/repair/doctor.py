@@ -21,7 +21,7 @@ from harnessgit.gate import pool_cache
 from harnessgit.gate.checkout import describe, finish_checkout, finished_line, unfinished_checkout
 from harnessgit.processes import scratch as scratch_dirs
 from harnessgit.render import listing, plural, short
-from harnessgit.store import Store
+from harnessgit.store import Store, retired
 from harnessgit.store import index as notes_index
 from harnessgit.store import journal as journals
 from harnessgit.store.locks import age_text, find_locks, read_lock
@@ -337,16 +337,16 @@ def find_bad_index(store: Store) -> list[Finding]:
         path = shown(store, notes_index.index_path(store, pool_cache.NAME))
         found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
     archived = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "archived"}
-    problem = notes_index.check_reasons(store, layout.NOTES_EVIDENCE, archived)
+    problem = retired.check_reasons(store, layout.NOTES_EVIDENCE, archived)
     if problem is not None:
-        path = shown(store, notes_index.index_path(store, notes_index.REASONS))
+        path = shown(store, notes_index.index_path(store, retired.REASONS))
         found.append(Finding("index", path, problem, "remove it (status counts again)", fixable=True))
     return found
 
 
 def rebuild_index(store: Store, finding: Finding) -> str:
-    if finding.subject == shown(store, notes_index.index_path(store, notes_index.REASONS)):
-        notes_index.index_path(store, notes_index.REASONS).unlink(missing_ok=True)
+    if finding.subject == shown(store, notes_index.index_path(store, retired.REASONS)):
+        notes_index.index_path(store, retired.REASONS).unlink(missing_ok=True)
         return "removed it"
     config = _config(store)
     if config is not None and finding.subject == shown(store, notes_index.index_path(store, pool_cache.NAME)):

@@ -29,196 +29,27 @@ compares the index with a rebuild).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Collection, Iterator
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 from harnessgit import layout
 from harnessgit.errors import GitFailed
 from harnessgit.render import listing
+from harnessgit.store.index_file import ANY, Entry, IndexUnreadable, NotesIndex, parse_index
 
 if TYPE_CHECKING:
     from harnessgit.records import Record
     from harnessgit.store.repo import Store
 
-FORMAT = 3  # 1: one line per note (never released); 2: exports not under `peek`
 PEEK = "peek"
-SEARCHES = 16  # more tags than this at once: parse the whole index instead of one search each
-ANY = "*"  # a note with a line that is not JSON, or an odd harness string: read for every lookup
-NONE = "-"  # a note indexed under nothing (so that every note has a line)
 HARNESS = re.compile(r"[0-9a-f]{4,64}")  # what a harness tree id can be written as in the index
-LINE = re.compile(rb"[!-~]+(?: [0-9a-f]{40,64}:[0-9a-f]{40,64})+")  # a tag, then target:blob pairs
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One annotated object's note: its blob and what it is indexed under."""
-
-    blob: str
-    tags: frozenset[str]
-
-
-class NotesIndex:
-    """The notes of one notes commit; ``commit`` None for no notes at all.
-
-    On disk, after a JSON header (format, ref, commit, tree, sha256 of the body), one
-    line per tag: ``<tag> <target>:<blob> <target>:<blob> ...``. A lookup finds its
-    tag's line with one search through the bytes instead of parsing 20,000 lines
-    (that took most of `show`'s time); the whole is parsed only to update it.
-    """
-
-    def __init__(
-        self,
-        ref: str,
-        commit: str | None,
-        tree: str | None,
-        entries: dict[str, Entry] | None = None,
-        *,
-        body: bytes = b"",
-    ) -> None:
-        self.ref, self.commit, self.tree = ref, commit, tree
-        self._entries = entries
-        self._text = b"\n" + body  # a tag's line starts after a newline
-
-    @property
-    def entries(self) -> dict[str, Entry]:
-        """Annotated object -> its note's entry (parsed on first use)."""
-        if self._entries is None:
-            tags: dict[str, set[str]] = {}
-            blobs: dict[str, str] = {}
-            for line in self._text.split(b"\n"):
-                if line:
-                    tag, pairs = _line(line)
-                    for target, blob in pairs.items():
-                        blobs[target] = blob
-                        tags.setdefault(target, set()).update(() if tag == NONE else (tag,))
-            self._entries = {target: Entry(blobs[target], frozenset(tags[target])) for target in blobs}
-        return self._entries
-
-    def notes(self, tags: Collection[str] | None) -> dict[str, str]:
-        """Annotated object -> note blob for every note indexed under one of ``tags`` or
-        ``*`` (None: every note), sorted as `git notes list` sorts them."""
-        if tags is None:
-            found = {target: entry.blob for target, entry in self.entries.items()}
-        elif self._entries is not None or len(tags) > SEARCHES:
-            wanted = {*tags, ANY}
-            found = {t: e.blob for t, e in self.entries.items() if not wanted.isdisjoint(e.tags)}
-        else:
-            found = {target: blob for tag in (*tags, ANY) for target, blob in self._tagged(tag).items()}
-        return dict(sorted(found.items()))
-
-    def with_prefix(self, prefix: str) -> list[tuple[str, dict[str, str]]]:
-        """(tag, annotated object -> note blob) for every tag that starts with ``prefix``:
-        the lines are sorted by tag, so they stand together."""
-        if self._entries is not None:
-            by_tag: dict[str, dict[str, str]] = {}
-            for target, entry in sorted(self._entries.items()):
-                for tag in entry.tags:
-                    if tag.startswith(prefix):
-                        by_tag.setdefault(tag, {})[target] = entry.blob
-            return sorted(by_tag.items())
-        found = []
-        at = self._text.find(b"\n" + prefix.encode())
-        while at >= 0 and self._text.startswith(prefix.encode(), at + 1):
-            end = self._text.find(b"\n", at + 1)
-            found.append(_line(self._text[at + 1 : end if end >= 0 else None]))
-            at = end
-        return found
-
-    def block(self, prefix: str) -> bytes:
-        """The lines whose tag starts with ``prefix``, as on disk. The lines are sorted
-        by tag, so they run from the first such line to the last."""
-        if self._entries is not None:  # built or parsed here: written out again
-            lines = self.with_prefix(prefix)
-            return "\n".join(
-                f"{tag} {' '.join(f'{t}:{b}' for t, b in notes.items())}" for tag, notes in lines
-            ).encode()
-        mark = b"\n" + prefix.encode()
-        first = self._text.find(mark)
-        if first < 0:
-            return b""
-        end = self._text.find(b"\n", self._text.rfind(mark) + 1)
-        return self._text[first + 1 : end if end >= 0 else None]
-
-    def _tagged(self, tag: str) -> dict[str, str]:
-        text, key = self._text, tag.encode() + b" "
-        start = self._seek(tag.encode())
-        if not text.startswith(key, start):
-            return {}
-        end = text.find(b"\n", start)
-        return _line(text[start : end if end >= 0 else None])[1]
-
-    def _seek(self, tag: bytes) -> int:
-        """Where the first line whose tag is not below ``tag`` starts (the end of the text
-        when none does): a binary search, the lines being sorted by tag (`dump`; `doctor`
-        checks the order). A search through the whole text took ~1 ms a lookup at 20,000
-        notes, and `status` makes dozens."""
-        text = self._text
-        lo, hi = 1, len(text)  # the line sought starts in [lo, hi]; text starts with "\n"
-        while lo < hi:
-            mid = (lo + hi) // 2
-            start = text.rfind(b"\n", lo - 1, mid) + 1  # the line holding mid (or lo's)
-            space = text.find(b" ", start)
-            newline = text.find(b"\n", start)
-            end = min(i for i in (space, newline, len(text)) if i >= 0)
-            if text[start:end] < tag:
-                lo = newline + 1 if newline >= 0 else len(text)
-            else:
-                hi = start
-        return lo
-
-    def dump(self) -> bytes:
-        by_tag: dict[str, list[str]] = {}
-        for target, entry in sorted(self.entries.items()):
-            for tag in entry.tags or (NONE,):
-                by_tag.setdefault(tag, []).append(f"{target}:{entry.blob}")
-        body = "".join(f"{tag} {' '.join(pairs)}\n" for tag, pairs in sorted(by_tag.items())).encode()
-        header = {
-            "format": FORMAT,
-            "ref": self.ref,
-            "commit": self.commit,
-            "tree": self.tree,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
-        return json.dumps(header, sort_keys=True).encode() + b"\n" + body
-
-
-class IndexUnreadable(Exception):
-    """The index file is missing, truncated, tampered with or of another format."""
-
-
-def _line(line: bytes) -> tuple[str, dict[str, str]]:
-    if not LINE.fullmatch(line):
-        raise IndexUnreadable("a line has the wrong shape")
-    tag, *pairs = line.split(b" ")
-    return tag.decode(), {target: blob for target, blob in (pair.decode().split(":") for pair in pairs)}
-
-
-def parse_index(data: bytes, ref: str) -> NotesIndex:
-    head, newline, body = data.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except ValueError:
-        raise IndexUnreadable("its header is not JSON") from None
-    if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise IndexUnreadable("its header is missing or of another format")
-    if header.get("ref") != ref:
-        raise IndexUnreadable(f"it indexes {header.get('ref')!r}, not {ref}")
-    if header.get("sha256") != hashlib.sha256(body).hexdigest():
-        raise IndexUnreadable("its checksum does not match (truncated or edited)")
-    commit, tree = header.get("commit"), header.get("tree")
-    if not (commit is None or isinstance(commit, str)) or not (tree is None or isinstance(tree, str)):
-        raise IndexUnreadable("its key is not a commit id")
-    return NotesIndex(ref, commit, tree, body=body)
 
 
 RETIRE = "retire/"
@@ -240,106 +71,15 @@ def retire_tags(text: bytes) -> frozenset[str]:
     for n, record in enumerate(records):
         if isinstance(record, RetireRecord):
             parts = (str(n), record.candidate, record.reason, record.ts.isoformat())
-            tags.add(RETIRE + "/".join(_quoted(part).decode() for part in parts))
+            tags.add(RETIRE + "/".join(quoted(part).decode() for part in parts))
     return frozenset(tags)
-
-
-# One retire line of the index: its tag's four parts, then its target:blob pairs.
-RETIRE_LINE = re.compile(
-    rb"^retire/([!-.0-~]+)/([!-.0-~]+)/([!-.0-~]+)/([!-.0-~]+)((?: [0-9a-f]{40,64}:[0-9a-f]{40,64})+)$",
-    re.MULTILINE,
-)
-
-
-def retire_reasons(store: Store, ref: str, archived: Mapping[str, str]) -> dict[str, str]:
-    """Candidate -> the reason of its newest retire record on its own commit, for the
-    ``archived`` candidates (candidate -> commit). One pattern over the block of retire
-    lines, decoding only the lines of the candidates asked about: `status` counts 20,000
-    archived candidates this way (parsing each line whole took 130 ms)."""
-    # Matched as written in the tags (percent-encoded, `retire_tags`): a line is decoded
-    # only when its candidate is asked about and another of its records competes.
-    wanted = {_quoted(cid): (cid, f" {sha}:".encode()) for cid, sha in archived.items()}
-    newest: dict[str, tuple[bytes, bytes, bytes]] = {}  # candidate -> (n, time, reason) as written
-    for n, candidate, reason, ts, pairs in RETIRE_LINE.findall(read_index(store, ref).block(RETIRE)):
-        cid, on_commit = wanted.get(candidate, ("", b""))
-        if not cid or on_commit not in pairs:
-            continue
-        if cid not in newest or _later((n, ts), newest[cid][:2]):
-            newest[cid] = (n, ts, reason)
-    return {cid: _unquoted(reason) for cid, (_n, _ts, reason) in newest.items()}
-
-
-REASONS = "archived-reasons"  # the derived file of `archived_reasons`
-
-
-def archived_reasons(store: Store, ref: str, archived: Mapping[str, str]) -> dict[str, int]:
-    """How many of the ``archived`` candidates (candidate -> commit) have each reason as
-    their newest retire record ("unknown" without one). Derived like the indexes and kept
-    beside them, keyed by the notes commit of ``ref`` and a digest of ``archived``: a
-    `status` with nothing retired since reads a few bytes instead of 20,000 retire lines."""
-    key = _reasons_key(store, ref, archived)
-    saved = _saved_reasons(store)
-    if saved is not None and saved[0] == key:
-        return saved[1]
-    counts = _counted(store, ref, archived)
-    save_derived(store, REASONS, json.dumps({"format": 1, "key": key, "counts": counts}).encode())
-    return counts
-
-
-def check_reasons(store: Store, ref: str, archived: Mapping[str, str]) -> str | None:
-    """For `doctor`: None unless the saved counts are for the archive as it is now and
-    differ from a count of the retire lines (an edited file; readers would trust it)."""
-    saved = _saved_reasons(store)
-    if saved is None or saved[0] != _reasons_key(store, ref, archived):
-        return None  # missing, unreadable or stale: recounted on the next `status`
-    if _counted(store, ref, archived) != saved[1]:
-        return "the saved counts of archived candidates do not match the notes"
-    return None
-
-
-def _counted(store: Store, ref: str, archived: Mapping[str, str]) -> dict[str, int]:
-    newest = retire_reasons(store, ref, archived)
-    counts: dict[str, int] = {}
-    for cid in archived:
-        reason = newest.get(cid, "unknown")
-        counts[reason] = counts.get(reason, 0) + 1
-    return counts
-
-
-def _reasons_key(store: Store, ref: str, archived: Mapping[str, str]) -> str:
-    listing = "".join(f"{cid} {sha}\n" for cid, sha in sorted(archived.items()))
-    return hashlib.sha256(f"{store.ref_value(ref)}\n{listing}".encode()).hexdigest()
-
-
-def _saved_reasons(store: Store) -> tuple[str, dict[str, int]] | None:
-    try:
-        data = json.loads(index_path(store, REASONS).read_bytes())
-        key, counts = data["key"], data["counts"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    valid = isinstance(key, str) and isinstance(counts, dict) and data.get("format") == 1
-    if not valid or not all(isinstance(n, int) and n >= 0 for n in counts.values()):
-        return None
-    return key, counts
-
-
-def _later(a: tuple[bytes, bytes], b: tuple[bytes, bytes]) -> bool:
-    """Whether the retire record at (place, time) ``a`` is newer than ``b``; of equal
-    times the first in the note is (as ``max`` over the records reads)."""
-    ta, tb = (datetime.fromisoformat(_unquoted(ts)) for _n, ts in (a, b))
-    return ta > tb or (ta == tb and int(a[0]) < int(b[0]))
 
 
 PLAIN = re.compile(r"[A-Za-z0-9_.~:+-]*")  # what `quote(..., safe=":+")` leaves as it is
 
 
-def _quoted(part: str) -> bytes:
+def quoted(part: str) -> bytes:
     return (part if PLAIN.fullmatch(part) else quote(part, safe=":+")).encode()
-
-
-def _unquoted(part: bytes) -> str:
-    text = part.decode()
-    return unquote(text) if "%" in text else text
 
 
 def eval_tags(text: bytes) -> frozenset[str]:

@@ -20,7 +20,8 @@ from harnessgit.gate.frontier import frontier_view
 from harnessgit.render import to_json
 from harnessgit.stats.decision import alpha_for_attempt, alpha_spent
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import REASONS, index_path
+from harnessgit.store.index import index_path
+from harnessgit.store.retired import REASONS
 from harnessgit.targets import retire
 from tests.cli.runner import run
 from tests.conftest import git

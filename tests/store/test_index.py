@@ -22,17 +22,9 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, Record, RetireRecord, TestPeekRecord
 from harnessgit.repair.doctor import CHECKS, diagnose
 from harnessgit.store import Store, Transaction
-from harnessgit.store.index import (
-    FORMAT,
-    REASONS,
-    archived_reasons,
-    check_index,
-    check_reasons,
-    index_path,
-    parse_index,
-    read_index,
-    retire_reasons,
-)
+from harnessgit.store.index import check_index, index_path, read_index
+from harnessgit.store.index_file import FORMAT, parse_index
+from harnessgit.store.retired import REASONS, archived_reasons, check_reasons, retire_reasons
 from tests.conftest import git
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
