@@ -8,15 +8,8 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from harnessgit.records import (
-    EvalRecord,
-    ProposalRecord,
-    Skipped,
-    TestPeekRecord,
-    dump_record,
-    parse_note,
-    parse_record,
-)
+from harnessgit.record_lines import Skipped, dump_record, parse_note, parse_record
+from harnessgit.records import EvalRecord, ProposalRecord, TestPeekRecord
 
 TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -93,7 +86,8 @@ def test_every_optional_field_has_a_default() -> None:
 def test_a_record_with_none_fields_reads_back() -> None:
     from datetime import datetime, timezone
 
-    from harnessgit.records import OverrideRecord, dump_record, parse_record
+    from harnessgit.record_lines import dump_record, parse_record
+    from harnessgit.records import OverrideRecord
 
     record = OverrideRecord(
         ts=datetime(2026, 1, 1, tzinfo=timezone.utc),
@@ -217,10 +211,10 @@ def test_reading_one_kind_builds_only_its_model() -> None:
     import sys
 
     program = f"""
-from harnessgit import records
+from harnessgit import record_lines, records
 models = [records.ModelCheck, *records._KINDS.values()]
 assert not any(m.__pydantic_complete__ for m in models), "built at import"
-records.parse_note({dump_record(proposal())!r} + b"\\n")
+record_lines.parse_note({dump_record(proposal())!r} + b"\\n")
 print(sorted(m.__name__ for m in models if m.__pydantic_complete__))
 """
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
@@ -230,7 +224,7 @@ print(sorted(m.__name__ for m in models if m.__pydantic_complete__))
 def test_a_line_reads_as_the_union_of_every_kind_reads_it(caplog: pytest.LogCaptureFixture) -> None:
     """`parse_record` picks the model by the "kind" key it finds in the line; whatever
     the line, it must answer what validating against every kind at once answers."""
-    from harnessgit.records import _any_record, _parse_tolerant
+    from harnessgit.record_lines import _any_record, _parse_tolerant
 
     good = dump_record(proposal())
     data = json.loads(good)
@@ -266,13 +260,13 @@ def test_models_first_used_by_many_threads_at_once_read_correctly() -> None:
 
     program = f"""
 import threading
-from harnessgit import records
+from harnessgit import record_lines
 line, proposal = {eval_line()!r}, {dump_record(proposal())!r}
 start = threading.Barrier(8)
 results = []
 def read():
     start.wait()
-    results.append((records.parse_record(line), records.parse_record(proposal)))
+    results.append((record_lines.parse_record(line), record_lines.parse_record(proposal)))
 threads = [threading.Thread(target=read) for _ in range(8)]
 for thread in threads:
     thread.start()
