@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harnessgit"
 LAYERS = [
     # shared pieces that import only one another: records, names, formats, errors, the
     # package's face (__version__)
-    {"__init__", "errors", "names", "layout", "records", "record_lines", "objects", "render", "globs"}
+    {"__init__", "errors", "names", "layout", "records", "objects", "render", "globs"}
     | {"scrub"}
     | {"fences", "processes", "evidence", "confine"},
     {"stats"},  # pure: numbers in, decisions out

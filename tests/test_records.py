@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from harnessgit.record_lines import Skipped, dump_record, parse_note, parse_record
 from harnessgit.records import EvalRecord, ProposalRecord, TestPeekRecord
+from harnessgit.records.lines import Skipped, dump_record, parse_note, parse_record
 
 TS = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -86,8 +86,8 @@ def test_every_optional_field_has_a_default() -> None:
 def test_a_record_with_none_fields_reads_back() -> None:
     from datetime import datetime, timezone
 
-    from harnessgit.record_lines import dump_record, parse_record
     from harnessgit.records import OverrideRecord
+    from harnessgit.records.lines import dump_record, parse_record
 
     record = OverrideRecord(
         ts=datetime(2026, 1, 1, tzinfo=timezone.utc),
@@ -211,7 +211,8 @@ def test_reading_one_kind_builds_only_its_model() -> None:
     import sys
 
     program = f"""
-from harnessgit import record_lines, records
+from harnessgit import records
+from harnessgit.records import lines as record_lines
 models = [records.ModelCheck, *records._KINDS.values()]
 assert not any(m.__pydantic_complete__ for m in models), "built at import"
 record_lines.parse_note({dump_record(proposal())!r} + b"\\n")
@@ -224,7 +225,7 @@ print(sorted(m.__name__ for m in models if m.__pydantic_complete__))
 def test_a_line_reads_as_the_union_of_every_kind_reads_it(caplog: pytest.LogCaptureFixture) -> None:
     """`parse_record` picks the model by the "kind" key it finds in the line; whatever
     the line, it must answer what validating against every kind at once answers."""
-    from harnessgit.record_lines import _any_record, _parse_tolerant
+    from harnessgit.records.lines import _any_record, _parse_tolerant
 
     good = dump_record(proposal())
     data = json.loads(good)
@@ -260,7 +261,7 @@ def test_models_first_used_by_many_threads_at_once_read_correctly() -> None:
 
     program = f"""
 import threading
-from harnessgit import record_lines
+from harnessgit.records import lines as record_lines
 line, proposal = {eval_line()!r}, {dump_record(proposal())!r}
 start = threading.Barrier(8)
 results = []

@@ -10,8 +10,8 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evidence import loads_strict
-from harnessgit.record_lines import Skipped, warn_skipped
 from harnessgit.records import view_of
+from harnessgit.records.lines import Skipped, warn_skipped
 from harnessgit.store import Store
 from harnessgit.targets import resolve
 

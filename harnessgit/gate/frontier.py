@@ -260,7 +260,7 @@ def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
 def proposal_in(note: bytes) -> tuple[datetime, str] | None:
     """(time, parent) of the last proposal record in one evidence note, as
     `proposals_by_commit` reads it."""
-    from harnessgit.record_lines import Skipped, parse_note
+    from harnessgit.records.lines import Skipped, parse_note
 
     found = None
     for record in parse_note(note, "", Skipped()):

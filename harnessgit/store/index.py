@@ -64,8 +64,8 @@ def retire_tags(text: bytes) -> frozenset[str]:
     """One tag per retire record the record reader accepts: ``retire/<line>/<candidate>/
     <reason>/<ts>``, each part percent-encoded. `status` counts archived candidates by
     reason from these tags instead of parsing 20,000 evidence notes."""
-    from harnessgit.record_lines import Skipped, parse_note
     from harnessgit.records import RetireRecord
+    from harnessgit.records.lines import Skipped, parse_note
 
     records = parse_note(text, "", Skipped())  # what readers see; they warn, not this
     tags = set()
@@ -273,7 +273,7 @@ def notes_under(
     """(annotated object, its records) for every note indexed under one of ``tags`` (None:
     every note), as `Store.notes` reads them: in its order, each note's blob read once, records
     that cannot be read skipped with one warning per kind of problem."""
-    from harnessgit.record_lines import Skipped, parse_note  # not at import: `check` never reads notes
+    from harnessgit.records.lines import Skipped, parse_note  # not at import: `check` never reads notes
 
     try:
         notes = index.notes(tags)

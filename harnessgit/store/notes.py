@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from harnessgit.objects import CommitInfo, TreeEntry
-    from harnessgit.record_lines import Skipped
     from harnessgit.records import Record
+    from harnessgit.records.lines import Skipped
     from harnessgit.store.git import Git
     from harnessgit.store.objects import CatFile
     from harnessgit.store.staging import Staged
@@ -265,7 +265,7 @@ class NotesMixin:
     def notes(self, notes_ref: str) -> dict[str, list[Record]]:
         """The records on every object annotated on ``notes_ref``, by that object.
         Records that cannot be read are skipped with one warning per kind of problem."""
-        from harnessgit.record_lines import Skipped, parse_note  # not at import: `check` never reads notes
+        from harnessgit.records.lines import Skipped, parse_note  # not at import: `check` never reads notes
 
         # The records at a tip never change: read again only when the ref moved (evolve
         # counts gate attempts every iteration; issue 13). The tip is read first, so
@@ -288,7 +288,7 @@ class NotesMixin:
         return found
 
     def notes_on(self, notes_ref: str, target: str) -> list[Record]:
-        from harnessgit.record_lines import Skipped, parse_note
+        from harnessgit.records.lines import Skipped, parse_note
 
         tip = self.ref_value(notes_ref)
         found = find_note(self.read_tree, self.commit_info(tip).tree, target) if tip else None

@@ -61,7 +61,7 @@ class Transaction:
     def append(self, notes_ref: str, target: str, records: Iterable[Record]) -> None:
         if not notes_ref.startswith(NOTES_PREFIX):
             raise ValueError(f"not a harnessgit notes ref: {notes_ref}")
-        from harnessgit.record_lines import dump_record  # not at import: reading needs no records
+        from harnessgit.records.lines import dump_record  # not at import: reading needs no records
 
         lines = self.notes.setdefault(notes_ref, {}).setdefault(target, [])
         lines.extend(dump_record(record) for record in records)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from harnessgit import layout
 from harnessgit.errors import ConcurrentUpdate
-from harnessgit.record_lines import parse_note
 from harnessgit.records import LabelRecord
+from harnessgit.records.lines import parse_note
 from harnessgit.store import EVIDENCE_STORE, NOTES_PREFIX, Store, Transaction
 from harnessgit.store.remote import (
     RemoteUpdate,

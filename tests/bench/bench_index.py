@@ -35,8 +35,8 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evaluation.context import eval_context
 from harnessgit.names import new_candidate_id
-from harnessgit.record_lines import dump_record
 from harnessgit.records import EvalRecord, ProposalRecord, Record, RetireRecord
+from harnessgit.records.lines import dump_record
 from harnessgit.store import Blob, Store
 from harnessgit.store.transaction import PINS_PREFIX
 from harnessgit.store.trees import note_path

@@ -8,8 +8,8 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.turns import chat_messages, failing_turn
-from harnessgit.record_lines import dump_record, parse_record
 from harnessgit.records import ExportRecord
+from harnessgit.records.lines import dump_record, parse_record
 from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
 from tests.coevolution.fixtures import models_repo

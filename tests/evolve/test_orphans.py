@@ -14,8 +14,8 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.state import Budget
-from harnessgit.record_lines import parse_record
 from harnessgit.records import IterationRecord, RetireRecord
+from harnessgit.records.lines import parse_record
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
 from tests.conftest import git

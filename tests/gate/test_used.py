@@ -10,8 +10,8 @@ from harnessgit.config import load_config
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.used import evals_listing
-from harnessgit.record_lines import dump_record
 from harnessgit.records import EvalRecord, GateRecord
+from harnessgit.records.lines import dump_record
 from harnessgit.store import Store, Transaction
 from tests.cli.runner import run
 from tests.conftest import git

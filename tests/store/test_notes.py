@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
-from harnessgit.record_lines import dump_record
 from harnessgit.records import EvidenceRecord, ProposalRecord
+from harnessgit.records.lines import dump_record
 from harnessgit.store import EVIDENCE_STORE, PINS_PREFIX, Store, Transaction
 from tests.conftest import git
 from tests.store.store_fixtures import TS, record
