@@ -139,10 +139,43 @@ def evaluate(
     wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
     pending = wanted if no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
+    batches, evaluator_time = _run(
+        store, config, context, manifest, split, execution, pending, book, no_cache
+    )
+    return Evaluation(
+        commit=context.commit,
+        harness=context.key.harness,
+        fingerprint=context.key.fingerprint,
+        model=context.key.model,
+        split=split,
+        requested=len(wanted),
+        cached=len(wanted) - len(pending),
+        evaluated=len(pending),
+        batches=batches,
+        wall_time=round(time.monotonic() - started, 4),
+        evaluator_time=round(evaluator_time, 4),
+        summary=book.summary(context.key, split, ids),
+        context=context,
+        grader=context.grader,
+    )
+
+
+def _run(
+    store: Store,
+    config: Config,
+    context: EvalContext,
+    manifest: Manifest,
+    split: str,
+    execution: Execution,
+    pending: list[tuple[str, int]],
+    book: ScoreBook,
+    no_cache: bool,
+) -> tuple[int, float]:
+    """Run the ``pending`` (instance, repeat) pairs in batches, each recorded as it
+    finishes; (how many batches, the evaluator time summed)."""
     executor = _executor(config, execution)
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
-        scrubber = evaluators.scrubber(config)
         jobs = execution.jobs or (
             evaluators.ray.cpus() if executor == "ray" and pending else config.evaluator.jobs
         )
@@ -155,28 +188,12 @@ def evaluate(
             split,
             execution.on_stderr,
             fresh=no_cache,
-            scrubber=scrubber,
+            scrubber=evaluators.scrubber(config),
             executor=executor,
         )
         runner.evaluators = evaluators
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
-            evaluator_time = runner.run(batches, jobs, book, execution.progress, len(pending))
-    return Evaluation(
-        commit=context.commit,
-        harness=context.key.harness,
-        fingerprint=context.key.fingerprint,
-        model=context.key.model,
-        split=split,
-        requested=len(wanted),
-        cached=len(wanted) - len(pending),
-        evaluated=len(pending),
-        batches=len(batches),
-        wall_time=round(time.monotonic() - started, 4),
-        evaluator_time=round(evaluator_time, 4),
-        summary=book.summary(context.key, split, ids),
-        context=context,
-        grader=context.grader,
-    )
+            return len(batches), runner.run(batches, jobs, book, execution.progress, len(pending))
 
 
 def _executor(config: Config, execution: Execution) -> str:
