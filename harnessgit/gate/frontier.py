@@ -20,7 +20,8 @@ from harnessgit.evaluation.context import EvalContext, Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.records import ProposalRecord
-from harnessgit.stats.frontier import Frontier, frontier_of
+from harnessgit.stats.frontier import Frontier
+from harnessgit.stats.frontier_arrays import frontier_of
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 

@@ -23,9 +23,9 @@ from harnessgit.stats.frontier import (
     PoolCandidate,
     ScorePool,
     compute_frontier,
-    frontier_of,
     sample_parent,
 )
+from harnessgit.stats.frontier_arrays import frontier_of
 
 
 def pool_of(rows: list[list[float]], parents: list[str | None] | None = None) -> ScorePool:
@@ -292,7 +292,7 @@ def test_means_are_pythons_sums() -> None:
     assert all(row.mean == expected[int(row.candidate)] for row in frontier.rows)
     import numpy as np
 
-    from harnessgit.stats.frontier import _row_means
+    from harnessgit.stats.frontier_arrays import _row_means
 
     assert _row_means(np.array(rows)).tolist() == expected
 
