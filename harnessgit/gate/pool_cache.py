@@ -318,8 +318,7 @@ class Pool:
     def save(self) -> None:
         if not self.cache.dirty:
             return
-        if self.means is not None:
-            self.cache.means = _unpack(self.means)
+        self.cache.means = self.all_means()
         save_derived(self.store, NAME, self.cache.dump())
 
 

@@ -99,17 +99,15 @@ class NotesIndex:
     def block(self, prefix: str) -> bytes:
         """The lines whose tag starts with ``prefix``, as on disk. The lines are sorted
         by tag, so they run from the first such line to the last."""
-        if self._entries is not None:  # built or parsed here: written out again
-            lines = self.with_prefix(prefix)
-            return "\n".join(
-                f"{tag} {' '.join(f'{t}:{b}' for t, b in notes.items())}" for tag, notes in lines
-            ).encode()
+        text = self._text
+        if self._entries is not None:  # built or updated here: its lines as `dump` writes them
+            text = b"\n" + self.dump().partition(b"\n")[2]
         mark = b"\n" + prefix.encode()
-        first = self._text.find(mark)
+        first = text.find(mark)
         if first < 0:
             return b""
-        end = self._text.find(b"\n", self._text.rfind(mark) + 1)
-        return self._text[first + 1 : end if end >= 0 else None]
+        end = text.find(b"\n", text.rfind(mark) + 1)
+        return text[first + 1 : end if end >= 0 else None]
 
     def _tagged(self, tag: str) -> dict[str, str]:
         text, key = self._text, tag.encode() + b" "
