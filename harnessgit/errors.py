@@ -1,4 +1,4 @@
-"""The one error hierarchy of harnessgit, and the exit codes of DESIGN.md.
+"""The one error hierarchy of harnessgit, and the exit codes of docs/design.md ("Exit codes").
 
 Every failure a user can cause or fix is a `HarnessgitError` with a message that
 fits on one line; the CLI prints it and exits 3. Nothing here imports harnessgit.

@@ -1,4 +1,4 @@
-"""Where harnessgit keeps things in the user's repository (DESIGN.md, "Git layout").
+"""Where harnessgit keeps things in the user's repository (docs/design.md, "Git layout").
 
 Always fully qualified: ``git notes --ref X`` silently prefixes ``refs/notes/``.
 """

@@ -109,7 +109,7 @@ def collect(
     (a commit or tree when ``source`` is "tree"), the index or the working tree;
     with ``paths``, exactly those files, changed or not; with ``all_files``, every
     harness file on the new side."""
-    # Revisions reach git as arguments: never as options or ranges (DESIGN.md).
+    # Revisions reach git as arguments: never as options or ranges (docs/design.md, "Writing safely").
     for revision in (old, new):
         if revision is not None:
             check_revision(revision)

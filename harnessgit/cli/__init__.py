@@ -1,4 +1,4 @@
-"""harnessgit's command line: `main` maps every outcome to DESIGN.md's exit codes."""
+"""harnessgit's command line: `main` maps every outcome to the exit codes of docs/design.md."""
 
 from __future__ import annotations
 

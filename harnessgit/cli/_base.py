@@ -1,9 +1,9 @@
 """The root command group and what every command shares.
 
-Only the ``harnessgit.cli`` package imports click (STYLE.md's "thin CLI", spread
+Only the ``harnessgit.cli`` package imports click (docs/design.md, "How the code reads": a thin CLI, spread
 over one module per family of commands so that no module grows past ~400 lines).
 Each command parses its options, opens the store and the config once, calls one
-core function, renders the result, and returns its exit code (DESIGN.md).
+core function, renders the result, and returns its exit code (docs/design.md, "Exit codes").
 Heavy modules are imported inside the commands, so `harnessgit --help` is fast.
 """
 
@@ -181,7 +181,7 @@ COMMAND_MODULES = {
 
 
 class HarnessgitGroup(click.Group):
-    """Maps outcomes to DESIGN.md's exit codes inside click, so that `main` and
+    """Maps outcomes to the exit codes of docs/design.md inside click, so that `main` and
     click's CliRunner see the same codes: a command's int return value is its exit
     code, a HarnessgitError prints one line (a traceback with --debug) and exits 3.
     Commands are loaded on first use (`COMMAND_MODULES`)."""

@@ -19,7 +19,7 @@ expected score is exactly d higher. Each decision draws a fresh selection set,
 except in (c), which keeps one set and one base evaluation throughout.
 
 Work is split into seeded chunks run on all cores; the figures do not depend on
-the number of cores. Not a test: tests never assert figures or times (STYLE.md),
+the number of cores. Not a test: tests never assert figures or times (docs/design.md, "How the code reads"),
 and pytest does not collect bench_*.py.
 """
 
