@@ -36,13 +36,13 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.candidates.edits import edit_from_files
 from harnessgit.candidates.propose import Proposal, propose, stage_proposal
+from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.eval import Evaluation, evaluate
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
-from harnessgit.evidence import dumps_canonical
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import MergeResult, merge

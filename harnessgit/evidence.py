@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
+from harnessgit.canonical import dumps_canonical, loads_strict
 from harnessgit.errors import RecordError
 from harnessgit.scrub import Scrubber
 
 MAX_EVIDENCE_BYTES = 256 * 1024 * 1024
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def loads_strict(text: str | bytes) -> Any:
-    """json.loads that refuses NaN and Infinity, which Python accepts by default."""
-    return json.loads(text, parse_constant=_reject_constant)
-
-
-def dumps_canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def parse_jsonl(data: bytes, name: str) -> list[Any]:

@@ -19,7 +19,7 @@ LAYERS = [
     # package's face (__version__)
     {"__init__", "errors", "names", "layout", "records", "objects", "render", "globs"}
     | {"scrub"}
-    | {"fences", "processes", "evidence", "confine"},
+    | {"fences", "processes", "evidence", "confine", "canonical"},
     {"stats"},  # pure: numbers in, decisions out
     {"store"},  # the only package that runs git
     {"config", "targets", "sync"},  # sync: below the gate, which takes attempt numbers through it

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harnessgit.canonical import loads_strict
 from harnessgit.errors import HarnessgitError
-from harnessgit.evidence import loads_strict
 from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.render import quoted_start
 

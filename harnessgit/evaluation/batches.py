@@ -17,6 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config
 from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped
 from harnessgit.evaluation.command import command_job, run_command
@@ -24,7 +25,6 @@ from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
-from harnessgit.evidence import dumps_canonical
 from harnessgit.processes.scratch import ScratchDir, sweep
 from harnessgit.records import EvalRecord, this_worker
 from harnessgit.render import listing

@@ -9,10 +9,10 @@ candidate into main, and for a revert to identical text: none is evaluated twice
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 
 from harnessgit import globs
+from harnessgit.canonical import dumps_canonical
 from harnessgit.config import CONFIG_FILE, Config
 from harnessgit.objects import TreeEntry, tree_id
 from harnessgit.processes.functions import top_level
@@ -83,5 +83,5 @@ def evaluator_fingerprint(files: Mapping[str, TreeEntry], config: Config) -> str
     if config.evaluator.adapter:  # the adapter and which file each component reads
         payload["adapter"] = config.evaluator.adapter
         payload["components"] = config.evaluator.components
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = dumps_canonical(payload)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

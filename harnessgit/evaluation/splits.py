@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from harnessgit.canonical import dumps_canonical
 from harnessgit.confine import check_relative, leads_out
 from harnessgit.errors import HarnessgitError
 
@@ -45,7 +46,7 @@ class Manifest:
 
 
 def _digest(value: object) -> str:
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = dumps_canonical(value)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harnessgit.canonical import loads_strict
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.evidence import loads_strict
 from harnessgit.records import view_of
 from harnessgit.records.lines import Skipped, warn_skipped
 from harnessgit.store import Store

@@ -19,9 +19,10 @@ The rule for the failing turn, first that applies:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from harnessgit.canonical import dumps_canonical
 
 ROLES = ("system", "user", "assistant", "tool")
 # Keys under which a trajectory object keeps its turns, in the order they are tried.
@@ -80,4 +81,4 @@ def failing_turn(
 
 
 def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return dumps_canonical(value)

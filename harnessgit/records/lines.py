@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from harnessgit.canonical import dumps_canonical
 from harnessgit.records import _KINDS, SCHEMA_VERSION, AnyRecord, Record
 from harnessgit.render import listing, plural
 
@@ -45,9 +46,7 @@ def _kind_of(line: bytes) -> type[Record] | None:
 
 def dump_record(record: Record) -> bytes:
     data = record.model_dump(mode="json", exclude_none=True)
-    return json.dumps(
-        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return dumps_canonical(data).encode("utf-8")
 
 
 @dataclasses.dataclass

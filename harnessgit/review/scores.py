@@ -8,10 +8,10 @@ Pure: score summaries in, frozen dataclasses out (the statistics are
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from harnessgit.canonical import dumps_canonical
 from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.stats.decision import GateDecision, GateRules, decide
 from harnessgit.stats.pairing import pair_scores
@@ -229,4 +229,4 @@ def compact(value: Any) -> str:
     """A string on one line, anything else as compact JSON (keys sorted, so it repeats)."""
     if isinstance(value, str):
         return " ".join(value.split())
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return dumps_canonical(value)

@@ -30,8 +30,8 @@ from typing import Any
 
 from harnessgit import layout
 from harnessgit.api import Repository, jsonable
+from harnessgit.canonical import dumps_canonical
 from harnessgit.errors import HarnessgitError
-from harnessgit.evidence import dumps_canonical
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
 from harnessgit.integrations.gepa.staging import Staging
 from harnessgit.integrations.gepa.writer import Writer
