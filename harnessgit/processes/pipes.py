@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, Protocol, cast
 
 from harnessgit.processes.group import RUN_VARIABLE, kill_escaped, kill_group, new_token, start_group
 from harnessgit.processes.owner import start_time
@@ -119,26 +119,36 @@ def communicate(
     )
 
 
-def _pump(
-    child: Child,
-    payload: bytes,
-    limits: Limits,
-    stdout: _Stdout,
-    stderr: _Stderr,
+class Reader(Protocol):
+    """What the loop hands a pipe's bytes to: an `End` stops the loop."""
+
+    def feed(self, data: bytes) -> str | None: ...
+
+    def closed(self) -> str | None: ...
+
+
+def pump(
+    proc: subprocess.Popen[bytes],
+    pending: memoryview,
+    deadline: float,
+    readers: dict[IO[bytes], Reader],
     stopped: Callable[[], bool],
-) -> End:
-    proc = child.proc
-    assert proc.stdin and proc.stdout and proc.stderr
-    deadline = child.started + limits.timeout
-    pending = memoryview(payload)
+    *,
+    close_stdin: bool,
+) -> str:
+    """The one `selectors` loop over a program's pipes: write ``pending`` to its stdin
+    (closing it after, with ``close_stdin``), hand what each output pipe gives to its
+    reader, and return how it ended: a reader's end, "stopped", "timeout" (the
+    deadline, before it exited), or "exited" (`DRAIN_GRACE` after it exited, or every
+    pipe closed and the program reaped). `communicate` runs it once per program; a
+    `processes.server.Server` once per request, keeping stdin open."""
+    assert proc.stdin is not None
     with selectors.DefaultSelector() as selector:
-        for stream in (proc.stdout, proc.stderr, proc.stdin):
-            os.set_blocking(stream.fileno(), False)
-        selector.register(proc.stdout, selectors.EVENT_READ, stdout)
-        selector.register(proc.stderr, selectors.EVENT_READ, stderr)
+        for stream, stream_reader in readers.items():
+            selector.register(stream, selectors.EVENT_READ, stream_reader)
         if pending:
             selector.register(proc.stdin, selectors.EVENT_WRITE)
-        else:
+        elif close_stdin:
             proc.stdin.close()
         exited_at: float | None = None
         while selector.get_map():
@@ -149,27 +159,46 @@ def _pump(
                 return "stopped"
             if exited_at is None and now >= deadline:
                 return "timeout"
-            if exited_at is not None and now >= min(deadline, exited_at + DRAIN_GRACE):
-                return "exited"
             until = deadline if exited_at is None else min(deadline, exited_at + DRAIN_GRACE)
+            if exited_at is not None and now >= until:
+                return "exited"
             for key, _mask in selector.select(min(POLL, until - now)):
                 if key.fileobj is proc.stdin:
-                    pending = _write(selector, proc.stdin, pending)
+                    pending = _write(selector, proc.stdin, pending, close=close_stdin)
                     continue
                 try:
                     data = os.read(key.fd, CHUNK)
                 except BlockingIOError:
                     continue
+                reader: Reader = key.data
                 if not data:
                     selector.unregister(key.fileobj)
-                elif key.data.feed(data):
-                    return "overflow"
+                end = reader.feed(data) if data else reader.closed()
+                if end is not None:
+                    return end
     # Every pipe is closed: the program has ended, or is about to.
     try:
         proc.wait(max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         return "timeout"  # it closed its output and went on running
     return "exited"
+
+
+def _pump(
+    child: Child,
+    payload: bytes,
+    limits: Limits,
+    stdout: _Stdout,
+    stderr: _Stderr,
+    stopped: Callable[[], bool],
+) -> End:
+    proc = child.proc
+    assert proc.stdin and proc.stdout and proc.stderr
+    for stream in (proc.stdout, proc.stderr, proc.stdin):
+        os.set_blocking(stream.fileno(), False)
+    readers: dict[IO[bytes], Reader] = {proc.stdout: stdout, proc.stderr: stderr}
+    end = pump(proc, memoryview(payload), child.started + limits.timeout, readers, stopped, close_stdin=True)
+    return cast(End, end)
 
 
 def _write(
@@ -211,15 +240,15 @@ class _Stdout:
         self.current = 0  # bytes of the line being read
         self.problem: str | None = None
 
-    def feed(self, data: bytes) -> bool:
-        """Keep ``data``; True when the program must be stopped (``problem`` says why)."""
+    def feed(self, data: bytes) -> str | None:
+        """Keep ``data``; "overflow" when the program must be stopped (``problem`` says why)."""
         if self.max_line is not None and self.current + len(data) > self.max_line:
             lengths = [len(part) for part in data.split(b"\n")]
             lengths[0] += self.current
             too_long = next((index for index, length in enumerate(lengths) if length > self.max_line), None)
             if too_long is not None:
                 self.problem = f"output line {self.lines + too_long + 1} is longer than {self.max_line} bytes"
-                return True
+                return "overflow"
             self.lines += len(lengths) - 1
             self.current = lengths[-1]
         elif self.max_line is not None:
@@ -228,10 +257,13 @@ class _Stdout:
             self.current = len(data) - data.rfind(b"\n") - 1 if newlines else self.current + len(data)
         if self.total + len(data) > self.cap:
             self.problem = f"printed more than {size(self.cap)} on standard output"
-            return True
+            return "overflow"
         self.total += len(data)
         self.chunks.append(data)
-        return False
+        return None
+
+    def closed(self) -> str | None:
+        return None
 
     def value(self) -> bytes:
         value = b"".join(self.chunks)
@@ -250,7 +282,7 @@ class _Stderr:
         self.cut = 0
         self.shown = 0
 
-    def feed(self, data: bytes) -> bool:
+    def feed(self, data: bytes) -> str | None:
         start = 0
         if self.sink is None or self.shown > self.max_shown:
             # Nothing more is shown: only the lines that can still reach the tail matter.
@@ -268,7 +300,10 @@ class _Stderr:
                 break
             self._line()
             start = newline + 1
-        return False
+        return None
+
+    def closed(self) -> str | None:
+        return None
 
     def flush(self) -> None:
         if self.partial or self.cut:

@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import selectors
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal, cast
 
 from harnessgit.processes.group import kill_escaped
-from harnessgit.processes.pipes import (
-    CHUNK,
-    DRAIN_GRACE,
-    POLL,
-    REAP_WAIT,
-    Child,
-    Limits,
-    _close,
-    _Stderr,
-    _write,
-)
+from harnessgit.processes.pipes import REAP_WAIT, Child, Limits, Reader, _close, _Stderr, pump
 from harnessgit.render import size
 
 # How long a server has to exit once its stdin is closed, before it is killed.
@@ -50,6 +39,48 @@ class Exchange:
     problem: str | None  # why it was stopped, for "overflow"
     stderr_tail: list[str]
     wall_time: float
+
+
+class _Answer:
+    """The answer's lines on stdout, up to the line that ``ends`` it, within the caps.
+    What follows the last complete line waits in ``pending`` for the next read (and the
+    next request: the buffer is the server's)."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        limits: Limits,
+        ends: Callable[[bytes], bool],
+        lines: list[bytes],
+        pending: bytearray,
+    ) -> None:
+        self.proc, self.limits, self.ends, self.lines, self.pending = proc, limits, ends, lines, pending
+        self.total = 0
+        self.problem: str | None = None
+
+    def feed(self, data: bytes) -> str | None:
+        self.total += len(data)
+        if self.total > self.limits.max_stdout:
+            self.problem = f"printed more than {size(self.limits.max_stdout)} for one batch"
+            return "overflow"
+        self.pending += data
+        *complete, rest = bytes(self.pending).split(b"\n")
+        self.pending[:] = rest
+        max_line = self.limits.max_line
+        if max_line is not None and max([len(rest), *map(len, complete)]) > max_line:
+            self.problem = f"printed an output line longer than {max_line} bytes"
+            return "overflow"
+        for line in complete:
+            if self.ends(line):
+                return "answered"
+            self.lines.append(line)
+        return None
+
+    def closed(self) -> str | None:
+        """Its stdout closed: no answer can come any more."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(REAP_WAIT)
+        return "exited"
 
 
 class Server:
@@ -101,54 +132,11 @@ class Server:
         deadline: float,
     ) -> tuple[End, str | None]:
         proc = self.child.proc
-        assert proc.stdin and proc.stdout and proc.stderr
-        total = 0
-        with selectors.DefaultSelector() as selector:
-            selector.register(proc.stdout, selectors.EVENT_READ, "out")
-            selector.register(proc.stderr, selectors.EVENT_READ, "err")
-            selector.register(proc.stdin, selectors.EVENT_WRITE, "in")
-            exited_at: float | None = None
-            while True:
-                if stopped():
-                    return "stopped", None
-                now = time.monotonic()
-                if now >= deadline:
-                    return "timeout", None
-                if exited_at is None and proc.poll() is not None:
-                    exited_at = now  # what still holds stdout open is a descendant
-                if exited_at is not None and now >= exited_at + DRAIN_GRACE:
-                    return "exited", None
-                for key, _mask in selector.select(min(POLL, deadline - now)):
-                    if key.data == "in":
-                        pending = _write(selector, proc.stdin, pending, close=False)
-                        continue
-                    try:
-                        data = os.read(key.fd, CHUNK)
-                    except BlockingIOError:
-                        continue
-                    if not data:
-                        selector.unregister(key.fileobj)
-                        if key.data == "out":  # no answer can come any more
-                            with contextlib.suppress(subprocess.TimeoutExpired):
-                                proc.wait(REAP_WAIT)
-                            return "exited", None
-                        continue
-                    if key.data == "err":
-                        self._stderr.feed(data)
-                        continue
-                    total += len(data)
-                    if total > self.limits.max_stdout:
-                        return "overflow", f"printed more than {size(self.limits.max_stdout)} for one batch"
-                    self._pending += data
-                    *complete, rest = bytes(self._pending).split(b"\n")
-                    self._pending = bytearray(rest)
-                    max_line = self.limits.max_line
-                    if max_line is not None and max([len(rest), *map(len, complete)]) > max_line:
-                        return "overflow", f"printed an output line longer than {max_line} bytes"
-                    for line in complete:
-                        if ends(line):
-                            return "answered", None
-                        lines.append(line)
+        assert proc.stdout and proc.stderr
+        answer = _Answer(proc, self.limits, ends, lines, self._pending)
+        readers: dict[IO[bytes], Reader] = {proc.stdout: answer, proc.stderr: self._stderr}
+        end = pump(proc, pending, deadline, readers, stopped, close_stdin=False)
+        return cast(End, end), answer.problem
 
     def kill(self) -> None:
         """End it now, with its process group and whatever left the group."""
