@@ -31,6 +31,8 @@ from harnessgit.render import quoted_start
 log = logging.getLogger("harnessgit")
 
 
+Progress = Callable[[int, int], None]  # (instances done, instances to run)
+
 TIMED_OUT = "timed out after {:g} s (the whole process group was killed)"
 
 

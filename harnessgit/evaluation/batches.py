@@ -19,10 +19,11 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config
-from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Running, Stopped
+from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Progress, Running, Stopped
 from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
+from harnessgit.evaluation.remote import RayConnection, run_on_ray
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.processes.scratch import ScratchDir, sweep
@@ -33,7 +34,6 @@ from harnessgit.store import Store, Transaction
 
 log = logging.getLogger("harnessgit")
 
-Progress = Callable[[int, int], None]  # (instances done, instances to run)
 
 # Seconds: a finished batch waits at most this long for the next ones to share its
 # ref update (one `git update-ref` is 5-15 ms, issue 13); a batch of a slower
@@ -73,6 +73,11 @@ class Batches:
         self._pristine_lock = threading.Lock()
         self._scratch: ScratchDir | None = None
 
+    @property
+    def connection(self) -> RayConnection:
+        """The command's Ray connection (`remote.RayRunner`)."""
+        return self.evaluators.ray
+
     def run(
         self,
         batches: list[list[tuple[str, int]]],
@@ -102,8 +107,6 @@ class Batches:
         if self.config.evaluator.in_process:
             return self._in_process(batches, book, progress, total)
         if self.executor == "ray":
-            from harnessgit.evaluation.remote import run_on_ray  # Ray is an optional extra
-
             try:
                 return run_on_ray(self, batches, jobs, book, progress, total)
             finally:

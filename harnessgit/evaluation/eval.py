@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import Batches, Progress
+from harnessgit.evaluation.batch import Progress
+from harnessgit.evaluation.batches import Batches
 from harnessgit.evaluation.context import (
     EvalContext,
     eval_context,

@@ -31,17 +31,19 @@ import os
 import socket
 import tarfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Running, Stopped
+from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Progress, Running, Stopped
 from harnessgit.evaluation.command import CommandJob, command_job, run_command
+from harnessgit.evaluation.context import EvalContext
 from harnessgit.processes.scratch import ScratchDir, sweep
 
 if TYPE_CHECKING:
-    from harnessgit.evaluation.batches import Batches, Progress
+    from harnessgit.config import Config
     from harnessgit.evaluation.scores import ScoreBook
 
 log = logging.getLogger("harnessgit")
@@ -212,8 +214,27 @@ def _reachable(address: str) -> None:
         ) from None
 
 
+class RayRunner(Protocol):
+    """What `run_on_ray` needs of the batch runner (`evaluation.batches.Batches`):
+    the evaluation's settings, the checkout to ship, and where a finished batch goes."""
+
+    config: Config
+    split: str
+    context: EvalContext
+    on_stderr: Callable[[str], None] | None
+
+    @property
+    def connection(self) -> RayConnection: ...
+
+    def checkout(self) -> Path: ...
+
+    def finished(
+        self, batch: list[tuple[str, int]], output: BatchOutput, book: ScoreBook, *, worker: str | None = None
+    ) -> None: ...
+
+
 def run_on_ray(
-    runner: Batches,
+    runner: RayRunner,
     batches: list[list[tuple[str, int]]],
     jobs: int,
     book: ScoreBook,
@@ -222,7 +243,7 @@ def run_on_ray(
 ) -> float:
     """``runner``'s batches as Ray tasks, at most ``jobs`` in flight, each recorded by
     ``runner`` as its result reaches this process; the evaluator time summed."""
-    connection = runner.evaluators.ray
+    connection = runner.connection
     ray = connection.ray()
     task = connection.task()
     archive = ray.put(pack(runner.checkout()))  # once: every task reads this one object
@@ -261,7 +282,7 @@ def run_on_ray(
     return evaluator_time
 
 
-def _outcome(ray: Any, ref: Any, runner: Batches) -> RemoteOutcome | BaseException:
+def _outcome(ray: Any, ref: Any, runner: RayRunner) -> RemoteOutcome | BaseException:
     """A finished task's outcome, its stderr shown; its failure as an exception (a
     cancelled task's as `Stopped`)."""
     try:
