@@ -29,7 +29,8 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
-from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
+from harnessgit.stats.frontier import compute_frontier
+from harnessgit.stats.frontier_types import PoolCandidate, ScorePool
 from harnessgit.store import Store
 from harnessgit.store.retired import archived_reasons
 from harnessgit.targets import State, base_tip, candidate_tips

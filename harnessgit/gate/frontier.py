@@ -19,9 +19,10 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest, load_manifest
+from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
-from harnessgit.stats.frontier import Frontier
 from harnessgit.stats.frontier_arrays import frontier_of
+from harnessgit.stats.frontier_types import Frontier
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
@@ -84,8 +85,6 @@ def frontier_view(
     manifest = manifest or load_manifest(store.root, config.splits.manifest)
     source: Source
     if book is None and proposals is None and contexts is None:
-        from harnessgit.gate.pool_cache import Pool
-
         source = Pool(store, config)
     else:
         source = Records(
@@ -255,16 +254,4 @@ def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record
-    return found
-
-
-def proposal_in(note: bytes) -> tuple[datetime, str] | None:
-    """(time, parent) of the last proposal record in one evidence note, as
-    `proposals_by_commit` reads it."""
-    from harnessgit.records.lines import Skipped, parse_note
-
-    found = None
-    for record in parse_note(note, "", Skipped()):
-        if isinstance(record, ProposalRecord):
-            found = (record.ts, record.parent)
     return found

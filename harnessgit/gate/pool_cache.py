@@ -40,6 +40,8 @@ from harnessgit import layout
 from harnessgit.config import Config
 from harnessgit.evaluation.context import Key, eval_context
 from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.records import ProposalRecord
+from harnessgit.records.lines import Skipped, parse_note
 from harnessgit.store import Store
 from harnessgit.store.index import changed_notes, eval_tags, index_path, save_derived
 from harnessgit.store.index_file import ANY
@@ -247,8 +249,6 @@ class Pool:
                 self.cache.means[(key.harness, key.fingerprint, key.model)] = means
 
     def _refresh_proposals(self) -> None:
-        from harnessgit.gate.frontier import proposal_in
-
         store, cache = self.store, self.cache
         tip = store.ref_value(layout.NOTES_EVIDENCE)
         current = (tip, store.commit_info(tip).tree) if tip else None
@@ -355,3 +355,13 @@ def rebuild_pool(store: Store, config: Config) -> int:
     pool = Pool(store, config, read=False)
     pool.save()
     return len(pool.cache.means)
+
+
+def proposal_in(note: bytes) -> tuple[datetime, str] | None:
+    """(time, parent) of the last proposal record in one evidence note, as
+    `gate.frontier.proposals_by_commit` reads it."""
+    found = None
+    for record in parse_note(note, "", Skipped()):
+        if isinstance(record, ProposalRecord):
+            found = (record.ts, record.parent)
+    return found

@@ -7,7 +7,7 @@ from harnessgit.report.lengths import FileLength, LengthSteps
 from harnessgit.report.scores import ClassShares, ScorePoint
 from harnessgit.report.svg import Frame, colour, esc, legend, nice_ticks, num
 from harnessgit.review.scores import FailureShift
-from harnessgit.stats.frontier import FrontierRow
+from harnessgit.stats.frontier_types import FrontierRow
 
 POINT_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 SELECTION = "selection"

@@ -28,7 +28,7 @@ from harnessgit.report.scores import ClassShares, ScorePoint, class_shares, scor
 from harnessgit.report.tree import SELECTION, TreeNode, candidate_tree
 from harnessgit.review.review import review
 from harnessgit.review.scores import FailureShift, Flips
-from harnessgit.stats.frontier import FrontierRow
+from harnessgit.stats.frontier_types import FrontierRow
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 

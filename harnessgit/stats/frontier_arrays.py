@@ -1,5 +1,6 @@
 """The frontier computed on a score matrix, for pools of thousands of programs
-(`harnessgit.stats.frontier` has the rule, the results and the plain-Python path).
+(`harnessgit.stats.frontier` has the rule and the plain-Python path, `frontier_types`
+the results).
 
 The same answer as the rule read step by step, without a Python loop over 20,000
 programs x 300 instances: each instance's front is a boolean row; a candidate can only
@@ -16,7 +17,7 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, overload
 
-from harnessgit.stats.frontier import Frontier, FrontierRow, InstanceFront
+from harnessgit.stats.frontier_types import Frontier, FrontierRow, InstanceFront
 
 if TYPE_CHECKING:
     import numpy as np

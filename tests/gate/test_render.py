@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from harnessgit.gate.frontier import FrontierView, Member
 from harnessgit.gate.render import frontier_text
-from harnessgit.stats.frontier import PoolCandidate, ScorePool, compute_frontier
+from harnessgit.stats.frontier import compute_frontier
+from harnessgit.stats.frontier_types import PoolCandidate, ScorePool
 
 
 def view(scores: dict[str, list[float]]) -> FrontierView:

@@ -18,14 +18,9 @@ from gepa.gepa_utils import (
     select_program_candidate_from_pareto_front,
 )
 
-from harnessgit.stats.frontier import (
-    Frontier,
-    PoolCandidate,
-    ScorePool,
-    compute_frontier,
-    sample_parent,
-)
+from harnessgit.stats.frontier import compute_frontier, sample_parent
 from harnessgit.stats.frontier_arrays import frontier_of
+from harnessgit.stats.frontier_types import Frontier, PoolCandidate, ScorePool
 
 
 def pool_of(rows: list[list[float]], parents: list[str | None] | None = None) -> ScorePool:
