@@ -22,6 +22,17 @@ FIXED_DATE = "2026-01-01T00:00:00+00:00"
 pytest_plugins = ["tests.gating_fixtures", "tests.history_fixtures"]  # gate_repo, review_repo
 
 
+# Bytecode: these machines set PYTHONDONTWRITEBYTECODE=1, so every `harnessgit` the tests
+# start (hundreds of them) compiled about 144 modules again, about 0.13 s each time. Users'
+# machines cache bytecode; so does the suite, in a private folder (PYTHONPYCACHEPREFIX),
+# never in the checkout. HARNESSGIT_TEST_NO_PYCACHE=1 keeps the machine's setting.
+if not os.environ.get("HARNESSGIT_TEST_NO_PYCACHE"):
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"harnessgit-tests-pycache-{os.getuid()}")
+    )
+
+
 # A test run started in the background (`cmd &` in a script, some CI runners) inherits
 # SIGINT ignored, and exec passes an ignored signal on: every harnessgit the tests start
 # would ignore Ctrl-C and the interrupt tests would fail. The tests run as from a terminal.
