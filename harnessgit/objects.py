@@ -8,6 +8,7 @@ writing it. SHA-1, as the store's object writer (gitdb) uses.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -64,8 +65,6 @@ def format_tree(entries: Iterable[TreeEntry]) -> bytes:
 
 def object_id(kind: str, data: bytes) -> str:
     """The id git gives an object of ``kind`` ("blob", "tree", ...) holding ``data``."""
-    import hashlib  # not at import: the store loads this module on `check`'s path, which hashes nothing
-
     return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).hexdigest()
 
 

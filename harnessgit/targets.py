@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
 from harnessgit import layout
@@ -114,8 +115,6 @@ def _by_prefix(store: Store, name: str) -> Target:
 def _closest(name: str, ids: Iterable[str]) -> str | None:
     """The candidate id most like ``name``, whole or cut to its length (a mistyped
     prefix), if it is close enough to be a typo rather than another word."""
-    from difflib import SequenceMatcher  # only on this error path
-
     best, best_ratio = None, _TYPO_RATIO
     for cid in sorted(ids):
         ratio = max(

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import harnessgit
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Progress, Running, Stopped
 from harnessgit.evaluation.command import CommandJob, command_job, run_command
@@ -165,8 +166,6 @@ class RayConnection:
         return self._ray
 
     def _init(self, ray: Any) -> None:
-        import harnessgit
-
         address = os.environ.get("RAY_ADDRESS")
         if address:
             _reachable(address)

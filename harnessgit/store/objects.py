@@ -8,6 +8,11 @@ git inflates objects on one core while Python parses on the other.
 
 from __future__ import annotations
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 import contextlib
 import os
 import secrets
@@ -27,12 +32,12 @@ _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named in the fcntl module only from 
 
 
 def _widen_pipe(proc: subprocess.Popen[bytes]) -> None:
+    if fcntl is None:  # not on this platform: the default pipe size
+        return
     try:
-        import fcntl
-
         assert proc.stdout is not None
         fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
-    except (ImportError, OSError):
+    except OSError:
         pass  # not Linux, or above /proc/sys/fs/pipe-max-size: the default pipe still works
 
 
