@@ -100,6 +100,9 @@ class GitRecorder(Staging):
         self._iteration: Iteration | None = None
         self._programs: dict[int, dict[str, str]] = {}  # GEPA program index -> texts
         self._seed, self._calls, self._started = 0, 0, time.monotonic()
+        # iterations started: GEPA numbers them from 1, and its end event's
+        # total_iterations is one less than the last number (its state.i, from -1)
+        self._iterations = 0
         self._budget: int | None = None
         self._txn: Transaction | None = None  # staged, not yet written
         self._closed = False
@@ -199,7 +202,7 @@ class GitRecorder(Staging):
             reason = f"budget: {calls} of {budget} metric calls used"
         else:
             reason = "stopped by a stopper"
-        iterations, best = int(event["total_iterations"]), int(event["best_candidate_idx"])
+        iterations, best = self._iterations, int(event["best_candidate_idx"])
         seconds = time.monotonic() - self._started
         self._writer.submit(lambda: self._write_run(iterations, calls, reason, best, seconds))
 
@@ -212,7 +215,7 @@ class GitRecorder(Staging):
             self._iteration = None
             if iteration is not None:
                 self._end(iteration)
-            iterations, calls = max(int(event["iteration"]) - 1, 0), self._calls
+            iterations, calls = self._iterations, self._calls
             reason = f"error: {type(exception).__name__}: {exception}"
             seconds = time.monotonic() - self._started
             self._writer.submit(lambda: self._write_run(iterations, calls, reason, None, seconds))
@@ -242,6 +245,7 @@ class GitRecorder(Staging):
     # -- one iteration -----------------------------------------------------
 
     def on_iteration_start(self, event: Mapping[str, Any]) -> None:
+        self._iterations += 1
         self._iteration = Iteration(int(event["iteration"]), time.monotonic(), self._calls)
 
     def on_candidate_selected(self, event: Mapping[str, Any]) -> None:
