@@ -1,0 +1,133 @@
+"""What GEPA reports beyond candidates and scores, on record (issue 29): each proposal's
+reflection cost and tokens, per-example feedback on the valset, the run's configuration,
+GEPA's Pareto front as it moved and its checkpoints. Real gepa 0.1.4 on the task of
+tests/integrations/gepa_task.py; the reflection LM is the task's simulated one, wrapped
+in a stand-in for ``gepa.lm.LM``'s counters (simulated cost and tokens: no model runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import gepa
+from gepa.core.adapter import EvaluationBatch
+
+from harnessgit import layout
+from harnessgit.integrations.gepa import GitRecorder
+from harnessgit.records import EvalRecord, EvidenceRecord, IterationRecord
+from harnessgit.store import Store
+from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm
+from tests.integrations.test_gepa_recorder import COMPONENTS, Quiet, gepa_repo
+
+__all__ = ["gepa_repo"]
+
+PRICE = 0.000002  # simulated USD per token
+
+
+class MeteredLM:
+    """The task's reflection LM with ``gepa.lm.LM``'s running totals (simulated: a
+    token is 4 characters, at `PRICE`)."""
+
+    def __init__(self) -> None:
+        self.total_cost, self.total_tokens_in, self.total_tokens_out = 0.0, 0, 0
+        self.replies: list[tuple[int, int]] = []  # (tokens in, tokens out) per call
+
+    def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
+        reply = reflection_lm(prompt)
+        tokens_in, tokens_out = len(str(prompt)) // 4, len(reply) // 4
+        self.total_tokens_in += tokens_in
+        self.total_tokens_out += tokens_out
+        self.total_cost += (tokens_in + tokens_out) * PRICE
+        self.replies.append((tokens_in, tokens_out))
+        return reply
+
+
+class FeedbackAdapter(WordAdapter):
+    """Outputs that carry feedback, as a GEPA metric's often do."""
+
+    def evaluate(
+        self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
+    ) -> EvaluationBatch[dict[str, Any], Any]:
+        result = super().evaluate(batch, candidate, capture_traces)
+        outputs = [
+            {"answer": out, "feedback": "found it" if score else f"missing {example['word']}"}
+            for out, score, example in zip(result.outputs, result.scores, batch, strict=True)
+        ]
+        return EvaluationBatch(outputs=outputs, scores=result.scores, trajectories=result.trajectories)
+
+
+class Fronts:
+    def __init__(self) -> None:
+        self.state: Any = None
+
+    def on_optimization_end(self, event: Any) -> None:
+        self.state = event["final_state"]
+
+
+def evidence_items(store: Store, blob: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in store.read_blob(blob).decode().splitlines() if line]
+
+
+def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tmp_path: Path) -> None:
+    lm, fronts = MeteredLM(), Fronts()
+    settings = {"max_metric_calls": 300, "reflection_minibatch_size": 3, "reflection_lm": "simulated"}
+    recorder = GitRecorder(
+        str(gepa_repo),
+        COMPONENTS,
+        adapter=FeedbackAdapter(),
+        valset=VAL,
+        reflection_lm=lm,
+        settings=settings,
+    )
+    gepa.optimize(
+        seed_candidate=dict(SEED),
+        trainset=TRAIN,
+        valset=VAL,
+        adapter=FeedbackAdapter(),
+        reflection_lm=lm,
+        max_metric_calls=300,
+        reflection_minibatch_size=3,
+        seed=7,
+        callbacks=[recorder, fronts],
+        logger=Quiet(),
+        run_dir=str(tmp_path / "run"),
+    )
+    recorder.close()
+    with Store.discover(gepa_repo) as store:
+        evidence = store.notes(layout.NOTES_EVIDENCE)
+        evals = store.notes(layout.NOTES_EVALS)
+        records = [r for rs in evidence.values() for r in rs]
+        iterations = [
+            r for r in records if isinstance(r, IterationRecord) and r.move == "reflect" and r.commit
+        ]
+        # each reflective proposal's cost is the LM's for its one call
+        assert iterations and len(lm.replies) >= len(iterations)
+        assert all(r.cost_usd is not None and r.cost_usd > 0 for r in iterations)
+        assert sum(r.cost_usd or 0 for r in iterations) <= lm.total_cost + 1e-9
+        usages = []
+        for r in records:
+            if isinstance(r, EvidenceRecord):
+                usages += [i for i in evidence_items(store, r.blob) if i.get("kind") == "reflection-usage"]
+        assert {(u["tokens_in"], u["tokens_out"]) for u in usages} <= set(lm.replies)
+        assert len(usages) == len(lm.replies)
+        # the valset feedback `review` prints, next to the scores
+        said = {}
+        for r in (r for rs in evals.values() for r in rs if isinstance(r, EvalRecord) and r.evidence):
+            said.update(
+                {i["instance"]: (i["score"], i["feedback"]) for i in evidence_items(store, r.evidence)}
+            )
+        assert said and all(text == ("found it" if score else text) for score, text in said.values())
+        assert any(text.startswith("missing ") for score, text in said.values() if not score)
+        # the run: GEPA's configuration, the caller's settings, the fronts, the checkpoints
+        (run_blob,) = [r for r in records if isinstance(r, EvidenceRecord) and r.label == "gepa-run"]
+        items = evidence_items(store, run_blob.blob)
+    run_info = items[0]
+    assert run_info["kind"] == "gepa-run" and run_info["run"] == recorder.run
+    assert run_info["config"]["seed"] == 7 and run_info["settings"] == settings
+    assert run_info["frontier_type"] == "instance" and run_info["valset_size"] == len(VAL)
+    moves = [i for i in items if i["kind"] == "pareto-front"]
+    final = sorted({p for programs in fronts.state.get_pareto_front_mapping().values() for p in programs})
+    assert moves and moves[-1]["front"] == final
+    saved = [i for i in items if i["kind"] == "checkpoint"]
+    assert saved and all(i["run_dir"] == str(tmp_path / "run") for i in saved)
