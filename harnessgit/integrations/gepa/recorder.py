@@ -192,7 +192,7 @@ class GitRecorder(Staging):
         self._split_ids = [self._instance(val_id) for val_id in self._val_ids(size)]
         files = self._files(seed)
         txn = self._staging()
-        if self._holds(self.parent, files):
+        if self._holds_seed(self.parent, files):
             self.commits[0] = self.parent
         else:
             proposal = self.repo.stage_proposal(

@@ -199,6 +199,20 @@ class Staging:
             for path, text in files.items()
         )
 
+    def _holds_seed(self, commit: str, files: Mapping[str, str]) -> bool:
+        """Whether ``commit`` holds the seed's texts, a trailing newline aside: DSPy's
+        instructions have none, and files read with ``.strip()`` lose theirs, so a seed
+        read from the base's files is the base rather than a candidate of its own."""
+        if self._holds(commit, files):
+            return True
+        listing = self.repo.store.files_at(commit)
+        return all(
+            path in listing
+            and self.repo.store.read_blob(listing[path].sha).rstrip(b"\n")
+            == text.encode("utf-8").rstrip(b"\n")
+            for path, text in files.items()
+        )
+
     def _rationale(self, number: int, proposal: Proposed) -> str:
         names = ", ".join(proposal.changed) or "nothing"
         if proposal.kind == "merge":
