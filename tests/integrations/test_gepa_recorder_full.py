@@ -15,7 +15,7 @@ from gepa.core.adapter import EvaluationBatch
 
 from harnessgit import layout
 from harnessgit.integrations.gepa import GitRecorder
-from harnessgit.records import EvalRecord, EvidenceRecord, IterationRecord
+from harnessgit.records import EvalRecord, EvidenceRecord, IterationRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm
 from tests.integrations.test_gepa_recorder import COMPONENTS, Quiet, gepa_repo
@@ -131,3 +131,53 @@ def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tm
     assert moves and moves[-1]["front"] == final
     saved = [i for i in items if i["kind"] == "checkpoint"]
     assert saved and all(i["run_dir"] == str(tmp_path / "run") for i in saved)
+
+
+def test_optimize_anything_is_recorded(gepa_repo: Path) -> None:
+    """`optimize_anything` (gepa's declarative API) with the recorder among its
+    config's callbacks: one commit per proposal, GEPA's valset scores on record."""
+    from gepa.optimize_anything import EngineConfig, GEPAConfig, ReflectionConfig, optimize_anything
+
+    from harnessgit.integrations.gepa import content_instance_id
+    from tests.integrations.gepa_task import component
+
+    def evaluate(candidate: dict[str, str], example: dict[str, str]) -> tuple[float, dict[str, str]]:
+        found = example["word"] in candidate[component(example)]
+        return (1.0 if found else 0.0), {"Feedback": "ok" if found else f"missing word {example['word']}"}
+
+    watch = Watch()
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS, adapter="optimize_anything", valset=VAL)
+    config = GEPAConfig(
+        engine=EngineConfig(max_metric_calls=200, seed=7),
+        reflection=ReflectionConfig(reflection_lm=reflection_lm, reflection_minibatch_size=3),
+        callbacks=[watch, recorder],
+    )
+    result = optimize_anything(dict(SEED), evaluator=evaluate, dataset=TRAIN, valset=VAL, config=config)
+    recorder.close()
+    assert recorder.error is None and watch.proposals == recorder.recorded > 0
+    assert len(result.candidates) > 1
+    ids = [content_instance_id(i, example) for i, example in enumerate(VAL)]
+    with Store.discover(gepa_repo) as store:
+        evals = store.notes(layout.NOTES_EVALS)
+        proposals = [
+            r
+            for rs in store.notes(layout.NOTES_EVIDENCE).values()
+            for r in rs
+            if isinstance(r, ProposalRecord)
+        ]
+    assert len(proposals) == recorder.recorded
+    for idx, subscores in enumerate(result.val_subscores):
+        records = [r for r in evals[recorder.commits[idx]] if isinstance(r, EvalRecord)]
+        got = {i: s for r in records for i, s in zip(r.instances, r.scores, strict=True)}
+        assert got == {ids[val_id]: score for val_id, score in subscores.items()}
+
+
+class Watch:
+    def __init__(self) -> None:
+        self.proposals = 0
+
+    def on_proposal_end(self, event: Any) -> None:
+        self.proposals += 1
+
+    def on_merge_attempted(self, event: Any) -> None:
+        self.proposals += 1
