@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import gepa
+from click.testing import CliRunner
 from gepa.core.adapter import EvaluationBatch
 
 from harnessgit import layout
+from harnessgit.cli import cli
 from harnessgit.integrations.gepa import GitRecorder
 from harnessgit.records import EvalRecord, EvidenceRecord, IterationRecord, ProposalRecord
 from harnessgit.store import Store
@@ -79,8 +81,9 @@ def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tm
         valset=VAL,
         reflection_lm=lm,
         settings=settings,
+        evaluator="repository",
     )
-    gepa.optimize(
+    result = gepa.optimize(
         seed_candidate=dict(SEED),
         trainset=TRAIN,
         valset=VAL,
@@ -131,6 +134,11 @@ def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tm
     assert moves and moves[-1]["front"] == final
     saved = [i for i in items if i["kind"] == "checkpoint"]
     assert saved and all(i["run_dir"] == str(tmp_path / "run") for i in saved)
+    # `review` of GEPA's best prints the feedback GEPA's outputs carried (the seed's side
+    # has none: GEPA reports no outputs for the seed's valset evaluation)
+    best = recorder.names[recorder.commits[result.best_idx]]
+    shown = CliRunner().invoke(cli, ["-C", str(gepa_repo), "review", best])
+    assert "feedback: - -> found it" in shown.output, shown.output
 
 
 def test_optimize_anything_is_recorded(gepa_repo: Path) -> None:
@@ -181,3 +189,36 @@ class Watch:
 
     def on_merge_attempted(self, event: Any) -> None:
         self.proposals += 1
+
+
+def test_the_meter_reads_a_dspy_history_that_drops_its_oldest_entries() -> None:
+    """`dspy.LM.history` entries (messages, outputs, usage, cost, uuid) as DSPy 3.4.1
+    writes them; DSPy pops the oldest once the history is full."""
+    from harnessgit.integrations.gepa.usage import Meter
+
+    class HistoryLM:
+        def __init__(self) -> None:
+            self.history: list[dict[str, Any]] = []
+            self.n = 0
+
+        def call(self, cost: float | None) -> None:
+            self.n += 1
+            usage = {"prompt_tokens": 10 * self.n, "completion_tokens": self.n}
+            entry = {"uuid": f"u{self.n}", "messages": [{"role": "user", "content": f"m{self.n}"}],
+                     "outputs": [f"o{self.n}"], "usage": usage, "cost": cost, "model": "sim"}  # fmt: skip
+            self.history.append(entry)
+            if len(self.history) > 3:
+                self.history.pop(0)
+
+    lm = HistoryLM()
+    lm.call(0.5)
+    meter = Meter(lm)  # what came before the recorder is not counted
+    assert meter.take() is not None and meter.take().calls == 0  # type: ignore[union-attr]
+    lm.call(0.25)
+    lm.call(None)
+    lm.call(0.25)  # the history drops u1
+    usage = meter.take()
+    assert usage is not None and usage.calls == 3 and usage.cost_usd == 0.5
+    assert (usage.tokens_in, usage.tokens_out) == (20 + 30 + 40, 2 + 3 + 4)
+    assert [e["outputs"] for e in usage.exchanges] == [["o2"], ["o3"], ["o4"]]
+    assert Meter(lambda prompt: "reply").take() is None  # a plain function keeps no account
