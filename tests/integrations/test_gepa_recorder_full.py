@@ -222,3 +222,40 @@ def test_the_meter_reads_a_dspy_history_that_drops_its_oldest_entries() -> None:
     assert (usage.tokens_in, usage.tokens_out) == (20 + 30 + 40, 2 + 3 + 4)
     assert [e["outputs"] for e in usage.exchanges] == [["o2"], ["o3"], ["o4"]]
     assert Meter(lambda prompt: "reply").take() is None  # a plain function keeps no account
+
+
+class ObjectiveAdapter(WordAdapter):
+    """Two objectives per example: the word found, and brevity (shorter texts score more)."""
+
+    def evaluate(
+        self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
+    ) -> EvaluationBatch[dict[str, Any], Any]:
+        result = super().evaluate(batch, candidate, capture_traces)
+        brevity = max(0.0, 1.0 - sum(len(text) for text in candidate.values()) / 400)
+        objectives = [{"found": score, "brevity": brevity} for score in result.scores]
+        return EvaluationBatch(
+            outputs=result.outputs, scores=result.scores, trajectories=result.trajectories,
+            objective_scores=objectives,
+        )  # fmt: skip
+
+
+def test_objective_scores_and_the_objective_front_are_recorded(gepa_repo: Path) -> None:
+    fronts = Fronts()
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS, adapter=ObjectiveAdapter(), valset=VAL)
+    gepa.optimize(
+        seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL, adapter=ObjectiveAdapter(),
+        reflection_lm=reflection_lm, max_metric_calls=200, reflection_minibatch_size=3, seed=7,
+        callbacks=[recorder, fronts], logger=Quiet(), frontier_type="hybrid",
+    )  # fmt: skip
+    recorder.close()
+    state = fronts.state
+    with Store.discover(gepa_repo) as store:
+        records = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        (run_blob,) = [r for r in records if isinstance(r, EvidenceRecord) and r.label == "gepa-run"]
+        (run_info,) = [i for i in evidence_items(store, run_blob.blob) if i["kind"] == "gepa-run"]
+    assert run_info["frontier_type"] == "hybrid"
+    assert run_info["objective_scores"] == [dict(m) for m in state.prog_candidate_objective_scores]
+    assert run_info["objective_front"] == {
+        k: sorted(v) for k, v in state.program_at_pareto_front_objectives.items()
+    }
+    assert set(run_info["programs"]) == {str(i) for i in range(len(state.program_candidates))}

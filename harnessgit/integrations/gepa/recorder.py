@@ -233,7 +233,7 @@ class GitRecorder(Staging):
         else:
             reason = "stopped by a stopper"
         iterations, best = self._iterations, int(event["best_candidate_idx"])
-        self._run_info["frontier_type"] = getattr(event.get("final_state"), "frontier_type", None)
+        self._run_info.update(_objectives(event.get("final_state")))
         seconds = time.monotonic() - self._started
         self._writer.submit(lambda: self._write_run(iterations, calls, reason, best, seconds))
 
@@ -275,8 +275,9 @@ class GitRecorder(Staging):
 
     def _run_evidence(self) -> EvidenceRecord:
         """The run's configuration, GEPA's Pareto front after each change, its checkpoints."""
+        programs = {str(idx): commit for idx, commit in sorted(self.commits.items())}
         items = [
-            {**self._run_info, "run": self.run},
+            {**self._run_info, "run": self.run, "programs": programs},
             *({"kind": "pareto-front", **front} for front in self._fronts),
             *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
         ]
@@ -383,6 +384,19 @@ class GitRecorder(Staging):
         self.commits.update(self._stage(txn, iteration))
         self.recorded += len(iteration.proposals())
         self._staging().include(txn)
+
+
+def _objectives(state: Any) -> dict[str, Any]:
+    """What GEPA's final state says of its frontier type and objectives: its
+    ``frontier_type``, each program's mean per objective (``objective_scores`` of the
+    evaluations; GEPA keeps the means only) and the programs best on each objective."""
+    means = getattr(state, "prog_candidate_objective_scores", None) or []
+    best = getattr(state, "program_at_pareto_front_objectives", None) or {}
+    return {
+        "frontier_type": getattr(state, "frontier_type", None),
+        "objective_scores": [jsonable(dict(m)) for m in means] if any(means) else None,
+        "objective_front": {str(k): sorted(int(p) for p in v) for k, v in best.items()} or None,
+    }
 
 
 def _qualified(adapter: Any) -> str:
