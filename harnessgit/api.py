@@ -160,6 +160,7 @@ class Repository:
             source=source,
             archived=rejected,
             other_parent=other_parent,
+            scrubber=self.scrubber,
         )
 
     def commit(self, txn: Transaction) -> None:
