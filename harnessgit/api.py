@@ -160,6 +160,7 @@ class Repository:
             source=source,
             archived=rejected,
             other_parent=other_parent,
+            scrubber=self.scrubber,
         )
 
     def commit(self, txn: Transaction) -> None:
@@ -188,6 +189,7 @@ class Repository:
         split: str = "selection",
         split_instances: Sequence[str] | None = None,
         feedback: Mapping[str, Any] | None = None,
+        feedback_text: Mapping[str, str] | None = None,
         wall_time: float = 0.0,
     ) -> EvalRecord:
         """The eval record of scores computed elsewhere (instance id -> score in [0, 1]),
@@ -195,7 +197,8 @@ class Repository:
         or add it to a transaction with `layout.NOTES_EVALS` and keep its evidence).
         ``split_instances``: the split's whole instance set (default: the scored ones),
         which makes scores comparable. ``feedback``: instance -> any value (an output, a
-        trajectory), kept scrubbed in an evidence blob."""
+        trajectory), kept scrubbed in an evidence blob; ``feedback_text``: instance -> the
+        feedback `review` prints for it, kept in the same blob."""
         if not scores:
             raise HarnessgitError("no scores to record")
         bad = [name for name, score in scores.items() if not 0 <= score <= 1 or math.isnan(score)]
@@ -218,7 +221,9 @@ class Repository:
             instances=instances,
             repeats=[0] * len(instances),
             scores=[float(scores[instance]) for instance in instances],
-            evidence=self._feedback_blob(scores, feedback) if feedback else None,
+            evidence=self._feedback_blob(scores, feedback or {}, feedback_text or {})
+            if feedback or feedback_text
+            else None,
             wall_time=round(max(wall_time, 0.0), 4),
             worker=f"{socket.gethostname()}:{os.getpid()}",
         )
@@ -233,16 +238,17 @@ class Repository:
         self.store.commit(txn)
         return record
 
-    def _feedback_blob(self, scores: Mapping[str, float], feedback: Mapping[str, Any]) -> str:
+    def _feedback_blob(
+        self, scores: Mapping[str, float], feedback: Mapping[str, Any], texts: Mapping[str, str]
+    ) -> str:
         lines = []
         for instance, score in scores.items():
-            if instance in feedback:
-                item = {
-                    "instance": instance,
-                    "repeat": 0,
-                    "score": score,
-                    "trajectory": jsonable(feedback[instance]),
-                }
+            if instance in feedback or instance in texts:
+                item: dict[str, Any] = {"instance": instance, "repeat": 0, "score": score}
+                if instance in feedback:
+                    item["trajectory"] = jsonable(feedback[instance])
+                if instance in texts:
+                    item["feedback"] = texts[instance]
                 lines.append(dumps_canonical(self.scrubber.value(item)))
         return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 

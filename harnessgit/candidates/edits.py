@@ -65,7 +65,7 @@ def check_harness_text(store: Store, config: Config, path: str, blob: Blob | Non
         raise _not_regular(path, os.fsdecode(store.read_blob(blob.sha)))
     if blob.mode not in (MODE_FILE, MODE_EXEC):
         raise ProposalError(f"{path}: only regular files can be harness files")
-    data = store.read_blob(blob.sha)
+    data = store.read_blob(blob.sha) if blob.data is None else blob.data
     if b"\0" in data:
         raise ProposalError(f"{path} is a binary file: harness files must be UTF-8 text")
     try:
@@ -85,7 +85,7 @@ def edit_from_files(store: Store, config: Config, parent_tree: str, files: Mappi
         path = normalise_component(component)
         _require_harness(config, path)
         data = text.encode("utf-8") if isinstance(text, str) else text
-        changes[path] = Blob(store.write_blob(data), _mode_in(store, parent_tree, path))
+        changes[path] = Blob(store.write_blob(data), _mode_in(store, parent_tree, path), data)
     return Edit(changes, "file")
 
 

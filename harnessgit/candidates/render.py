@@ -46,7 +46,10 @@ def show_text(result: ShowResult, *, diff: bool = True) -> str:
     head = f"commit {result.commit}"
     if result.candidate:
         head += f"  (candidate {result.candidate}{', ' + result.state if result.state else ''})"
-    lines += [head, f"author {result.author}", f"date   {result.date}", ""]
+    lines.append(head)
+    if result.retired:
+        lines.append(f"archived: {result.retired}")
+    lines += [f"author {result.author}", f"date   {result.date}", ""]
     lines.append(f"    {result.subject}")
     if result.rationale and result.rationale.strip() != result.subject:
         lines += ["", "rationale:"] + [f"    {line}" for line in result.rationale.strip().splitlines()]

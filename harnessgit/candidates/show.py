@@ -10,7 +10,7 @@ from harnessgit.config import Config
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
-from harnessgit.records import EvidenceRecord, ProposalRecord, view_of
+from harnessgit.records import EvidenceRecord, ProposalRecord, Record, RetireRecord, view_of
 from harnessgit.store import FileStat, Store
 from harnessgit.targets import candidate_of, resolve
 
@@ -68,6 +68,9 @@ class ShowResult:
     diff: str
     evidence: list[Evidence]
     evaluations: list[EvaluationSummary]
+    # why an archived candidate was retired ("rejected: GEPA: ..."), from its latest
+    # retire record; None when none is on record
+    retired: str | None = None
 
 
 def show(store: Store, config: Config, name: str) -> ShowResult:
@@ -92,7 +95,16 @@ def show(store: Store, config: Config, name: str) -> ShowResult:
         diff=store.diff_text(parent, info.sha),
         evidence=[view_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
         evaluations=evaluations_of(store, config, target.sha),
+        retired=_retired(records, candidate) if target.state == "archived" else None,
     )
+
+
+def _retired(records: list[Record], candidate: str | None) -> str | None:
+    found = [r for r in records if isinstance(r, RetireRecord) and r.candidate == candidate]
+    if not found:
+        return None
+    latest = max(found, key=lambda r: r.ts)
+    return ": ".join(filter(None, [latest.reason, latest.detail]))
 
 
 def evaluations_of(store: Store, config: Config, commit: str) -> list[EvaluationSummary]:

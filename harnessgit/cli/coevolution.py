@@ -17,7 +17,8 @@ from harnessgit.cli._base import State, cli, echo
     "models",
     multiple=True,
     metavar="LABEL",
-    help="A model label to compare on (repeatable). Default: [evaluator] models.",
+    help="A model label to compare on (repeatable). Default: [evaluator] models and any other "
+    "model with scores on record for these harnesses.",
 )
 @click.option("--split", default="selection", show_default=True, help="The split whose scores are read.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")

@@ -79,13 +79,14 @@ def transfer_table(
     split: str = "selection",
 ) -> TransferTable:
     """The table for ``revs`` against ``base`` (default: the tip of [harness] base), for
-    ``models`` (default: [evaluator] models), from the scores on record."""
+    ``models`` (default: [evaluator] models and the other models with scores on record
+    for these harnesses), from the scores on record. A REV that resolves to the base is
+    the base's row."""
     config = require_evaluator(config, "`harnessgit transfer`")
     if split == TEST_SPLIT:
         raise HarnessgitError("the test split is held out: transfer reads the selection or train split")
     if not revs:
         raise HarnessgitError("name at least one revision to compare with the base")
-    labels = requested_models(config, models)
     manifest = load_manifest(store.root, config.splits.manifest)
     ids = manifest.ids(split)
     if not ids:
@@ -93,7 +94,12 @@ def transfer_table(
     base_name = base or config.harness.base
     base_sha = resolve(store, base).sha if base else base_tip(store, base_name)
     book = ScoreBook.load(store)
-    named = [(base_name, base_sha), *((rev, resolve(store, rev).sha) for rev in revs)]
+    named = [(base_name, base_sha)]
+    for rev in revs:  # a REV that is the base (or one named before) is its row already
+        sha = resolve(store, rev).sha
+        if all(sha != seen for _name, seen in named):
+            named.append((rev, sha))
+    labels = requested_models(config, models) if models else _default_models(store, config, book, named)
     summaries: dict[tuple[str, str], ScoreSummary] = {}
     missing = []
     for name, sha in named:
@@ -122,6 +128,16 @@ def transfer_table(
         flagged=[row.name for row in rows if row.flagged],
         missing=list(dict.fromkeys(missing)),
     )
+
+
+def _default_models(store: Store, config: Config, book: ScoreBook, named: list[tuple[str, str]]) -> list[str]:
+    """[evaluator] models, then every other model with scores on record for one of these
+    harnesses under this evaluator: a table of models nobody evaluated would be empty."""
+    labels = list(config.evaluator.labels)
+    for _name, sha in named:
+        key = eval_context(store, config, sha).key
+        labels += sorted(k.model for k in book.keys_of(key.harness) if k.fingerprint == key.fingerprint)
+    return list(dict.fromkeys(labels))
 
 
 def _cell(

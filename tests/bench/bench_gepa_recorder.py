@@ -16,6 +16,15 @@ measure other processes).
 
     .venv/bin/python tests/bench/bench_gepa_recorder.py                      # 500 and 2,000 calls
     .venv/bin/python tests/bench/bench_gepa_recorder.py --budgets 500 --call-ms 0
+    # side by side with another checkout's recorder (e.g. `git archive main | tar -x -C /tmp/m`):
+    .venv/bin/python tests/bench/bench_gepa_recorder.py --call-ms 3.7 --baseline /tmp/m
+
+With ``--baseline DIR`` every run is a process of its own (GEPA alone, this checkout's
+recorder, DIR's recorder, in turn, ``--repeats`` rounds): the two recorders are measured
+in the same rounds, under the same load. Each row then also gives the CPU time the
+recorder's writer thread used (``writer_cpu_s``, its own thread's clock): the load it puts
+on a busy machine, which a wall-time ratio measures only through the noise of other
+processes.
 
 Not a test: it asserts nothing.
 """
@@ -24,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,13 +42,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(os.environ.get("BENCH_ROOT") or Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT))
 
 import gepa  # noqa: E402
 from gepa.core.adapter import EvaluationBatch  # noqa: E402
 
 from harnessgit.integrations.gepa import GitRecorder  # noqa: E402
+from harnessgit.integrations.gepa import writer as writer_module  # noqa: E402
 from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm  # noqa: E402
 
 COMPONENTS = {"system_prompt": "prompts/system.md", "style": "prompts/style.md"}
@@ -109,7 +121,27 @@ def run(budget: int, call_ms: float, callbacks: list[Any] | None) -> tuple[float
     return time.perf_counter() - start, result
 
 
+class WriterClock:
+    """The CPU time the writer thread spends in its steps (its own thread's clock)."""
+
+    seconds = 0.0
+
+    @classmethod
+    def install(cls) -> None:
+        do = writer_module.Writer._do
+
+        def timed(self: Any, step: Any) -> None:
+            start = time.thread_time()
+            try:
+                do(self, step)
+            finally:
+                cls.seconds += time.thread_time() - start
+
+        writer_module.Writer._do = timed  # type: ignore[method-assign]
+
+
 def recorded_run(budget: int, call_ms: float) -> dict[str, Any]:
+    WriterClock.seconds = 0.0
     with tempfile.TemporaryDirectory() as where:
         recorder = GitRecorder(str(make_repo(Path(where))), COMPONENTS, adapter=WordAdapter(), valset=VAL)
         timed = Timed(recorder)
@@ -124,7 +156,59 @@ def recorded_run(budget: int, call_ms: float) -> dict[str, Any]:
         "close": end - closing,
         "proposals": recorder.recorded,
         "programs": len(result.candidates),
+        "writer_cpu": WriterClock.seconds,
     }
+
+
+def one(kind: str, budget: int, call_ms: float) -> None:
+    """One run in this process, as a JSON line: ``plain`` (GEPA alone) or ``recorded``."""
+    if kind == "plain":
+        print(json.dumps({"wall": run(budget, call_ms, None)[0]}))
+    else:
+        WriterClock.install()
+        print(json.dumps(recorded_run(budget, call_ms)))
+
+
+def in_process(kind: str, budget: int, call_ms: float, root: Path) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--one", kind, "--budgets", str(budget), "--call-ms", str(call_ms)]
+    env = {**os.environ, "BENCH_ROOT": str(root)}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True, cwd=root)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def side_by_side(budget: int, call_ms: float, repeats: int, baseline: Path) -> None:
+    """GEPA alone, this recorder, the baseline's recorder: in turn, each a process."""
+    here = Path(__file__).resolve().parents[2]
+    rounds = []
+    for _ in range(repeats):
+        plain = in_process("plain", budget, call_ms, here)["wall"]
+        mine = in_process("recorded", budget, call_ms, here)
+        theirs = in_process("recorded", budget, call_ms, baseline)
+        rounds.append((plain, mine, theirs))
+    plain = min(r[0] for r in rounds)
+    for name, index in (("this", 1), ("baseline", 2)):
+        runs = [r[index] for r in rounds]
+        best = min(runs, key=lambda r: r["wall"])
+        cpu = statistics.median(r.get("writer_cpu", 0.0) for r in runs)
+        print(
+            json.dumps(
+                {
+                    "budget": budget,
+                    "call_ms": call_ms,
+                    "recorder": name,
+                    "gepa_s": round(plain, 3),
+                    "with_recorder_s": round(best["wall"], 3),
+                    "ratio": round(best["wall"] / plain, 4),
+                    "median_ratio": round(statistics.median(r[index]["wall"] / r[0] for r in rounds), 4),
+                    "close_s": round(best["close"], 3),
+                    "writer_cpu_s": round(cpu, 3),
+                    "proposals": best["proposals"],
+                    "writer_cpu_ms_per_proposal": round(1000 * cpu / max(best["proposals"], 1), 2),
+                }
+            ),
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -132,7 +216,16 @@ def main() -> None:
     parser.add_argument("--budgets", type=int, nargs="+", default=[500, 2000])
     parser.add_argument("--call-ms", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, help="another checkout whose recorder runs side by side")
+    parser.add_argument("--one", choices=["plain", "recorded"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        one(args.one, args.budgets[0], args.call_ms)
+        return
+    if args.baseline:
+        for budget in args.budgets:
+            side_by_side(budget, args.call_ms, args.repeats, args.baseline.resolve())
+        return
     for budget in args.budgets:
         plain, recorded = [], []
         for _ in range(args.repeats):

@@ -229,3 +229,15 @@ def test_an_in_process_evaluator_reads_the_model_from_its_request(
         ("alpha", 1.0),
         ("beta", 0.0),
     ]
+
+
+def test_transfer_shows_the_models_on_record_and_the_base_once(models_repo: Path) -> None:
+    cand = strict_candidate(models_repo)
+    for rev in ("main", cand):  # scores for a model [evaluator] models does not list
+        assert run(models_repo, "eval", rev, "--model", "gamma").exit_code == 0
+    table = json.loads(run(models_repo, "transfer", "main", cand, "--json").stdout)
+    assert table["models"] == ["alpha", "beta", "gamma"]
+    assert [row["name"] for row in table["rows"]] == ["main", cand]
+    gamma = table["rows"][1]["cells"][2]
+    assert gamma["model"] == "gamma" and gamma["mean"] == 0.5 and gamma["difference"] == 0.0
+    assert [c["model"] for c in table["rows"][0]["cells"]] == ["alpha", "beta", "gamma"]

@@ -218,3 +218,16 @@ def test_a_damaged_pickle_is_one_line(repo: Path, gepa_run: tuple[Path, GEPAStat
     line = one_error_line(run(repo, "import", "gepa", str(run_dir), "--trust-pickle"))
     assert "gepa_state.bin: cannot unpickle it: UnpicklingError" in line
     assert snapshot(repo) == before
+
+
+def test_the_import_message_does_not_call_the_per_example_fronts_gepas_pareto_front() -> None:
+    from harnessgit.integrations.gepa.import_render import render_import
+    from harnessgit.integrations.gepa.importer import GepaImport
+
+    result = GepaImport(
+        run_dir="run", source="pickle", programs=[], created=0, scores_written=0, fingerprint=None,
+        model="m", scores_as="import", front=[0, 1, 2], rejected=0,
+    )  # fmt: skip
+    text = render_import(result)
+    assert "programs best on at least one valset example" in text and "not its Pareto front" in text
+    assert "fronts hold programs" not in text

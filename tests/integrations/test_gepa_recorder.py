@@ -207,6 +207,12 @@ def test_every_proposal_and_valset_score_is_recorded(gepa_repo: Path) -> None:
     assert run_record.metric_calls == result.total_metric_calls
     assert run_record.best == recorder.commits[result.best_idx]
     assert run_record.stop_reason.startswith("budget: ")
+    # GEPA numbers iterations 1..N (its end event says N - 1): the run record says N
+    numbers = {r.iteration for r in iterations}
+    assert run_record.iterations == len(numbers) == max(numbers)
+    # `show` on a rejected proposal says GEPA's reason, not only "archived"
+    shown = CliRunner().invoke(cli, ["-C", str(gepa_repo), "show", retired[0].candidate, "--no-diff"])
+    assert f"archived: rejected: {retired[0].detail}" in shown.output
 
 
 def test_frontier_gate_and_merge_of_gepa_best(gepa_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

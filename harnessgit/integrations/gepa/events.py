@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harnessgit.integrations.gepa.usage import Usage
+
 
 @dataclass
 class Task:
@@ -47,6 +49,7 @@ class Proposed:
     scores: list[float] | None = None  # on the minibatch
     accepted: int | None = None  # GEPA's program index, once kept
     reason: str = ""  # why GEPA rejected it
+    usage: Usage | None = None  # what the reflection LM spent on it (usage.py)
 
 
 @dataclass
@@ -101,7 +104,9 @@ class Iteration:
                 task.skipped = reason
                 return
 
-    def on_proposal(self, new_texts: dict[str, str], prompts: dict[str, Any], raw: dict[str, str]) -> None:
+    def on_proposal(
+        self, new_texts: dict[str, str], prompts: dict[str, Any], raw: dict[str, str], usage: Usage | None
+    ) -> None:
         """The texts of the next task that reflected (tasks reflect in order; one whose
         reflection failed fires nothing, gepa's `_propose_texts_batch_safe`)."""
         for task in self.tasks:
@@ -111,7 +116,7 @@ class Iteration:
                     name for name in new_texts if new_texts[name] != task.parent_candidate.get(name)
                 )
                 task.proposal = Proposed(
-                    candidate, [task.parent], "reflection", changed, prompts, raw, task.dataset
+                    candidate, [task.parent], "reflection", changed, prompts, raw, task.dataset, usage=usage
                 )
                 return
 

@@ -23,7 +23,10 @@ def render_import(result: GepaImport) -> str:
         rows.append([program.program, came, where, mean, "new" if program.new else "on record"])
     lines.append(table(rows, ["program", "from", "candidate", "valset mean", "import"]))
     if result.front:
-        lines.append(f"GEPA's per-example fronts hold programs {', '.join(str(p) for p in result.front)}")
+        lines.append(
+            "programs best on at least one valset example (GEPA's per-example fronts, not its "
+            f"Pareto front; `harnessgit frontier` gives that): {', '.join(str(p) for p in result.front)}"
+        )
     if result.fingerprint is not None:
         if result.scores_as == "evaluator":
             lines.append(

@@ -32,10 +32,12 @@ from harnessgit import layout
 from harnessgit.api import Repository, jsonable
 from harnessgit.canonical import dumps_canonical
 from harnessgit.errors import HarnessgitError
+from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
 from harnessgit.integrations.gepa.staging import Staging
+from harnessgit.integrations.gepa.usage import Meter
 from harnessgit.integrations.gepa.writer import Writer
-from harnessgit.records import RunRecord, new_record_id
+from harnessgit.records import EvidenceRecord, RunRecord, new_record_id
 from harnessgit.store import Transaction
 from harnessgit.targets import base_tip
 
@@ -47,6 +49,13 @@ def content_instance_id(index: Any, example: Any) -> str:
     so that scores of a changed valset never pair with the old ones."""
     digest = hashlib.sha256(dumps_canonical(jsonable(example)).encode("utf-8")).hexdigest()[:12]
     return f"{index}-{digest}"
+
+
+def output_feedback(output: Any) -> str | None:
+    """The default feedback of a valset output: its ``feedback`` (a key of a mapping,
+    or an attribute, as a DSPy ``Prediction`` from a GEPA metric has), when it is text."""
+    said = output.get("feedback") if isinstance(output, Mapping) else getattr(output, "feedback", None)
+    return said if isinstance(said, str) and said else None
 
 
 class GitRecorder(Staging):
@@ -61,6 +70,13 @@ class GitRecorder(Staging):
     evaluator's fingerprint and model, which says GEPA's scores are that evaluator's
     (docs/gepa.md, "The gate and GEPA's scores"); "auto" is "repository" when
     ``[evaluator] adapter`` names ``adapter``, else "own".
+
+    ``reflection_lm``: the LM object GEPA reflects with (a ``gepa.lm.LM`` or a
+    ``dspy.LM``): each proposal's cost and tokens, and for DSPy the messages its
+    proposer sent and the replies, are read from it (usage.py). ``feedback(output)``:
+    the text `review` shows for a valset example, from GEPA's output for it (default:
+    the output's ``feedback``). ``settings``: the run's configuration as the caller
+    gave it to GEPA, recorded with the run (GEPA's own events carry only a few).
     """
 
     def __init__(
@@ -75,6 +91,9 @@ class GitRecorder(Staging):
         evaluator: str = "auto",
         parent: str | None = None,
         split: str = "selection",
+        reflection_lm: Any = None,
+        feedback: Callable[[Any], str | None] = output_feedback,
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         if not components:
             raise HarnessgitError("GitRecorder needs components: GEPA component name -> harness path")
@@ -85,6 +104,12 @@ class GitRecorder(Staging):
         self.adapter = adapter if isinstance(adapter, str) else _qualified(adapter)
         self.model = model or "gepa"
         self.valset, self.instance_id, self.split = valset, instance_id, split
+        self.feedback, self._meter = feedback, Meter(reflection_lm)
+        # the run's configuration, GEPA's Pareto front as it moved, its checkpoints:
+        # one evidence blob on the run's base commit, with the run record
+        self._run_info: dict[str, Any] = {"kind": "gepa-run", "settings": jsonable(dict(settings or {}))}
+        self._fronts: list[dict[str, Any]] = []
+        self._checkpoints: list[dict[str, Any]] = []
         self.mode = self._mode(evaluator)
         self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
         self.parent = (
@@ -100,6 +125,9 @@ class GitRecorder(Staging):
         self._iteration: Iteration | None = None
         self._programs: dict[int, dict[str, str]] = {}  # GEPA program index -> texts
         self._seed, self._calls, self._started = 0, 0, time.monotonic()
+        # iterations started: GEPA numbers them from 1, and its end event's
+        # total_iterations is one less than the last number (its state.i, from -1)
+        self._iterations = 0
         self._budget: int | None = None
         self._txn: Transaction | None = None  # staged, not yet written
         self._closed = False
@@ -152,6 +180,12 @@ class GitRecorder(Staging):
     def on_optimization_start(self, event: Mapping[str, Any]) -> None:
         self._seed = int(event["config"].get("seed") or 0)
         seed, size = dict(event["seed_candidate"]), int(event["valset_size"])
+        self._run_info.update(
+            config=jsonable(dict(event["config"])),
+            trainset_size=event.get("trainset_size"),
+            valset_size=size,
+            components=dict(self.components),
+        )
         self._programs[0] = seed
         self._writer.submit(lambda: self._start(seed, size))
 
@@ -159,7 +193,7 @@ class GitRecorder(Staging):
         self._split_ids = [self._instance(val_id) for val_id in self._val_ids(size)]
         files = self._files(seed)
         txn = self._staging()
-        if self._holds(self.parent, files):
+        if self._holds_seed(self.parent, files):
             self.commits[0] = self.parent
         else:
             proposal = self.repo.stage_proposal(
@@ -199,7 +233,8 @@ class GitRecorder(Staging):
             reason = f"budget: {calls} of {budget} metric calls used"
         else:
             reason = "stopped by a stopper"
-        iterations, best = int(event["total_iterations"]), int(event["best_candidate_idx"])
+        iterations, best = self._iterations, int(event["best_candidate_idx"])
+        self._run_info.update(_objectives(event.get("final_state")))
         seconds = time.monotonic() - self._started
         self._writer.submit(lambda: self._write_run(iterations, calls, reason, best, seconds))
 
@@ -212,7 +247,7 @@ class GitRecorder(Staging):
             self._iteration = None
             if iteration is not None:
                 self._end(iteration)
-            iterations, calls = max(int(event["iteration"]) - 1, 0), self._calls
+            iterations, calls = self._iterations, self._calls
             reason = f"error: {type(exception).__name__}: {exception}"
             seconds = time.monotonic() - self._started
             self._writer.submit(lambda: self._write_run(iterations, calls, reason, None, seconds))
@@ -236,12 +271,42 @@ class GitRecorder(Staging):
             model=model,
             seconds=round(seconds, 3),
         )
-        self._staging().append(layout.NOTES_EVIDENCE, record.base, [record])
+        self._staging().append(layout.NOTES_EVIDENCE, record.base, [record, self._run_evidence()])
         self._write()
+
+    def _run_evidence(self) -> EvidenceRecord:
+        """The run's configuration, GEPA's Pareto front after each change, its checkpoints."""
+        programs = {str(idx): commit for idx, commit in sorted(self.commits.items())}
+        items = [
+            {**self._run_info, "run": self.run, "programs": programs},
+            *({"kind": "pareto-front", **front} for front in self._fronts),
+            *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
+        ]
+        data, kinds = encode_evidence(items, self.repo.scrubber)
+        blob = self.repo.store.write_blob(data)
+        self._staging().keep(blob)
+        return EvidenceRecord(
+            ts=self.repo.store.clock(), blob=blob, items=len(items), bytes=len(data), label="gepa-run",
+            item_kinds=kinds,
+        )  # fmt: skip
+
+    def on_pareto_front_updated(self, event: Mapping[str, Any]) -> None:
+        self._fronts.append(
+            {
+                "iteration": int(event["iteration"]),
+                "front": sorted(int(p) for p in event["new_front"]),
+                "displaced": sorted(int(p) for p in event["displaced_candidates"]),
+            }
+        )
+
+    def on_state_saved(self, event: Mapping[str, Any]) -> None:
+        if event.get("run_dir"):
+            self._checkpoints.append({"iteration": int(event["iteration"]), "run_dir": str(event["run_dir"])})
 
     # -- one iteration -----------------------------------------------------
 
     def on_iteration_start(self, event: Mapping[str, Any]) -> None:
+        self._iterations += 1
         self._iteration = Iteration(int(event["iteration"]), time.monotonic(), self._calls)
 
     def on_candidate_selected(self, event: Mapping[str, Any]) -> None:
@@ -265,13 +330,15 @@ class GitRecorder(Staging):
             self._iteration.on_skipped(int(event["candidate_idx"]), str(event["reason"]))
 
     def on_reflective_dataset_built(self, event: Mapping[str, Any]) -> None:
+        self._meter.take()  # what the LM spent before this reflection is not its
         if self._iteration is not None:
             self._iteration.on_dataset(int(event["candidate_idx"]), event["dataset"])
 
     def on_proposal_end(self, event: Mapping[str, Any]) -> None:
+        usage = self._meter.take()
         if self._iteration is not None:
             self._iteration.on_proposal(
-                dict(event["new_instructions"]), event["prompts"], event["raw_lm_outputs"]
+                dict(event["new_instructions"]), event["prompts"], event["raw_lm_outputs"], usage
             )
 
     def on_candidate_rejected(self, event: Mapping[str, Any]) -> None:
@@ -318,6 +385,19 @@ class GitRecorder(Staging):
         self.commits.update(self._stage(txn, iteration))
         self.recorded += len(iteration.proposals())
         self._staging().include(txn)
+
+
+def _objectives(state: Any) -> dict[str, Any]:
+    """What GEPA's final state says of its frontier type and objectives: its
+    ``frontier_type``, each program's mean per objective (``objective_scores`` of the
+    evaluations; GEPA keeps the means only) and the programs best on each objective."""
+    means = getattr(state, "prog_candidate_objective_scores", None) or []
+    best = getattr(state, "program_at_pareto_front_objectives", None) or {}
+    return {
+        "frontier_type": getattr(state, "frontier_type", None),
+        "objective_scores": [jsonable(dict(m)) for m in means] if any(means) else None,
+        "objective_front": {str(k): sorted(int(p) for p in v) for k, v in best.items()} or None,
+    }
 
 
 def _qualified(adapter: Any) -> str:

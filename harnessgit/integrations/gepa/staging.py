@@ -30,6 +30,7 @@ class Staging:
     split: str
     valset: Any
     instance_id: Callable[[Any, Any], str]
+    feedback: Callable[[Any], str | None]
     _seed: int
     _ids: dict[Any, str]
     _split_ids: list[str]
@@ -124,6 +125,7 @@ class Staging:
             reason=self.repo.scrubber.text(reason),
             selection_mean=_score(valset.average if valset else None),
             proposer=f"gepa {proposal.kind}" if proposal else "gepa",
+            cost_usd=proposal.usage.cost_usd if proposal and proposal.usage else None,
             rollouts=max(iteration.calls_after - iteration.calls_before, 0),
             seconds=round(max(iteration.ended - iteration.started, 0.0), 4),
             optimizer="gepa",
@@ -135,6 +137,7 @@ class Staging:
         fingerprint, model = self._fingerprint_of(commit)
         scores = {self._instance(val_id): score for val_id, score in valset.scores.items()}
         outputs = valset.outputs or {}
+        said = {val_id: self.feedback(output) for val_id, output in outputs.items()}
         record = self.repo.scores_record(
             commit,
             scores,
@@ -143,6 +146,7 @@ class Staging:
             split=self.split,
             split_instances=self._split_ids,
             feedback={self._instance(val_id): output for val_id, output in outputs.items()} or None,
+            feedback_text={self._instance(val_id): text for val_id, text in said.items() if text} or None,
         )
         txn.append(layout.NOTES_EVALS, commit, [record])
         if record.evidence:
@@ -195,6 +199,20 @@ class Staging:
             for path, text in files.items()
         )
 
+    def _holds_seed(self, commit: str, files: Mapping[str, str]) -> bool:
+        """Whether ``commit`` holds the seed's texts, a trailing newline aside: DSPy's
+        instructions have none, and files read with ``.strip()`` lose theirs, so a seed
+        read from the base's files is the base rather than a candidate of its own."""
+        if self._holds(commit, files):
+            return True
+        listing = self.repo.store.files_at(commit)
+        return all(
+            path in listing
+            and self.repo.store.read_blob(listing[path].sha).rstrip(b"\n")
+            == text.encode("utf-8").rstrip(b"\n")
+            for path, text in files.items()
+        )
+
     def _rationale(self, number: int, proposal: Proposed) -> str:
         names = ", ".join(proposal.changed) or "nothing"
         if proposal.kind == "merge":
@@ -214,6 +232,8 @@ def _evidence(proposal: Proposed) -> list[Any]:
         items.append({"kind": "reflection-output", "component": name, "text": raw})
     if proposal.scores is not None:
         items.append({"kind": "minibatch", "scores": proposal.scores})
+    if proposal.usage is not None:
+        items += [proposal.usage.item(), *proposal.usage.exchanges]
     return items
 
 
