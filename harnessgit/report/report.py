@@ -163,14 +163,44 @@ def _flips(store: Store, config: Config, merges: list[LogEntry]) -> list[MergeFl
     return found
 
 
+def default_output(store: Store) -> Path:
+    """Where the page goes unless told: in the git directory, where nothing is committed."""
+    return store.git_dir / "harnessgit" / "report.html"
+
+
+def check_output(store: Store, output: Path) -> None:
+    """Refuse a FILE in the working tree that `git add -A` would commit (issue 27: a
+    report.html written untracked in the repository root was easy to commit by mistake).
+    A tracked file (a report kept on purpose) or an ignored one is fine."""
+    where = output.absolute()
+    root = store.root.absolute()
+    if not where.is_relative_to(root) or where.is_relative_to(store.git_dir.absolute()):
+        return
+    inside = where.relative_to(root).as_posix()
+    if store.would_be_untracked(inside):
+        raise HarnessgitError(
+            f"{output} is in the working tree and not ignored, so `git add -A` would commit it: "
+            f"add it to .gitignore, or leave out --output (default: {default_output(store)})"
+        )
+
+
 def write_report(
-    store: Store, config: Config, output: Path, rev_range: str | None = None, base: str | None = None
+    store: Store,
+    config: Config,
+    output: Path | None = None,
+    rev_range: str | None = None,
+    base: str | None = None,
 ) -> ReportResult:
     from harnessgit.report.page import render_page
 
+    if output is None:
+        output = default_output(store)
+    else:
+        check_output(store, output)
     report = build_report(store, config, rev_range, base)
     page = render_page(report).encode("utf-8")
     try:
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_bytes(page)
     except OSError as exc:
         raise HarnessgitError(f"cannot write {output}: {exc.strerror}") from None
