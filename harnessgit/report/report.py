@@ -19,7 +19,7 @@ from harnessgit.candidates.log import LogEntry, accepted_log
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.render import short
@@ -32,6 +32,20 @@ from harnessgit.stats.frontier import FrontierRow
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 
+# What a commit's selection scores are when there is no selection split to score.
+_NO_SCORES = ScoreSummary(
+    split=SELECTION,
+    harness="",
+    fingerprint="",
+    model="",
+    n=0,
+    missing=[],
+    mean=None,
+    stderr=None,
+    instances=[],
+    records=[],
+    commits=[],
+)
 FLIP_MERGES = 10  # the newest gated merges whose flips the page carries (a review each)
 
 
@@ -85,14 +99,16 @@ def build_report(
     points: list[ScorePoint] = []
     classes: list[ClassShares] = []
     for entry in reversed(entries):
-        summary = book.summary(eval_context(store, config, entry.commit).key, SELECTION, selection)
+        # No selection split, no score to look up: the harness's key is not worked out.
+        key = eval_context(store, config, entry.commit).key if selection else None
+        summary = book.summary(key, SELECTION, selection) if key else _NO_SCORES
         point = score_point(entry, summary, log.test_peeks)
         points.append(point)
         shares = class_shares(point, summary) if point.gated or not classes else None
         if shares is not None:
             classes.append(shares)
     in_range = {entry.commit for entry in entries}
-    history = harness_history(store, config, base=branch)
+    history = harness_history(store, config, base=branch, judge=False)  # lengths only
     history = replace(history, entries=[e for e in history.entries if e.commit in in_range])
     return Report(
         base=branch,
