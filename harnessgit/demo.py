@@ -115,8 +115,6 @@ def _best_merge(store: Store, config: Config) -> str:
     return max(gains, key=lambda commit: gains[commit])
 
 
-
-
 def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> None:
     prepare(target, say)
     say(f"harnessgit demo in {target}\n\n{SIMULATED}\n")
