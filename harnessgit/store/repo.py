@@ -319,28 +319,26 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
             if found is not None and found[1] == "commit":
                 return rev
         sha = self._rev_parse(rev)
-        label = _label_form(rev)
+        label_ref, as_label = _label_form(rev)
+        # Only a label that exists costs a git process more (ref files are read in-process).
+        labelled = self._rev_parse(as_label) if label_ref and self.ref_value(label_ref) else None
         if sha is None:
-            labelled = self._rev_parse(label) if label and self.ref_value(label[0]) else None
             if labelled is None:
                 raise UnknownRevision(f"unknown revision {rev!r}")
             return labelled
-        if label and self.ref_value(label[0]) is not None:
-            shadowed = self._rev_parse(label)
-            if shadowed is not None and shadowed != sha:
-                log.warning(
-                    "%s is taken as git names it (%s), not as the label (%s): write %s to mean the label",
-                    rev,
-                    sha[:12],
-                    shadowed[:12],
-                    label[0] + label[1],
-                )
+        if labelled is not None and labelled != sha:
+            log.warning(
+                "%s is taken as git names it (%s), not as the label (%s): write %s to mean the label",
+                rev,
+                sha[:12],
+                labelled[:12],
+                as_label,
+            )
         return sha
 
-    def _rev_parse(self, rev: str | tuple[str, str]) -> str | None:
-        text = rev if isinstance(rev, str) else rev[0] + rev[1]
+    def _rev_parse(self, rev: str) -> str | None:
         result = self.git.run(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{text}^{{commit}}"],
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
             check=False,
         )
         return result.stdout.decode().strip() if result.returncode == 0 else None
@@ -378,16 +376,19 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         return self._staged.listed(refs, prefixes) if self._staged is not None else refs
 
 
-def _label_form(rev: str) -> tuple[str, str] | None:
-    """``production~2`` -> (``refs/harnessgit/labels/production``, ``~2``); None when the
-    revision does not begin with a name a label could have."""
+def _label_form(rev: str) -> tuple[str, str]:
+    """``production~2`` -> (``refs/harnessgit/labels/production``,
+    ``refs/harnessgit/labels/production~2``): the label's ref and the revision read as
+    that label's; ("", "") when the revision does not begin with a name a label could have."""
     cut = next((i for i, char in enumerate(rev) if char in "~^@:"), len(rev))
-    name, suffix = rev[:cut], rev[cut:]
+    name = rev[:cut]
     try:
         check_ref_name(name)
     except InvalidName:
-        return None
-    return (layout.LABELS + name, suffix) if not name.startswith("refs/") else None
+        return "", ""
+    if name.startswith("refs/"):
+        return "", ""
+    return layout.LABELS + name, layout.LABELS + rev
 
 
 __all__ = ["MODE_TREE", "Blob", "CommitInfo", "Store", "Transaction"]
