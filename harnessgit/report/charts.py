@@ -30,7 +30,8 @@ def score_chart(points: list[ScorePoint]) -> str:
 
     The chart is at most `WIDTH` wide whatever the number of commits (points shrink as
     they crowd), so that it fits the page at common widths instead of running off it."""
-    frame = Frame(chart_width(len(points), 48.0), 344.0, len(points), bottom=64.0, right=28.0)
+    # left: room for the "not scored" band's label; right: for the newest commit's test peek
+    frame = Frame(chart_width(len(points), 48.0), 344.0, len(points), bottom=64.0, left=80.0, right=28.0)
     radius = max(2.0, min(6.0, frame.spacing() / 2.5))
     parts = [frame.open("selection mean over the accepted edits", "chart scores")]
     parts.append(frame.y_axis(POINT_TICKS, [f"{t * 100:.0f}" for t in POINT_TICKS]))

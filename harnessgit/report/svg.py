@@ -78,15 +78,21 @@ class Frame:
         return "".join(parts)
 
     def x_labels(self, labels: list[str], room: float = 64.0) -> str:
-        """Every label, or every k-th when they would come closer than ``room`` pixels."""
+        """Every label, or every k-th when they would come closer than ``room`` pixels;
+        the last (the newest) always, in place of the k-th before it when that is too close."""
         most = max(2, int((self.width - self.left - self.right) // room))
         every = max(1, -(-len(labels) // most))
+        shown = list(range(0, len(labels), every))
+        last = len(labels) - 1
+        if shown and shown[-1] != last:
+            if len(shown) > 1 and last - shown[-1] < every * 3 // 4:
+                shown[-1] = last
+            else:
+                shown.append(last)
         y = num(self.height - self.bottom + 14)
         return "".join(
-            f'<text class="tick" x="{num(self.x(i))}" y="{y}" text-anchor="middle">{esc(label)}</text>'
-            for i, label in enumerate(labels)
-            # the last label too, unless it would sit on the one before it
-            if i % every == 0 or (i == len(labels) - 1 and i % every > every // 2)
+            f'<text class="tick" x="{num(self.x(i))}" y="{y}" text-anchor="middle">{esc(labels[i])}</text>'
+            for i in shown
         )
 
 
