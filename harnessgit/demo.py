@@ -40,7 +40,7 @@ from harnessgit.gate.frontier import frontier_view
 from harnessgit.gate.render import frontier_text, verify_text
 from harnessgit.gate.verify import verify
 from harnessgit.render import size
-from harnessgit.report.report import ReportResult, write_report
+from harnessgit.report.report import write_report
 from harnessgit.review.render import review_text
 from harnessgit.review.review import review
 from harnessgit.store import Store
@@ -115,15 +115,6 @@ def _best_merge(store: Store, config: Config) -> str:
     return max(gains, key=lambda commit: gains[commit])
 
 
-def _report(store: Store, config: Config, target: Path) -> ReportResult:
-    """report.html in the demo repository, ignored by git there (its status stays clean)."""
-    info = target / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    with (info / "exclude").open("a") as exclude:
-        exclude.write("/report.html\n")
-    return write_report(store, config, target / "report.html")
-
-
 def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> None:
     prepare(target, say)
     say(f"harnessgit demo in {target}\n\n{SIMULATED}\n")
@@ -185,14 +176,14 @@ def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> N
         say(f"committed: {HOTFIX_RULE!r} at the top of the rules, then a docs commit\n")
         say("== 8. harnessgit verify (what CI runs on every pull request)")
         say(verify_text(verify(store, config)) + "\n")
-        good = "refs/harnessgit/labels/production"
+        good = "production"  # a label is a revision (Store.resolve_commit)
         say("== 9. Selection scores fell: harnessgit bisect --good production --bad main --drop 0.05")
         found = bisect(
             store, config, good, "main", Criterion.build("selection", None, 0.05, None), execution=TWO_JOBS
         )
         say(bisect_text(found) + "\n")
         say("== 10. harnessgit report: the same history as pictures, one HTML file that opens offline")
-        written = _report(store, config, target)
+        written = write_report(store, config)  # in .git/harnessgit/: the status stays clean
         say(f"wrote the report to {written.output} ({size(written.bytes)}): open it in a browser\n")
     say(f"The repository is in {target}. Try: harnessgit -C {target} log, show, frontier, verify.")
     say(SIMULATED)

@@ -132,6 +132,11 @@ def base_tip(store: Store, branch: str) -> str:
     if sha is None:
         if not store.list_refs("refs/heads"):
             raise UnknownRevision("the repository has no commits yet: commit the harness first")
+        if store.ref_value(layout.LABELS + branch) is not None:
+            raise UnknownRevision(
+                f"base branch {branch!r} does not exist ({branch!r} is a label: the base is the branch "
+                "a merge lands on)"
+            )
         raise UnknownRevision(
             f"base branch {branch!r} does not exist: create it or set [harness] base in harnessgit.toml"
         )

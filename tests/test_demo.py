@@ -36,6 +36,7 @@ def test_demo_runs_offline_and_says_what_is_simulated(tmp_path: Path) -> None:
     ):
         assert section in out
     assert "gate: PASS, merged" in out  # the evolved skill reached main through the gate
+    assert "failure classes on train" not in out  # no failure on train both sides scored: no table
     repo = tmp_path / "demo"
     log = json.loads(
         subprocess.run(

@@ -109,10 +109,11 @@ class HistoryResult:
 
 
 def harness_history(
-    store: Store, config: Config, *, base: str | None = None, limit: int | None = None
+    store: Store, config: Config, *, base: str | None = None, limit: int | None = None, judge: bool = True
 ) -> HistoryResult:
     """The newest ``limit`` (default: all) commits of the base branch's first-parent
-    chain that changed a harness file, each checked against its first parent."""
+    chain that changed a harness file, each checked against its first parent (with
+    ``judge=False``, only sized: the report's length pictures need no findings)."""
     config = require(config)
     branch = base or config.harness.base
     chain = store.first_parent_changes(base_tip(store, branch))
@@ -120,7 +121,7 @@ def harness_history(
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
     sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
-    reader = _Reader(store, config, sizes, tokenizer.count)
+    reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
     entries: list[HistoryEntry] = []
     if shown:
         # Oldest first, adding up from the harness before the oldest: a file's version
@@ -129,7 +130,7 @@ def harness_history(
         parents = store.commit_info(shown[-1][0]).parents
         total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
         for commit, changes in reversed(shown):
-            entry = _entry(store, config, reader, commit, changes, total, count)
+            entry = _entry(store, config, reader, commit, changes, total, count, judge)
             entries.insert(0, entry)
             total, count = entry.harness_bytes, entry.harness_files
     return HistoryResult(
@@ -176,10 +177,16 @@ class _Reader:
     blob: a file's version after one commit is its version before the next one."""
 
     def __init__(
-        self, store: Store, config: Config, sizes: dict[str, int], count: Callable[[str], int]
+        self,
+        store: Store,
+        config: Config,
+        sizes: dict[str, int],
+        count: Callable[[str], int],
+        *,
+        sections: bool = True,
     ) -> None:
         self.store, self.max_bytes, self.sizes = store, config.checks.max_file_bytes, sizes
-        self.count = count
+        self.count, self.sections = count, sections  # sections=False: sizes only
         self.tokens: dict[str, int | None] = {}
         self.outlines: dict[str, Outline] = {}
 
@@ -214,13 +221,14 @@ def _entry(
     changes: list[RawChange],
     total: int,
     count: int,
+    judge: bool = True,
 ) -> HistoryEntry:
     """The change ``commit`` made, the harness being ``total`` bytes in ``count`` files before."""
     info = store.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     texts = reader.texts(_sides(changes))
     files = [_file(reader, change, texts) for change in changes]
-    report = check_change(store, config, parent, commit)
+    report = check_change(store, config, parent, commit) if judge else None
     # A file renamed into the harness paths (or out of them) is harness on one side only.
     growth = sum(
         (f.bytes_after or 0) * is_harness(f.path, config)
@@ -239,8 +247,8 @@ def _entry(
         harness_files=count,
         growth=growth,
         files=files,
-        findings=report.findings,
-        failed=report.failed,
+        findings=report.findings if report else [],
+        failed=report.failed if report else False,
     )
 
 
@@ -259,7 +267,7 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
     # (or binary) would make each section of the other look added or removed.
     readable = (old is None or old_text is not None) and (new is None or new_text is not None)
     sections = None
-    if readable and is_markdown(change.path):
+    if readable and reader.sections and is_markdown(change.path):
         sections = compare(reader.outline_of(old, old_text), reader.outline_of(new, new_text))
     return HistoryFile(
         path=change.path,

@@ -180,6 +180,23 @@ COMMAND_MODULES = {
 }
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error as one line, as every harnessgit error is (click prints the usage,
+    a hint and the error on three), with where to read more; exit code 2 still."""
+
+    @classmethod
+    def of(cls, exc: click.UsageError) -> OneLineUsageError:
+        if isinstance(exc, OneLineUsageError):
+            return exc
+        message = " ".join(exc.format_message().split()).rstrip(".")
+        message = message[:1].lower() + message[1:]
+        where = exc.ctx.command_path if exc.ctx is not None else "harnessgit"
+        return cls(f"{message} (try '{where} -h')", exc.ctx)
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"harnessgit: usage error: {self.format_message()}", err=True)
+
+
 class HarnessgitGroup(click.Group):
     """Maps outcomes to the exit codes of docs/design.md inside click, so that `main` and
     click's CliRunner see the same codes: a command's int return value is its exit
@@ -195,10 +212,32 @@ class HarnessgitGroup(click.Group):
             importlib.import_module(f"harnessgit.cli.{module}")  # its decorators add its commands
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from difflib import get_close_matches  # only on this error path
+
+            close = get_close_matches(name, self.list_commands(ctx), n=1)
+            suggestion = f"; did you mean {close[0]!r}?" if close else ""
+            raise click.UsageError(f"no such command {name!r}{suggestion}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # harnessgit's own options (harnessgit --bogus)
+            raise OneLineUsageError.of(exc) from None
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             with _terminate_as_interrupt():
                 result = super().invoke(ctx)
+        except click.UsageError as exc:  # an unknown command, a subcommand's bad option or value
+            raise OneLineUsageError.of(exc) from None
         except HarnessgitError as exc:
             state = ctx.find_object(State)
             if state is not None and state.debug:
@@ -265,6 +304,26 @@ def jobs_option(command: _Command) -> _Command:
         type=click.IntRange(min=1),
         metavar="N",
         help="Evaluator batches at a time. Default: [evaluator] jobs; with Ray, the cluster's CPUs.",
+    )(command)
+
+
+def _keep_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state = ctx.ensure_object(State)
+        state.quiet = True
+        _configure_logging(True, state.debug)
+
+
+def quiet_option(command: _Command) -> _Command:
+    """``-q`` after the command as well as before it (``harnessgit init -q``), for the
+    commands whose warnings a script may want silenced."""
+    return click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=_keep_quiet,
+        help="Print only results and errors (as `harnessgit -q`).",
     )(command)
 
 

@@ -6,7 +6,7 @@ import shlex
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, cli, echo, quiet_option
 
 
 @cli.command()
@@ -38,6 +38,7 @@ from harnessgit.cli._base import State, cli, echo
     metavar="BRANCH",
     help="The branch that moves only through the gate. Default: the current branch.",
 )
+@quiet_option
 @click.pass_obj
 def init(
     state: State, harness: tuple[str, ...], evaluator: str | None, splits: str, model: str, base: str | None

@@ -28,6 +28,9 @@ def _score(value: float | None) -> str:
     return EMPTY if value is None else f"{value:.2f}"
 
 
+REASON_CHARS = 160  # of a reason on an iteration's progress line (the record keeps all of it)
+
+
 def iteration_line(record: IterationRecord) -> str:
     """One iteration, as evolve prints it when its record is written."""
     head = (
@@ -45,8 +48,22 @@ def iteration_line(record: IterationRecord) -> str:
     parts.append(verdict)
     line = ", ".join(parts)
     if record.reason and record.outcome != "merged":
-        line += f" ({record.reason[:140]})"
+        line += f" ({_shortened(record.reason)})"
     return line
+
+
+def _shortened(reason: str) -> str:
+    """A reason of at most about `REASON_CHARS` characters, cut after its last whole
+    clause (``;``) that fits, else its last whole word, never inside a number or a name
+    (issue 27: a fixed cut left ``min_effect +)``); the record keeps it whole."""
+    if len(reason) <= REASON_CHARS:
+        return reason
+    head = reason[:REASON_CHARS]
+    for mark in ("; ", " "):
+        cut = head.rfind(mark)
+        if cut > REASON_CHARS // 2:
+            return head[:cut].rstrip(",;:") + " …"
+    return head + "…"  # one long word: nothing better to cut at
 
 
 def report_text(report: EvolveReport) -> str:

@@ -11,30 +11,48 @@ from harnessgit.stats.frontier_types import FrontierRow
 
 POINT_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 SELECTION = "selection"
-SCORE_COLOURS = {"merge": "#0072B2", "ungated": "#D55E00", "peek": "#009E73"}
+SCORE_COLOURS = {"merge": "#0072B2", "ungated": "#D55E00", "peek": "#009E73", "unscored": "#999999"}
+# The widest a chart is drawn: the page's column (page.STYLE: max-width 1100px less 2 x 16px
+# of padding). A chart also shrinks with a narrower window (svg.chart's max-width), never
+# running off the page's right edge (issue 27: a gated merge was cut off at 1400 px).
+WIDTH = 1068.0
+# A file's line gets a mark (with its numbers on hover) at each change up to this many
+# changes; past it, the line alone (500 marks per file would be most of the page).
+MARKED_POINTS = 60
 
 
 def score_chart(points: list[ScorePoint]) -> str:
     """The selection mean at every commit of the base branch, oldest left: a filled
-    circle for a gated merge, a hollow one for a commit that skipped the gate (an x
-    on the axis when it has no score), a diamond for each held-out test peek."""
-    frame = Frame(max(480.0, 48.0 * len(points) + 72), 320.0, len(points))
+    circle for a gated merge, a hollow one for a commit that skipped the gate, a diamond
+    for each held-out test peek. A commit with no score is a grey tick in a band of its
+    own under the axis, labelled "not scored", never a mark on the 0 line (issue 27: on
+    a real repository most commits are unscored, and there they read as zeros).
+
+    The chart is at most `WIDTH` wide whatever the number of commits (points shrink as
+    they crowd), so that it fits the page at common widths instead of running off it."""
+    # left: room for the "not scored" band's label; right: for the newest commit's test peek
+    frame = Frame(chart_width(len(points), 48.0), 344.0, len(points), bottom=64.0, left=80.0, right=28.0)
+    radius = max(2.0, min(6.0, frame.spacing() / 2.5))
     parts = [frame.open("selection mean over the accepted edits", "chart scores")]
     parts.append(frame.y_axis(POINT_TICKS, [f"{t * 100:.0f}" for t in POINT_TICKS]))
     scored = [(i, p) for i, p in enumerate(points) if p.mean is not None]
     if len(scored) > 1:
         line = " ".join(f"{num(frame.x(i))},{num(frame.y(p.mean or 0))}" for i, p in scored)
         parts.append(f'<polyline class="score-line" points="{line}"/>')
+    band = frame.height - frame.bottom + 34  # the "not scored" band, under the x labels' row
+    if len(scored) < len(points):
+        parts.append(
+            f'<text class="tick" x="{num(frame.left - 6)}" y="{num(band)}" text-anchor="end" '
+            'dominant-baseline="middle">not scored</text>'
+        )
     for i, point in enumerate(points):
         x = num(frame.x(i))
         title = f"<title>{esc(_point_title(point))}</title>"
         if point.mean is None:
-            if not point.gated:
-                y = frame.y(0)
-                parts.append(
-                    f'<path class="ungated-mark" d="M{num(frame.x(i) - 5)},{num(y - 5)}l10,10m0,-10l-10,10">'
-                    f"{title}</path>"
-                )
+            parts.append(
+                f'<line class="unscored-mark" data-commit="{esc(point.commit)}" x1="{x}" x2="{x}" '
+                f'y1="{num(band - 6)}" y2="{num(band + 6)}">{title}</line>'
+            )
             continue
         if point.ci_low is not None and point.ci_high is not None:
             parts.append(
@@ -44,7 +62,7 @@ def score_chart(points: list[ScorePoint]) -> str:
         css = "merge-point" if point.gated else "ungated-point"
         parts.append(
             f'<circle class="{css}" data-commit="{esc(point.commit)}" cx="{x}" '
-            f'cy="{num(frame.y(point.mean))}" r="6">{title}</circle>'
+            f'cy="{num(frame.y(point.mean))}" r="{num(radius)}">{title}</circle>'
         )
     for i, point in enumerate(points):
         for peek in point.peeks:
@@ -59,10 +77,16 @@ def score_chart(points: list[ScorePoint]) -> str:
     return "".join(parts) + legend(
         [
             ("merge-point", SCORE_COLOURS["merge"], "gated merge: selection mean, 95% interval"),
-            ("ungated-point", SCORE_COLOURS["ungated"], "commit that skipped the gate (x: not scored)"),
+            ("ungated-point", SCORE_COLOURS["ungated"], "commit that skipped the gate"),
+            ("unscored-mark", SCORE_COLOURS["unscored"], "not scored on the selection split (not a zero)"),
             ("peek-point", SCORE_COLOURS["peek"], "held-out test peek (never decides)"),
         ]
     )
+
+
+def chart_width(steps: int, per_step: float) -> float:
+    """``per_step`` pixels a step, at least 480 and at most `WIDTH`: the page's column."""
+    return min(WIDTH, max(480.0, per_step * steps + 72))
 
 
 def _point_title(point: ScorePoint) -> str:
@@ -87,7 +111,7 @@ def length_chart(steps: LengthSteps, measure: str) -> str:
     values = [v for f in files for p in f.points if (v := _value(p, measure)) is not None]
     top = max([*values, *[limit for limit in limits if limit is not None], 1])
     ticks = nice_ticks(top * 1.05)
-    frame = Frame(max(480.0, 40.0 * len(steps.commits) + 72), 260.0, len(steps.commits), high=ticks[-1])
+    frame = Frame(chart_width(len(steps.commits), 40.0), 260.0, len(steps.commits), high=ticks[-1])
     parts = [frame.open(f"harness file length in {measure}", f"chart lengths lengths-{measure}")]
     parts.append(frame.y_axis(ticks, [f"{t:,.0f}" for t in ticks]))
     for index, (file, limit) in enumerate(zip(files, limits, strict=True)):
@@ -100,7 +124,12 @@ def length_chart(steps: LengthSteps, measure: str) -> str:
             )
         known = [(p.step, v) for p in file.points if (v := _value(p, measure)) is not None]
         line = " ".join(f"{num(frame.x(s))},{num(frame.y(v))}" for s, v in known)
-        parts.append(f'<polyline class="length-line" stroke="{fill}" points="{line}"/>')
+        parts.append(
+            f'<polyline class="length-line" stroke="{fill}" points="{line}"><title>{esc(file.path)}</title>'
+            "</polyline>"
+        )
+        if len(known) > MARKED_POINTS:
+            continue  # a line only: a mark and a title per point would be most of the page
         for step, value in known:
             title = f"{file.path} at {_step_name(steps, step)}: {value:,} {measure}"
             parts.append(
@@ -113,11 +142,18 @@ def length_chart(steps: LengthSteps, measure: str) -> str:
 
 
 def length_legend(steps: LengthSteps) -> str:
-    return legend(
+    shown = legend(
         [
             ("length-swatch", colour(i), f"{f.path} ({f.kind}; limits: {_limits_text(f)})")
             for i, f in enumerate(steps.files)
         ]
+    )
+    if not steps.left_out:
+        return shown
+    more = f"{steps.left_out} more" + (" file" if steps.left_out == 1 else " files")
+    return shown + (
+        f'<p class="note legend-more">and {more} the range changed, smaller than these '
+        "(harnessgit log --all-history lists every file)</p>"
     )
 
 

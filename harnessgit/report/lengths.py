@@ -14,6 +14,11 @@ from harnessgit.candidates.history import HistoryResult
 from harnessgit.checks.core import kind_of
 from harnessgit.config import Config
 
+# The files a length picture draws, largest first: a line each, and a legend row each.
+# A collection of 257 rules drew 257 lines and a legend several screens long (issue 27);
+# the rest are counted ("and N more"), and `log --all-history` lists every one.
+FILES_DRAWN = 10
+
 
 @dataclass(frozen=True, kw_only=True)
 class LengthPoint:
@@ -39,7 +44,8 @@ class LengthSteps:
     dates: list[str]
     subjects: list[str]
     tokenizer: str
-    files: list[FileLength]
+    files: list[FileLength]  # the `FILES_DRAWN` largest, by path
+    left_out: int = 0  # harness files the range changed that are not drawn (smaller ones)
 
 
 def length_steps(history: HistoryResult, config: Config) -> LengthSteps:
@@ -57,8 +63,9 @@ def length_steps(history: HistoryResult, config: Config) -> LengthSteps:
                 points[:0] = series.pop(change.old_path)  # a rename continues the old name's line
             if change.bytes_after is not None:
                 points.append(LengthPoint(step=step, chars=change.chars_after, tokens=change.tokens_after))
+    largest = sorted(series, key=lambda path: (-_largest(series[path]), path))[:FILES_DRAWN]
     files = []
-    for path in sorted(series):
+    for path in sorted(largest):
         kind = kind_of(path, config.checks)
         limits = config.checks.kinds.get(kind)
         files.append(
@@ -76,4 +83,10 @@ def length_steps(history: HistoryResult, config: Config) -> LengthSteps:
         subjects=["before", *[e.subject for e in entries]] if entries else [],
         tokenizer=history.tokenizer,
         files=files,
+        left_out=len(series) - len(files),
     )
+
+
+def _largest(points: list[LengthPoint]) -> int:
+    """The most characters a file reached (0 when never known)."""
+    return max((point.chars or 0 for point in points), default=0)

@@ -33,7 +33,8 @@ h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd
 .score-line{fill:none;stroke:#0072B2;stroke-width:1.5;opacity:.5}
 .ci{stroke:#0072B2;stroke-width:2;opacity:.6}
 .merge-point{fill:#0072B2}.ungated-point{fill:#fff;stroke:#D55E00;stroke-width:2}
-.ungated-mark{stroke:#D55E00;stroke-width:2}.peek-point{fill:#009E73}
+.unscored-mark{stroke:#999;stroke-width:2}.peek-point{fill:#009E73}
+svg.chart:not(.tree){max-width:100%;height:auto}
 .length-line{fill:none;stroke-width:2}.limit{stroke-dasharray:6 4;stroke-width:1.5}
 .edge{stroke:#888}.merge-edge{stroke-dasharray:4 3}
 .node{cursor:pointer}.node circle{stroke:#333;stroke-width:1}.node.selected circle{stroke-width:3}

@@ -19,7 +19,7 @@ from harnessgit.candidates.log import LogEntry, accepted_log
 from harnessgit.config import Config, require
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.render import short
@@ -32,6 +32,20 @@ from harnessgit.stats.frontier_types import FrontierRow
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 
+# What a commit's selection scores are when there is no selection split to score.
+_NO_SCORES = ScoreSummary(
+    split=SELECTION,
+    harness="",
+    fingerprint="",
+    model="",
+    n=0,
+    missing=[],
+    mean=None,
+    stderr=None,
+    instances=[],
+    records=[],
+    commits=[],
+)
 FLIP_MERGES = 10  # the newest gated merges whose flips the page carries (a review each)
 
 
@@ -85,14 +99,16 @@ def build_report(
     points: list[ScorePoint] = []
     classes: list[ClassShares] = []
     for entry in reversed(entries):
-        summary = book.summary(eval_context(store, config, entry.commit).key, SELECTION, selection)
+        # No selection split, no score to look up: the harness's key is not worked out.
+        key = eval_context(store, config, entry.commit).key if selection else None
+        summary = book.summary(key, SELECTION, selection) if key else _NO_SCORES
         point = score_point(entry, summary, log.test_peeks)
         points.append(point)
         shares = class_shares(point, summary) if point.gated or not classes else None
         if shares is not None:
             classes.append(shares)
     in_range = {entry.commit for entry in entries}
-    history = harness_history(store, config, base=branch)
+    history = harness_history(store, config, base=branch, judge=False)  # lengths only
     history = replace(history, entries=[e for e in history.entries if e.commit in in_range])
     return Report(
         base=branch,
@@ -163,14 +179,44 @@ def _flips(store: Store, config: Config, merges: list[LogEntry]) -> list[MergeFl
     return found
 
 
+def default_output(store: Store) -> Path:
+    """Where the page goes unless told: in the git directory, where nothing is committed."""
+    return store.git_dir / "harnessgit" / "report.html"
+
+
+def check_output(store: Store, output: Path) -> None:
+    """Refuse a FILE in the working tree that `git add -A` would commit (issue 27: a
+    report.html written untracked in the repository root was easy to commit by mistake).
+    A tracked file (a report kept on purpose) or an ignored one is fine."""
+    where = output.absolute()
+    root = store.root.absolute()
+    if not where.is_relative_to(root) or where.is_relative_to(store.git_dir.absolute()):
+        return
+    inside = where.relative_to(root).as_posix()
+    if store.would_be_untracked(inside):
+        raise HarnessgitError(
+            f"{output} is in the working tree and not ignored, so `git add -A` would commit it: "
+            f"add it to .gitignore, or leave out --output (default: {default_output(store)})"
+        )
+
+
 def write_report(
-    store: Store, config: Config, output: Path, rev_range: str | None = None, base: str | None = None
+    store: Store,
+    config: Config,
+    output: Path | None = None,
+    rev_range: str | None = None,
+    base: str | None = None,
 ) -> ReportResult:
     from harnessgit.report.page import render_page
 
+    if output is None:
+        output = default_output(store)
+    else:
+        check_output(store, output)
     report = build_report(store, config, rev_range, base)
     page = render_page(report).encode("utf-8")
     try:
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_bytes(page)
     except OSError as exc:
         raise HarnessgitError(f"cannot write {output}: {exc.strerror}") from None

@@ -49,6 +49,10 @@ class Frame:
             return self.left + inner / 2
         return self.left + inner * step / (self.steps - 1)
 
+    def spacing(self) -> float:
+        """Pixels between two steps."""
+        return (self.width - self.left - self.right) / max(1, self.steps - 1)
+
     def y(self, value: float) -> float:
         inner = self.height - self.top - self.bottom
         span = (self.high - self.low) or 1.0
@@ -73,14 +77,22 @@ class Frame:
             )
         return "".join(parts)
 
-    def x_labels(self, labels: list[str], most: int = 24) -> str:
-        """Every label, or every k-th when there are more than ``most``."""
+    def x_labels(self, labels: list[str], room: float = 64.0) -> str:
+        """Every label, or every k-th when they would come closer than ``room`` pixels;
+        the last (the newest) always, in place of the k-th before it when that is too close."""
+        most = max(2, int((self.width - self.left - self.right) // room))
         every = max(1, -(-len(labels) // most))
+        shown = list(range(0, len(labels), every))
+        last = len(labels) - 1
+        if shown and shown[-1] != last:
+            if len(shown) > 1 and last - shown[-1] < every * 3 // 4:
+                shown[-1] = last
+            else:
+                shown.append(last)
         y = num(self.height - self.bottom + 14)
         return "".join(
-            f'<text class="tick" x="{num(self.x(i))}" y="{y}" text-anchor="middle">{esc(label)}</text>'
-            for i, label in enumerate(labels)
-            if i % every == 0 or i == len(labels) - 1
+            f'<text class="tick" x="{num(self.x(i))}" y="{y}" text-anchor="middle">{esc(labels[i])}</text>'
+            for i in shown
         )
 
 

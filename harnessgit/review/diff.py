@@ -33,6 +33,63 @@ class FileDiff:
     harness: bool = True  # under [harness] paths
     evaluator: bool = False  # outside the harness and one of the evaluator's files (its fingerprint's)
     patch: str = ""  # this file's part of the patch
+    # A harness file's text, as the checks read it: None when absent on that side, not
+    # UTF-8 text, over [checks] max_file_bytes, or not a harness file.
+    chars_before: int | None = None
+    chars_after: int | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+    def weight(self) -> tuple[int, int]:
+        """How much the file changed, for ordering: lines touched, then characters."""
+        lines = (self.added or 0) + (self.removed or 0)
+        return lines, abs((self.chars_after or 0) - (self.chars_before or 0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeTotals:
+    """A change as a whole, before its files (issue 27: a release sync touching 116
+    files showed a 116-row table and no total; the maintainers' own subjects say
+    "-1,911 tokens"). Characters and tokens add up the harness files whose text was read
+    on each side they exist."""
+
+    files: int
+    harness_files: int
+    added: int  # lines, over every text file
+    removed: int
+    chars_before: int
+    chars_after: int
+    tokens_before: int
+    tokens_after: int
+    tokenizer: str  # how tokens were counted (an estimate says so)
+    unread: int = 0  # harness files whose text could not be read (binary, too large)
+
+
+def change_totals(files: list[FileDiff], tokenizer: str) -> ChangeTotals:
+    harness = [f for f in files if f.harness]
+    unread = [
+        f
+        for f in harness
+        if (f.size_before is not None and f.chars_before is None)
+        or (f.size_after is not None and f.chars_after is None)
+    ]
+    return ChangeTotals(
+        files=len(files),
+        harness_files=len(harness),
+        added=sum(f.added or 0 for f in files),
+        removed=sum(f.removed or 0 for f in files),
+        chars_before=sum(f.chars_before or 0 for f in harness),
+        chars_after=sum(f.chars_after or 0 for f in harness),
+        tokens_before=sum(f.tokens_before or 0 for f in harness),
+        tokens_after=sum(f.tokens_after or 0 for f in harness),
+        tokenizer=tokenizer,
+        unread=len(unread),
+    )
+
+
+def largest_first(files: list[FileDiff]) -> list[FileDiff]:
+    """The files that matter first: the most lines touched, then the most characters moved."""
+    return sorted(files, key=lambda f: (-f.weight()[0], -f.weight()[1], f.path))
 
 
 def unquote_path(name: str) -> str:

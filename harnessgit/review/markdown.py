@@ -15,9 +15,17 @@ from harnessgit.candidates.render import effect_text
 from harnessgit.render import EMPTY, changes, p_text, plural, points, share, short, sparkline
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
-from harnessgit.review.diff import FileDiff
+from harnessgit.review.diff import FileDiff, largest_first
 from harnessgit.review.edits import Edit
-from harnessgit.review.render import difference_text, file_sizes, rationale_body, side_text, split_name
+from harnessgit.review.render import (
+    MD_FILE_ROWS,
+    difference_text,
+    file_sizes,
+    rationale_body,
+    side_text,
+    split_name,
+    totals_text,
+)
 from harnessgit.review.review import ReviewResult
 from harnessgit.review.scores import FailureShift, Flip, Flips, ScoreRow
 
@@ -55,7 +63,7 @@ def review_markdown(result: ReviewResult, limit: int = COMMENT_LIMIT) -> str:
         _md_verdict(result),
         _md_scores(result.scores),
         _md_history(result),
-        _md_files(result),
+        *_md_files(result),
         _md_checks(result),
         _md_edits(result),
         *[_md_flips(flips) for flips in result.flips],
@@ -143,16 +151,31 @@ def _md_history(result: ReviewResult) -> Section:
     return Section([line, ""], priority=1, what="lines")
 
 
-def _md_files(result: ReviewResult) -> Section:
-    files = result.files
+def _md_files(result: ReviewResult) -> list[Section]:
+    """The files, the largest changes first: `MD_FILE_ROWS` rows in the open, the rest
+    folded in a <details> block (its own section, so that the comment's budget can cut
+    its rows and still close it)."""
+    files = largest_first(result.files)
     added = sum(f.added or 0 for f in files)
     removed = sum(f.removed or 0 for f in files)
-    head = [
-        f"#### Files changed: {len(files)} ({changes(added, removed)} lines)",
-        "",
-        "| file | change | lines | size |",
-        "|---|---|--:|---|",
-    ]
+    header = ["| file | change | lines | size |", "|---|---|--:|---|"]
+    head = [f"#### Files changed: {len(files)} ({changes(added, removed)} lines)", ""]
+    if result.totals is not None:
+        head += [f"**The change:** {md_text(totals_text(result.totals))}.", ""]
+    head += header
+    shown, rest = files[:MD_FILE_ROWS], files[MD_FILE_ROWS:]
+    sections = [Section(head, _md_file_rows(shown), [""], priority=2, what="files")]
+    if rest:
+        lines = changes(sum(f.added or 0 for f in rest), sum(f.removed or 0 for f in rest))
+        summary = f"{len(rest)} more files, smaller changes ({lines} lines)"
+        folded = ["<details>", f"<summary>{summary}</summary>", "", *header]
+        sections.append(
+            Section(folded, _md_file_rows(rest), ["", "</details>", ""], priority=7, what="files")
+        )
+    return sections
+
+
+def _md_file_rows(files: list[FileDiff]) -> list[str]:
     body = []
     for f in files:
         name = md_code(f.path, in_table=True)
@@ -163,7 +186,7 @@ def _md_files(result: ReviewResult) -> Section:
         elif not f.harness:
             name += " (not a harness file)"
         body.append(f"| {name} | {f.status} | {changes(f.added, f.removed)} | {file_sizes(f)} |")
-    return Section(head, body, [""], priority=2, what="files")
+    return body
 
 
 def _md_checks(result: ReviewResult) -> Section:

@@ -9,10 +9,34 @@ from typing import Literal
 from harnessgit.candidates.render import effect_text
 from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short, table
 from harnessgit.render import size as human_size
-from harnessgit.review.diff import FileDiff
+from harnessgit.review.diff import ChangeTotals, FileDiff, largest_first
 from harnessgit.review.edits import Edit
 from harnessgit.review.review import ReviewResult, Verdict
 from harnessgit.review.scores import FailureShift, Flips, ScoreRow
+
+# File rows a review shows in full, the largest changes first; the rest are counted (as
+# text) or folded into a <details> block (Markdown). A release sync touching 116 files
+# printed 116 rows before anything else (issue 27).
+FILE_ROWS = 20
+MD_FILE_ROWS = 10
+
+
+def totals_text(totals: ChangeTotals) -> str:
+    """The change as a whole, in one line: files, lines, and the harness text before -> after."""
+    text = (
+        f"{plural(totals.files, 'file')} ({totals.harness_files} harness), "
+        f"{changes(totals.added, totals.removed)} lines"
+    )
+    if totals.harness_files:
+        estimated = "" if totals.tokenizer.startswith("tiktoken") else ", estimated"
+        text += (
+            f"; harness text {totals.chars_before:,} → {totals.chars_after:,} characters "
+            f"({totals.chars_after - totals.chars_before:+,}), {totals.tokens_before:,} → "
+            f"{totals.tokens_after:,} tokens ({totals.tokens_after - totals.tokens_before:+,}{estimated})"
+        )
+    if totals.unread:
+        text += f"; {plural(totals.unread, 'harness file')} not read as text (binary or too large)"
+    return text
 
 
 def file_sizes(item: FileDiff) -> str:
@@ -128,7 +152,10 @@ def _score_lines(scores: list[ScoreRow]) -> list[str]:
 
 
 def _file_lines(result: ReviewResult) -> list[str]:
-    """The files changed, then the harness checks on them."""
+    """The files changed (the `FILE_ROWS` largest changes; the rest counted), then the
+    harness checks on them."""
+    ordered = largest_first(result.files)
+    shown, rest = ordered[:FILE_ROWS], ordered[FILE_ROWS:]
     files = [
         [
             f.path if f.old_path is None else f"{f.old_path} -> {f.path}",
@@ -137,13 +164,22 @@ def _file_lines(result: ReviewResult) -> list[str]:
             file_sizes(f),
         ]
         + ([] if f.harness else ["the evaluator's" if f.evaluator else "not a harness file"])
-        for f in result.files
+        for f in shown
     ]
+    more = []
+    if rest:
+        added, removed = sum(f.added or 0 for f in rest), sum(f.removed or 0 for f in rest)
+        more = [
+            f"... and {plural(len(rest), 'more file')} with smaller changes ({changes(added, removed)} "
+            "lines; --json lists every file)"
+        ]
     checks = result.checks
     return [
         "",
-        f"files changed: {len(result.files)}",
+        *([f"change: {totals_text(result.totals)}"] if result.totals is not None else []),
+        f"files changed: {len(result.files)}" + (", the largest changes first" if rest else ""),
         table(files, ["file", "change", "lines", "size", ""]),
+        *more,
         f"checks: {plural(sum(f.blocks for f in checks.findings), 'failure')}, "
         f"{plural(sum(f.level == 'warning' and f.state == 'new' for f in checks.findings), 'warning')}",
         *[

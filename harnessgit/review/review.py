@@ -22,7 +22,8 @@ from typing import Literal
 from harnessgit import globs, layout
 from harnessgit.candidates.chain import Measure
 from harnessgit.candidates.log import landing
-from harnessgit.checks import CheckReport, check_change
+from harnessgit.checks import CheckReport, Content, check_change
+from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key
@@ -36,7 +37,7 @@ from harnessgit.gate.gate import SELECTION, preview_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import GateRecord, view_of
-from harnessgit.review.diff import FileDiff, parse_patch
+from harnessgit.review.diff import ChangeTotals, FileDiff, change_totals, parse_patch
 from harnessgit.review.edits import Edit, cut_text, described, edits_between
 from harnessgit.review.scores import (
     FailureShift,
@@ -100,6 +101,9 @@ class ReviewResult:
     head_label: str
     verdict: Verdict
     files: list[FileDiff]
+    # The change as a whole: files, lines, the harness text's characters and tokens
+    # (None only in a hand-built result).
+    totals: ChangeTotals | None = None
     checks: CheckReport  # its JSON adds `failed` (CheckReport.JSON_EXTRA)
     scores: list[ScoreRow]
     flips: list[Flips]
@@ -122,15 +126,17 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     head_label = head_target.candidate or head_name
     deciding = _gate_config(store, config, base_sha)
     edits = edits_between(store, head_target.sha, base_sha)
+    tokenizer, _ = load_tokenizer(config.checks)
     unevaluated = _unevaluable(store, config, deciding)
     if unevaluated is not None:
+        files = _files(store, config, deciding, base_sha, head_target.sha, tokenizer)
         return ReviewResult(
             base=base_sha,
             head=head_target.sha,
             base_label=base_label,
             head_label=head_label,
             verdict=Verdict(state="not evaluated", reasons=[unevaluated], commands=[], evaluable=False),
-            files=_files(store, config, deciding, base_sha, head_target.sha),
+            files=files,
             checks=check_change(store, deciding, base_sha, head_target.sha),
             scores=[],
             flips=[],
@@ -138,6 +144,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             edits=described(store, edits[:EDITS_KEPT], None),
             edits_count=len(edits),
             notes=[],
+            totals=change_totals(files, tokenizer.name),
         )
     manifest = load_manifest(store.root, config.splits.manifest)
     book = ScoreBook.load(store)
@@ -153,13 +160,16 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     notes += checkpoint_notes(store, [row.model for row in scores])
+    files = _files(
+        store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha, tokenizer
+    )
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
         base_label=base_label,
         head_label=head_label,
         verdict=_verdict(outcome),
-        files=_files(store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha),
+        files=files,
         checks=outcome.checks,
         scores=scores,
         flips=flips,
@@ -168,6 +178,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         edits_count=len(edits),
         notes=notes,
         score_history=score_history(store, base_sha),
+        totals=change_totals(files, tokenizer.name),
     )
 
 
@@ -249,10 +260,13 @@ def _verdict(outcome: GateOutcome) -> Verdict:
     )
 
 
-def _files(store: Store, config: Config, deciding: Config, base: str, head: str) -> list[FileDiff]:
+def _files(
+    store: Store, config: Config, deciding: Config, base: str, head: str, tokenizer: Tokenizer
+) -> list[FileDiff]:
     """The files of the patch with their sizes, each marked a harness file (under the
     working tree's [harness] paths, as `check` reads them) or, outside the harness, one
-    of the evaluator's files at either side (under the settings the gate reads)."""
+    of the evaluator's files at either side (under the settings the gate reads); a
+    harness file with its characters and tokens on each side (`_measured`)."""
     files = parse_patch(store.diff_patch(base, head))
     graders = {path for side in (base, head) for path in evaluator_files(store.files_at(side), deciding)}
     sizes_of: dict[str, tuple[str | None, str | None]] = {}
@@ -274,7 +288,54 @@ def _files(store: Store, config: Config, deciding: Config, base: str, head: str)
                 evaluator=item.path in graders or item.old_path in graders,
             )
         )
-    return found
+    limit = config.checks.max_file_bytes
+    harness = {
+        sha
+        for item in found
+        if item.harness
+        for sha in sizes_of.get(item.path, ())
+        if sha and sizes.get(sha, 0) <= limit
+    }
+    return _measured(store, config, found, sizes_of, harness, tokenizer)
+
+
+def _measured(
+    store: Store,
+    config: Config,
+    files: list[FileDiff],
+    blobs: dict[str, tuple[str | None, str | None]],
+    harness: set[str],
+    tokenizer: Tokenizer,
+) -> list[FileDiff]:
+    """Each harness file with its characters and tokens before and after, as the checks
+    count them (blobs over [checks] max_file_bytes, or not UTF-8 text, are not read)."""
+    limit = config.checks.max_file_bytes
+    texts = {
+        sha: Content.from_bytes(data, max_bytes=limit).text
+        for sha, data in store.read_blobs(sorted(harness)).items()
+    }
+
+    def measure(sha: str | None) -> tuple[int | None, int | None]:
+        text = texts.get(sha) if sha else None
+        return (None, None) if text is None else (len(text), tokenizer.count(text))
+
+    measured = []
+    for item in files:
+        if not item.harness:
+            measured.append(item)
+            continue
+        old, new = blobs.get(item.path, (None, None))
+        (chars_before, tokens_before), (chars_after, tokens_after) = measure(old), measure(new)
+        measured.append(
+            dataclasses.replace(
+                item,
+                chars_before=chars_before,
+                chars_after=chars_after,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+            )
+        )
+    return measured
 
 
 def _scores(

@@ -169,7 +169,8 @@ def flipped(base: ScoreSummary, head: ScoreSummary) -> tuple[list[str], list[str
 
 def failure_shift(split: str, base: ScoreSummary, head: ScoreSummary) -> FailureShift | None:
     """Failures (instances scoring below 1) by class on each side; None when the
-    evaluator reported no failure classes on either side."""
+    evaluator reported no failure classes on either side, or neither side failed on
+    an instance both scored (an empty table says nothing)."""
     if not any(item.failure_class for item in (*base.instances, *head.instances)):
         return None
     common = {item.instance for item in base.instances} & {item.instance for item in head.instances}
@@ -184,6 +185,8 @@ def failure_shift(split: str, base: ScoreSummary, head: ScoreSummary) -> Failure
 
     base_total, base_classes = count(base)
     head_total, head_classes = count(head)
+    if not base_total and not head_total:
+        return None  # no failure on the instances both sides scored: nothing to divide (issue 27)
     names = sorted(set(base_classes) | set(head_classes))
     shares = [
         ClassShare(

@@ -104,6 +104,14 @@ class ChangesMixin:
         raw = self.git.run([*args, "--", *(paths or [])]).stdout
         return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
 
+    def would_be_untracked(self, path: str) -> bool:
+        """Whether a file at ``path`` (from the top of the working tree) shows in `git
+        status` as untracked, so that `git add -A` would commit it: not tracked, not ignored."""
+        tracked = self.git.run(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", path]).stdout
+        if tracked:
+            return False
+        return self.git.run(["check-ignore", "-q", "--no-index", "--", path], check=False).returncode == 1
+
     def tracked_files(self) -> list[str]:
         raw = self.git.run(["ls-files", "-z", "--cached", "--full-name"]).stdout
         return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]

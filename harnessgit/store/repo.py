@@ -17,8 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
-from harnessgit.names import check_revision
+from harnessgit import layout
+from harnessgit.errors import HarnessgitError, InvalidName, NotARepository, UnknownRevision
+from harnessgit.names import check_ref_name, check_revision
 from harnessgit.objects import MODE_TREE, CommitInfo, TreeEntry, format_tree, parse_commit, parse_tree
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
@@ -304,19 +305,43 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
     # -- revisions and refs ----------------------------------------------
 
     def resolve_commit(self, rev: str) -> str:
+        """The commit a revision names: git's meaning first (a branch, a tag, a commit id,
+        ``HEAD~2``), then a label's (``production``, ``production~2``: the name under
+        refs/harnessgit/labels/). The one resolver every command's revision goes through.
+
+        When a branch or tag and a label share a name, git's meaning wins, as for any
+        ref git already knows, and a warning names the label's explicit form
+        (``refs/harnessgit/labels/NAME``) when the two point at different commits."""
         check_revision(rev)
         if _FULL_SHA.fullmatch(rev):
             # A full object id needs no revision parsing: one cat-file lookup, no git process.
             found = self.catfile.lookup(rev)
             if found is not None and found[1] == "commit":
                 return rev
+        sha = self._rev_parse(rev)
+        label_ref, as_label = _label_form(rev)
+        # Only a label that exists costs a git process more (ref files are read in-process).
+        labelled = self._rev_parse(as_label) if label_ref and self.ref_value(label_ref) else None
+        if sha is None:
+            if labelled is None:
+                raise UnknownRevision(f"unknown revision {rev!r}")
+            return labelled
+        if labelled is not None and labelled != sha:
+            log.warning(
+                "%s is taken as git names it (%s), not as the label (%s): write %s to mean the label",
+                rev,
+                sha[:12],
+                labelled[:12],
+                as_label,
+            )
+        return sha
+
+    def _rev_parse(self, rev: str) -> str | None:
         result = self.git.run(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
             check=False,
         )
-        if result.returncode != 0:
-            raise UnknownRevision(f"unknown revision {rev!r}")
-        return result.stdout.decode().strip()
+        return result.stdout.decode().strip() if result.returncode == 0 else None
 
     def ref_values(self, refs: Iterable[str]) -> dict[str, str]:
         """Current values of the refs that exist, by full name."""
@@ -349,6 +374,21 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
             sha, _, ref = line.partition(" ")
             refs[ref] = sha
         return self._staged.listed(refs, prefixes) if self._staged is not None else refs
+
+
+def _label_form(rev: str) -> tuple[str, str]:
+    """``production~2`` -> (``refs/harnessgit/labels/production``,
+    ``refs/harnessgit/labels/production~2``): the label's ref and the revision read as
+    that label's; ("", "") when the revision does not begin with a name a label could have."""
+    cut = next((i for i, char in enumerate(rev) if char in "~^@:"), len(rev))
+    name = rev[:cut]
+    try:
+        check_ref_name(name)
+    except InvalidName:
+        return "", ""
+    if name.startswith("refs/"):
+        return "", ""
+    return layout.LABELS + name, layout.LABELS + rev
 
 
 __all__ = ["MODE_TREE", "Blob", "CommitInfo", "Store", "Transaction"]

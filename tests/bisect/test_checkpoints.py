@@ -129,7 +129,7 @@ def test_the_two_axes_do_not_mix(lineage_repo: Path) -> None:
         ([], "give --good REV (bisect commits) or --good-model LABEL (bisect checkpoints)"),
     ]:
         result = run(lineage_repo, "bisect", *args)
-        assert result.exit_code == 2 and f"Error: {message}" in result.stderr
+        assert result.exit_code == 2 and f"usage error: {message}" in result.stderr
 
 
 def test_a_weights_change_at_a_fixed_harness_is_reported_as_such(lineage_repo: Path, calls: Path) -> None:

@@ -87,6 +87,23 @@ def test_usage_error_exits_2(repo: Path) -> None:
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["chekc"], "no such command 'chekc'; did you mean 'check'? (try 'harnessgit -h')"),
+        (["bisetc"], "did you mean 'bisect'?"),  # a command not loaded yet is suggested too
+        (["log", "-n", "abc"], "'abc' is not a valid integer range (try 'harnessgit log -h')"),
+        (["log", "--limt", "3"], "no such option '--limt'. Did you mean '--limit'?"),
+        (["--bogus", "log"], "no such option '--bogus' (try 'harnessgit -h')"),
+    ],
+)
+def test_a_usage_error_is_one_line_with_a_suggestion(repo: Path, args: list[str], said: str) -> None:
+    result = CliRunner().invoke(cli, ["-C", str(repo), *args], obj=State(), prog_name="harnessgit")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("harnessgit: usage error: ") and said in lines[0], lines
+
+
 def test_debug_shows_a_traceback(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["-C", str(repo), "--debug", "show", "nope"], obj=State())
     assert result.exit_code == 3 and "Traceback" in result.stderr

@@ -45,6 +45,9 @@ def test_init_warns_about_a_harness_glob_that_matches_no_file(make_repo: object)
     assert 'paths = ["SKILL.md", "promts/*.md", "drafts/*.md"]' in (repo / "harnessgit.toml").read_text()
     quiet = make_repo(config=None)  # type: ignore[operator]
     assert run(quiet, "-q", "init", "--harness", "nothing/**").stderr == ""
+    after = make_repo(config=None)  # type: ignore[operator]
+    silenced = run(after, "init", "-q", "--harness", "nothing/**")  # as docs/cli.md says
+    assert silenced.exit_code == 0 and silenced.stderr == "", silenced.output
 
 
 def test_init_proposes_the_evaluator_files_its_command_names(make_repo: object) -> None:

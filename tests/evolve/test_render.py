@@ -38,11 +38,21 @@ def test_an_iteration_line_says_scores_candidate_and_verdict() -> None:
     )
     skipped = record("skipped-perfect", parent_score=None, reason="x" * 200)
     assert iteration_line(skipped) == (
-        f"evolve   7: parent main SKILL.md, minibatch -, minibatch already solved: no proposal ({'x' * 140})"
+        f"evolve   7: parent main SKILL.md, minibatch -, minibatch already solved: no proposal ({'x' * 160}…)"
     )
     merged = record("merged", candidate="c0ffee", reason="passed")  # a merge's reason is not repeated
     assert iteration_line(merged).endswith("candidate c0ffee, gate: PASS, merged")
     assert iteration_line(record("something-new")).endswith("minibatch 0.33, something-new")
+
+
+def test_a_long_reason_is_cut_after_a_whole_clause_or_word_never_inside_a_number() -> None:
+    clauses = "; ".join(f"selection gain +0.0{i}1 below min_effect +0.05 on 24 instances" for i in range(6))
+    line = iteration_line(record("not-gated", reason=clauses))
+    shown = line[line.index("(") + 1 : -1]
+    assert shown.endswith("on 24 instances …") and len(shown) <= 162
+    words = "gain " + " ".join(f"+0.{i:03d}" for i in range(60))
+    shown = iteration_line(record("not-gated", reason=words)).rsplit("(", 1)[1][:-1]
+    assert shown.endswith(" …") and shown[:-2].split()[-1] in words.split()
 
 
 REPORT = EvolveReport(

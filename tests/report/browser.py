@@ -3,13 +3,16 @@ a screenshot, and every URL the page asked the network for (Chromium's own net l
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import struct
 import subprocess
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +86,48 @@ def page_requests(net_log: Path) -> list[str]:
         if str(event.get("params", {}).get("network_isolation_key", "")).startswith("file://")
         and "url" in event["params"]
     ]
+
+
+# Run in the page after its own script: where each chart lies against the window, as
+# JSON in the body's data-measured attribute (read back from the dumped DOM).
+MEASURE = """
+const width = document.documentElement.clientWidth;
+const box = e => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right}; };
+const charts = [...document.querySelectorAll('svg.chart')].map(svg => ({
+  css: svg.getAttribute('class'), ...box(svg),
+  scrolls: svg.parentElement.scrollWidth > svg.parentElement.clientWidth + 1,
+  marks: [...svg.querySelectorAll('[data-commit]')].map(box),
+}));
+document.body.dataset.measured = JSON.stringify(
+  {width, pageWidth: document.documentElement.scrollWidth, charts});
+"""
+
+
+def measure(page: Path, scratch: Path, width: int) -> dict[str, Any]:
+    """The page laid out in a ``width`` px wide window: `MEASURE`'s findings. The page's
+    own policy would refuse an added script, so a copy without it is measured."""
+    text = page.read_text()
+    text = re.sub(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">', "", text)
+    copy = scratch / f"measured-{width}.html"
+    copy.write_text(text.replace("</body>", f"<script>{MEASURE}</script></body>"))
+    result = subprocess.run(
+        [
+            chromium(),
+            *FLAGS,
+            f"--user-data-dir={scratch / f'measure-profile-{width}'}",
+            f"--window-size={width},1200",
+            "--dump-dom",
+            copy.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = re.search(r'data-measured="([^"]*)"', result.stdout)
+    assert found, "the measuring script did not run"
+    return json.loads(html.unescape(found.group(1)))  # type: ignore[no-any-return]
 
 
 def screenshot(page: Path, scratch: Path, out: Path, width: int = 1200, height: int = 2200) -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from harnessgit.report.page import CSP
 from tests.conftest import git
-from tests.report.browser import chromium, ink, network_urls, screenshot, visit
+from tests.report.browser import chromium, ink, measure, network_urls, screenshot, visit
+from tests.report.large_repo import build
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,7 @@ def harnessgit_json(repo: Path, *args: str) -> dict[str, object]:
 @pytest.mark.slow
 def test_the_demo_report_renders_offline_in_chromium(demo_report: tuple[Path, Path], tmp_path: Path) -> None:
     repo, page = demo_report
-    assert page == repo / "report.html" and git(repo, "status", "--porcelain") == ""
+    assert page == repo / ".git" / "harnessgit" / "report.html" and git(repo, "status", "--porcelain") == ""
     assert page.stat().st_size < 2 * 1024 * 1024
     seen = visit(page, tmp_path)
     assert 'data-rendered="yes"' in seen.dom  # the page's script ran to its end
@@ -84,3 +85,47 @@ def test_the_network_check_sees_a_request_and_the_policy_stops_it(tmp_path: Path
     )
     seen = visit(guarded, tmp_path / "b")
     assert network_urls(seen.urls, guarded) == [] and "Content Security Policy" in seen.console
+
+
+@pytest.fixture(scope="module")
+def large_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a synthetic collection of 700 prompts over 500 commits, none scored."""
+    chromium()
+    repo = build(tmp_path_factory.mktemp("large") / "prompts")
+    result = subprocess.run(
+        [sys.executable, "-m", "harnessgit", "-C", str(repo), "report"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return repo / ".git" / "harnessgit" / "report.html"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1000, 1400, 1920])
+def test_nothing_of_a_large_report_is_cut_off_at_common_widths(
+    large_report: Path, tmp_path: Path, width: int
+) -> None:
+    """Issue 27: the newest points of the score chart were cut off at 1400 px."""
+    seen = measure(large_report, tmp_path, width)
+    assert seen["pageWidth"] <= seen["width"]  # no sideways scrolling of the page
+    charts = [c for c in seen["charts"] if "tree" not in c["css"]]
+    assert {c["css"] for c in charts} >= {"chart scores", "chart lengths lengths-chars"}
+    for chart in charts:
+        assert chart["left"] >= 0 and chart["right"] <= seen["width"] and not chart["scrolls"], chart
+    scores = next(c for c in charts if c["css"] == "chart scores")
+    assert len(scores["marks"]) == 500  # every commit drawn, the newest included
+    assert all(
+        chart_left <= m["left"] and m["right"] <= scores["right"]
+        for m in scores["marks"]
+        for chart_left in [scores["left"]]
+    )
+
+
+@pytest.mark.slow
+def test_a_large_report_stays_small_and_its_legend_short(large_report: Path, tmp_path: Path) -> None:
+    page = large_report.read_text()
+    assert large_report.stat().st_size < 400 * 1024  # 142 KiB when written (docs/benchmarks.md)
+    legend = page.split('id="lengths"')[1].split("</ul>")[0]
+    assert legend.count("<li>") == 10 and "and 690 more files" in page
+    assert (
+        page.count('<line class="unscored-mark"') == 500 and page.count('<circle class="ungated-point"') == 0
+    )

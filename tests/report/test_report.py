@@ -37,6 +37,8 @@ def landed_and_rejected(repo: Path) -> tuple[str, str]:
 def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(gate_repo: Path) -> None:
     good, bad = landed_and_rejected(gate_repo)
     git(gate_repo, "commit", "-q", "--allow-empty", "-m", "a commit that skipped the gate")
+    (gate_repo / "SKILL.md").write_text(skill(30, "a hotfix nobody scored"))
+    git(gate_repo, "commit", "-q", "-am", "a hotfix, never evaluated")
     before = snapshot(gate_repo)
     out = gate_repo.parent / "report.html"
     result = run(gate_repo, "report", "--output", str(out))
@@ -45,7 +47,16 @@ def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(g
     assert snapshot(gate_repo) == before  # reads only
     page = out.read_text()
     assert len(re.findall(r'<circle class="merge-point"', page)) == 1
-    assert len(re.findall(r'<(?:circle|path) class="ungated-(?:point|mark)"', page)) == 2  # initial + empty
+    assert len(re.findall(r'<circle class="ungated-point"', page)) == 2  # the initial commit, the empty one
+    # the hotfix has no score: a mark in the "not scored" band under the axis, never on
+    # the 0 line where it would read as a zero score
+    unscored = re.findall(
+        r'<line class="unscored-mark" data-commit="\w+" x1="[\d.]+" x2="[\d.]+" y1="([\d.]+)"',
+        page,
+    )
+    zero_line = float(re.findall(r'<line class="grid" [^>]*y1="([\d.]+)"', page)[0])  # the 0 tick comes first
+    assert len(unscored) == 1 and all(float(y) > zero_line + 20 for y in unscored)
+    assert "not scored" in page
     nodes = re.findall(r'<g class="node outcome-([a-z-]+)" data-node="(\d+)"', page)
     # each candidate, and the two base commits they were proposed on
     assert sorted(o for o, _ in nodes) == ["base", "base", "gate-rejected", "merged"]
@@ -88,6 +99,23 @@ def test_a_repository_without_scores_still_gets_lengths_and_its_tree(make_repo: 
     assert (
         written["bytes"] == len(page.encode()) and written["candidates"] == 1 and written["gated_merges"] == 0
     )
+
+
+def test_the_page_goes_where_it_cannot_be_committed_by_accident(gate_repo: Path) -> None:
+    landed_and_rejected(gate_repo)
+    before = snapshot(gate_repo)
+    result = run(gate_repo, "report")
+    assert result.exit_code == 0, result.output
+    written = gate_repo / ".git" / "harnessgit" / "report.html"
+    assert result.output.startswith(f"wrote {written} (") and written.exists()
+    assert git(gate_repo, "status", "--porcelain") == "" and snapshot(gate_repo) == before
+    # Into the working tree only where git ignores (or tracks) the file.
+    line = one_error_line(run(gate_repo, "report", "-o", "report.html"))
+    assert "report.html is in the working tree and not ignored" in line and "--output" in line
+    assert not (gate_repo / "report.html").exists() and snapshot(gate_repo) == before
+    (gate_repo / ".git" / "info" / "exclude").write_text("/out/\n")
+    assert run(gate_repo, "report", "-o", "out/report.html").exit_code == 0
+    assert (gate_repo / "out" / "report.html").exists() and git(gate_repo, "status", "--porcelain") == ""
 
 
 def node(name: str, *parents: str) -> TreeNode:

@@ -64,6 +64,7 @@ def test_the_json_of_a_review_is_its_fields_in_order(
         "head_label",
         "verdict",
         "files",
+        "totals",
         "checks",
         "scores",
         "flips",

@@ -48,6 +48,13 @@ def test_failure_shift_counts_shares_of_failures() -> None:
     assert failure_shift("selection", summary({"a": 0.0}), summary({"a": 1.0})) is None
 
 
+def test_no_failure_shift_when_no_instance_both_sides_scored_failed() -> None:
+    # The demo's train split: the classified failure is on an instance only the base scored.
+    base = summary({"a": 1.0, "b": 0.0}, {"b": "tool"})
+    head = summary({"a": 1.0})
+    assert failure_shift("train", base, head) is None
+
+
 def test_excerpt_shows_the_last_steps() -> None:
     steps = {"steps": ["read", "search", {"tool": "grep", "args": ["x"]}, "gave up"]}
     assert excerpt(steps) == '[1 earlier steps] search | {"args":["x"],"tool":"grep"} | gave up'
