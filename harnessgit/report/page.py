@@ -20,7 +20,7 @@ from harnessgit.report.charts import (
     score_chart,
     shift_bars,
 )
-from harnessgit.report.report import MergeFlips, Report
+from harnessgit.report.contents import MergeFlips, Report
 from harnessgit.report.svg import esc
 from harnessgit.report.treeview import node_details, tree_chart
 from harnessgit.review.scores import FailureShift, Flip, Flips

@@ -11,7 +11,7 @@ the one file it is asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnessgit.candidates.history import harness_history
@@ -23,11 +23,12 @@ from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.render import short
-from harnessgit.report.lengths import LengthSteps, length_steps
+from harnessgit.report.contents import MergeFlips, Report
+from harnessgit.report.lengths import length_steps
+from harnessgit.report.page import render_page
 from harnessgit.report.scores import ClassShares, ScorePoint, class_shares, score_point
-from harnessgit.report.tree import SELECTION, TreeNode, candidate_tree
+from harnessgit.report.tree import SELECTION, candidate_tree
 from harnessgit.review.review import review
-from harnessgit.review.scores import FailureShift, Flips
 from harnessgit.stats.frontier_types import FrontierRow
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
@@ -47,31 +48,6 @@ _NO_SCORES = ScoreSummary(
     commits=[],
 )
 FLIP_MERGES = 10  # the newest gated merges whose flips the page carries (a review each)
-
-
-@dataclass(frozen=True, kw_only=True)
-class MergeFlips:
-    """What `review` says of one gated merge against its first parent."""
-
-    commit: str
-    subject: str
-    flips: list[Flips]  # per split and model, as `review` finds them
-    # Failure classes before and after, per split and model (issue 19: one edit can
-    # shift one model's failures into planning and leave another's alone).
-    shifts: list[FailureShift] = field(default_factory=list)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Report:
-    base: str
-    span: str  # the REV-RANGE shown, or the base branch
-    points: list[ScorePoint]  # oldest first
-    lengths: LengthSteps
-    nodes: list[TreeNode]  # creation order
-    frontier: list[FrontierRow]
-    merges: list[MergeFlips]  # newest first
-    classes: list[ClassShares]  # oldest first
-    notes: list[str]  # what could not be drawn, and why
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,8 +183,6 @@ def write_report(
     rev_range: str | None = None,
     base: str | None = None,
 ) -> ReportResult:
-    from harnessgit.report.page import render_page
-
     if output is None:
         output = default_output(store)
     else:
