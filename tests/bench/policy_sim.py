@@ -66,9 +66,13 @@ def run_stream(rules: GateSection, regime: Regime, *, candidates: int, n: int, s
     rng = random.Random(seed)
     stream = Stream()
     looks: list[tuple[float, float]] = []
+    passes = 0
     for attempt in range(1, candidates + 1):
         gain = regime(rng)
-        decision = decide(scores(rng, n, gain), rules, attempt=attempt, prior=learn_prior(looks))
+        decision = decide(
+            scores(rng, n, gain), rules, attempt=attempt, prior=learn_prior(looks), passed_before=passes
+        )
+        passes += decision.verdict == "pass"
         looks.append((decision.comparison.difference.mean, decision.comparison.difference.se))
         stream.decisions.append((gain, decision))
     return stream
@@ -113,4 +117,8 @@ def summarise(streams: list[Stream]) -> Summary:
 
 def policies(resamples: int = 2000) -> dict[str, GateSection]:
     strict = GateSection(resamples=resamples, min_instances=2)
-    return {"strict": strict, "bayes": replace(strict, policy="bayes", q=0.1)}
+    return {
+        "strict": strict,
+        "bayes": replace(strict, policy="bayes", q=0.1),
+        "elond": replace(strict, policy="elond", q=0.1),
+    }
