@@ -32,6 +32,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.prior import passes_before, prior_before
+from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records
 from harnessgit.gate.verify_models import model_problems
@@ -228,6 +229,9 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
                 f"records) does not recompute from the gate records before it: mean {prior.mean:+.4f}, sd "
                 f"{prior.sd:.4f} from {prior.looks}"
             )
+    if gate.batch is not None and gate.selection_size is not None:
+        stop = stopped_where_settled(gate, paired, gate.selection_size)
+        problems += [stop] if stop else []
     pair = (gate.base_harness, gate.harness)
     before = passes_before(all_gates, gate.split_hash, pair, gate.ts)
     if gate.passed_before is not None and gate.passed_before != before:
