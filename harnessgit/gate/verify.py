@@ -38,7 +38,7 @@ from harnessgit.gate.used import UsedRecords, scored, used_records
 from harnessgit.gate.verify_models import model_problems
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
-from harnessgit.stats.decision import alpha_for_attempt, decide
+from harnessgit.stats.decision import GateDecision, alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
 from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict
 from harnessgit.store import Store
@@ -254,7 +254,28 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"{recorded_bound:+.4f} ({gate.shown_verdict}), recomputed "
             f"{again.bound.lower_bound:+.4f} ({again.verdict})"
         )
-    return problems
+    return problems + _stated(gate, again)
+
+
+def _stated(gate: GateRecord, again: GateDecision) -> list[str]:
+    """The numbers a verdict states, recomputed (records from before have none)."""
+    said = again.numbers
+    recomputed = {
+        "chance_better": said.chance_better if said else None,
+        "expected_loss": said.expected_loss if said else None,
+        "corrected": said.corrected if said else None,
+        "e_value": again.e_value,
+        "level": again.level,
+    }
+    off = [
+        name
+        for name, value in recomputed.items()
+        if (recorded := getattr(gate, name)) is not None
+        and (value is None or not math.isclose(recorded, value, rel_tol=1e-9, abs_tol=1e-12))
+    ]
+    if not off:
+        return []
+    return [f"what it states does not recompute from the stored scores: {', '.join(off)}"]
 
 
 def _attempt_counted(gate: GateRecord, all_gates: list[GateRecord]) -> list[str]:

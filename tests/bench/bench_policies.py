@@ -1,6 +1,7 @@
 """The gate's policies on simulated streams of candidates, and sequential stopping (issue 25).
 
-Run:  PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py           (about 5 minutes)
+Run:  PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py           (about 6 minutes)
+      PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --n 150   ((a), (b) on 150 instances)
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --quick   (a smoke run)
 
 SIMULATED (tests/bench/policy_sim.py): no evaluator runs; 0/1 scores on n selection
@@ -126,9 +127,12 @@ def _fixed_n(diffs: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--n", type=int, help="only (a) and (b): this many selection instances")
     args = parser.parse_args()
     start = time.perf_counter()
-    if args.quick:
+    if args.n:
+        table_a(streams=10, candidates=20, n=args.n)
+    elif args.quick:
         table_a(streams=3, candidates=20, n=36)
         table_c(runs=50, pool=300, batch=10)
     else:
