@@ -73,8 +73,6 @@ class Prior:
     noise: float = 0.0
 
 
-
-
 @dataclass(frozen=True)
 class Posterior:
     mean: float  # the gain corrected for selection
