@@ -20,6 +20,7 @@ from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
+from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
 from harnessgit.records import GateRecord
 from harnessgit.targets import proposal_chain
 
@@ -57,6 +58,8 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
     session.evaluate(tip, "selection", session.selection)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
+    pair = (base_key.harness, cand_key.harness)
+    gates = all_gate_records(session.store) if session.config.gate.policy != "strict" else []
     return judge(
         session.config.gate,
         session.config.harness.base,
@@ -68,6 +71,8 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
         allowed=looks_allowed(
             budget.max_rollouts, budget.max_proposals, len(session.selection), session.config.evolve.minibatch
         ),
+        prior=prior_before(gates, pair),
+        passed_before=passes_before(gates, session.split_hash, pair),
     )
 
 
@@ -95,7 +100,7 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
 def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, str]:
     if session.options.auto_merge:
         landed, checked = _merge(session, gated, note)
-        outcome = "merged" if landed else "gate-rejected"
+        outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
         checked = run_gate(
             session.store,
@@ -104,8 +109,11 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
             execution=session.options.execution,
             book=session.book,
         )
-        outcome = "gate-passed" if checked.passed else "gate-rejected"
+        outcome = _OUTCOMES[checked.verdict]
     return outcome, "; ".join(checked.record.reasons)
+
+
+_OUTCOMES = {"pass": "gate-passed", "fail": "gate-failed", "inconclusive": "gate-inconclusive"}
 
 
 def _carry(session: Session, candidate: Proposal) -> Proposal:

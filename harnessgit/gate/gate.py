@@ -41,6 +41,8 @@ from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
+from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
+from harnessgit.gate.sequential import evaluate_in_batches
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
@@ -53,6 +55,7 @@ from harnessgit.targets import base_tip, resolve
 SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted
 RACES = 20  # decisions a gate re-makes when other gates record first
+NOT_EVALUATED = "not evaluated on the whole selection split: run "
 
 
 def run_gate(
@@ -76,13 +79,13 @@ def run_gate(
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
-    evaluate_sides(store, sides, book, execution)
+    read = _evaluate(store, sides, book, execution)
     remote = sides.settings.config.gate.remote
     others = other_models(sides, models)
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre), book, others)
+        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -92,6 +95,21 @@ def run_gate(
     raise ConcurrentUpdate(
         f"gave up after {RACES} gates recorded while this one decided: nothing was written"
     )
+
+
+def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution) -> list[str] | None:
+    """Evaluate what the decision needs: the whole selection split, or with ``[gate]
+    batch`` and policy elond, batches until the evidence settles (the instances read)."""
+    gate = sides.settings.config.gate
+    if not gate.batch or gate.policy != "elond":
+        evaluate_sides(store, sides, book, execution)
+        return None
+    manifest = sides.settings.manifest
+    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
+    gates = all_gate_records(store)
+    before = passes_before(gates, manifest.split_hash(SELECTION), pair)
+    return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
 
 def preview_gate(
@@ -216,10 +234,13 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     return Preconditions(checks, failing, refused)
 
 
-def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> Comparison:
-    """What the gate needs to decide, read from the store and the record; writes nothing."""
+def compare(
+    store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
+) -> Comparison:
+    """What the gate needs to decide, read from the store and the record; writes nothing.
+    ``read``: the instances a sequential evaluation read (None: the whole split)."""
     manifest = sides.settings.manifest
-    ids = manifest.ids(SELECTION)
+    ids = sorted(read) if read is not None else manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
     base_scores = book.summary(sides.base.key, SELECTION, ids, for_decision=True)
     cand_scores = book.summary(sides.candidate.key, SELECTION, ids, for_decision=True)
@@ -230,8 +251,10 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
     ]
     conditions = list(pre.refused)
     if not_evaluated:
-        conditions.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
-    attempt, tip = attempt_on_record(store, split_hash, (sides.base.key.harness, sides.candidate.key.harness))
+        conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
+    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    attempt, tip = attempt_on_record(store, split_hash, pair)
+    gates = all_gate_records(store)
     return Comparison(
         sides=sides,
         split_hash=split_hash,
@@ -243,6 +266,9 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
         conditions=conditions,
         not_evaluated=not_evaluated,
         failing_checks=pre.failing_checks,
+        prior=prior_before(gates, pair),
+        passed_before=passes_before(gates, split_hash, pair),
+        read=read,
     )
 
 
@@ -254,12 +280,17 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
     conditions = list(c.conditions)
     decision = None
     if paired is not None:
+        # Missing scores leave the verdict inconclusive; a refusal or a loss makes it fail.
+        missing = [m for m in conditions if m.startswith("not evaluated")]
         decision = decide(
             paired,
             c.sides.settings.config.gate,
             attempt=c.attempt,
             allow_small=allow_small,
-            extra_failures=conditions,
+            extra_failures=[m for m in conditions if m not in missing],
+            unknowns=missing,
+            prior=c.prior,
+            passed_before=c.passed_before,
         )
     elif not conditions:
         conditions.append("fewer than two instances have scores on both sides")
@@ -270,7 +301,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
     )
     return GateOutcome(
         record=record,
-        verdict="pass" if record.passed else "reject",
+        verdict=record.shown_verdict,
         detectable=decision.detectable if decision else None,
         not_evaluated=c.not_evaluated,
         check_findings=c.checks.findings,
@@ -330,8 +361,11 @@ def gate_record(
 
 def _measured(c: Comparison, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
     if decision is None:
+        missing = all(m.startswith("not evaluated") for m in failures)
         return {
             "passed": False,
+            "verdict": "inconclusive" if missing else "fail",
+            "policy": c.sides.settings.config.gate.policy,
             "reasons": failures,
             "n": 0,
             "base_mean": c.base_scores.mean,
@@ -339,8 +373,27 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
             "difference": None,
         }
     comparison, bound = decision.comparison, decision.bound
+    said, prior = decision.numbers, decision.prior
     return {
         "passed": decision.passed,
+        "verdict": decision.verdict,
+        "policy": decision.policy,
+        "q": decision.q,
+        "se": comparison.difference.se,
+        "upper_bound": decision.upper_bound,
+        "chance_better": said.chance_better if said else None,
+        "expected_loss": said.expected_loss if said else None,
+        "corrected": said.corrected if said else None,
+        "needed": said.needed if said else None,
+        "prior_mean": prior.mean,
+        "prior_sd": prior.sd,
+        "prior_looks": prior.looks,
+        "e_value": decision.e_value,
+        "e_fail": decision.e_fail,
+        "level": decision.level,
+        "passed_before": decision.passed_before,
+        "batch": c.sides.settings.config.gate.batch if c.read is not None else None,
+        "selection_size": len(c.sides.settings.manifest.ids(SELECTION)) if c.read is not None else None,
         "reasons": decision.reasons,
         "n": comparison.n,
         "base_mean": comparison.base.mean,
