@@ -151,7 +151,8 @@ def test_the_workflow_fetches_the_notes_reviews_and_keeps_one_sticky_comment(
     reviewed = run_step(workflow["Review"], work, env)
     assert reviewed.returncode == 0, reviewed.stderr
     md = (work / "harnessgit-review.md").read_text()
-    assert md.startswith(MARKER) and "**Gate: PASS.** +50.0 points on 40 selection instances" in md
+    assert md.startswith(MARKER) and "**Gate: PASS.** Chance the edit is better" in md
+    assert "Observed +50.0 points on 40 selection instances" in md
     assert "It helps." in md  # the rationale came with the evidence notes
 
     state = tmp_path / "gh-state.json"
