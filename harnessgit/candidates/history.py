@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harnessgit.checks import Content, Finding, check_change
 from harnessgit.checks.collect import is_harness
+from harnessgit.checks.models import Unread
 from harnessgit.checks.sections import Outline, SectionChanges, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.config import Config, require
@@ -63,6 +64,7 @@ class HistoryEntry:
     files: list[HistoryFile]
     findings: list[Finding]  # `check_change(parent, commit)`'s, as the gate would see them today
     failed: bool  # a finding would block the gate
+    unread: list[Unread] = field(default_factory=list)  # its harness files no rule read
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +108,8 @@ class HistoryResult:
     largest_growth: list[Step]
     largest_shrink: list[Step]
     findings_by_rule: list[RuleCount]
+    # The harness files of the changes shown that no rule read, with why (once per path).
+    unread: list[Unread] = field(default_factory=list)
 
 
 def harness_history(
@@ -144,6 +148,7 @@ def harness_history(
         largest_growth=_steps(entries, grew=True),
         largest_shrink=_steps(entries, grew=False),
         findings_by_rule=_by_rule(entries),
+        unread=list({file.path: file for entry in entries for file in entry.unread}.values()),
     )
 
 
@@ -241,6 +246,7 @@ def _entry(
         files=files,
         findings=report.findings,
         failed=report.failed,
+        unread=report.unread,
     )
 
 

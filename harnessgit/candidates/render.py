@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from harnessgit.checks.render import unread_notes
 from harnessgit.render import EMPTY, changes, listing, mean_text, plural, points, short, size, table
 
 # The results are only named here: importing their modules (and through them the checks,
@@ -272,6 +273,8 @@ def _history_summary(result: HistoryResult) -> str:
         ]
     elif result.entries:
         lines += ["", "no findings"]
+    if result.unread:
+        lines += ["", *unread_notes(result.unread)]
     return "\n".join(lines)
 
 

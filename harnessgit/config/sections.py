@@ -104,9 +104,11 @@ BUILTIN_KINDS: dict[str, dict[str, Any]] = {
     # glob but by being beside a SKILL.md (`checks.core.kind_of`). Growth only warns:
     # moving detail out of SKILL.md into files loaded on demand is what the skill
     # limit's own hint asks for (on anthropics/skills, 4 reference updates grew 1.5-8x).
-    "skill-resource": {"format": "none", "growth_fail": None},
-    # Harness files no kind claims (a custom [harness] paths glob): history rules only.
-    "other": {"format": "none"},
+    # Their prose is read as Markdown (an unclosed fence in references/*.md is one still).
+    "skill-resource": {"growth_fail": None},
+    # Harness files no kind claims (a custom [harness] paths glob, Cursor's rules/*.mdc):
+    # prose read as Markdown, no length limit.
+    "other": {},
 }
 _KIND_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
