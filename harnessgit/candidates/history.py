@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harnessgit.checks import Content, Finding, check_change
 from harnessgit.checks.collect import is_harness
@@ -132,10 +132,23 @@ def harness_history(
         # keeps the last few), and the checks find the texts the sections parsed.
         parents = store.commit_info(shown[-1][0]).parents
         total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        # Each commit is judged once per fingerprint: a repeat audit reads the cache.
+        from harnessgit.candidates.history_cache import HistoryCache, fingerprint
+
+        cache = HistoryCache(store, fingerprint(store, config, tokenizer.name))
         for commit, changes in reversed(shown):
-            entry = _entry(store, config, reader, commit, changes, total, count)
+            cached = cache.get(commit)
+            if cached is None:
+                # Judged with running totals of zero: its own growth and files added.
+                entry = _entry(store, config, reader, commit, changes, 0, 0)
+                cache.put(entry, entry.harness_files)
+                cached = entry, entry.harness_files
+            entry = replace(
+                cached[0], harness_bytes=total + cached[0].growth, harness_files=count + cached[1]
+            )
             entries.insert(0, entry)
             total, count = entry.harness_bytes, entry.harness_files
+        cache.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),

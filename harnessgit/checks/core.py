@@ -6,6 +6,7 @@ ones read from a repository) and get a `CheckReport` back.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -319,12 +320,21 @@ class _Run:
         if content.text is None:
             return check_encoding(path, content) if "format" in wanted else []
         text = content.text
-        if "length" in wanted:
-            findings += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
-        if "format" in wanted:
-            findings += _format(path, kind, text)
-        if "duplication" in wanted and kind.duplication:
-            findings += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+        static = wanted & _STATIC_RULES
+        key = (path, name, repr(kind), self.tokenizer.name, frozenset(static), _digest(text))
+        known = _JUDGED.get(key)
+        if known is None:
+            known = []
+            if "length" in static:
+                known += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
+            if "format" in static:
+                known += _format(path, kind, text)
+            if "duplication" in static and kind.duplication:
+                known += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+            if len(_JUDGED) >= _JUDGED_MAX:
+                del _JUDGED[next(iter(_JUDGED))]
+            _JUDGED[key] = known
+        findings += known
         if "growth" in wanted and self.since and reference is not None and reference.text is not None:
             findings += check_since(path, kind, reference.text, text, self.since)
         return findings
@@ -346,6 +356,19 @@ class _Run:
             if record:
                 self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))
         return findings
+
+
+# What a version of a file is under the rules that read it alone (length, format,
+# duplication) depends only on its path, kind, tokenizer and text: judged once per
+# process. A history audit meets each version twice (after the commit that wrote it and
+# before the next one that changes it), and a ratchet reads the previous side again.
+_STATIC_RULES: frozenset[Rule] = frozenset({"length", "format", "duplication"})
+_JUDGED: dict[tuple[str, str, str, str, frozenset[Rule], bytes], list[Finding]] = {}
+_JUDGED_MAX = 4096  # keys hold a digest, not the text: a few MB at most
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _format(path: str, kind: KindChecks, text: str) -> list[Finding]:
