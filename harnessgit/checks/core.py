@@ -288,7 +288,7 @@ class _Run:
                 )
                 rules = {finding.rule for finding in findings}
                 previous = self._state(before, old_name, old_kind, old, version.reference, rules)
-                findings = ratchet(findings, previous)
+                findings = ratchet(findings, previous, self.config.over_limit_tolerance)
         if old is None or version.status == "unchanged" or new.text is None:
             return findings
         if old.text is None:

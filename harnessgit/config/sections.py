@@ -211,6 +211,10 @@ class ChecksSection:
     max_file_bytes: int = field(default=1024 * 1024, metadata={"ge": 1})
     change_max_hunks: int | None = field(default=25, metadata={"ge": 1})
     change_max_changed_lines: int | None = field(default=400, metadata={"ge": 1})
+    # A file already over a limit that a change takes further by at most this share of
+    # the limit gets a warning, not a failure (issue 27: a +10 -2 edit to a 354-line
+    # AGENTS.md failed every pull request that touched it); further still fails.
+    over_limit_tolerance: float = field(default=0.05, metadata={"ge": 0})
     severity: SeverityOverrides = field(default_factory=SeverityOverrides)
     kinds: dict[str, KindChecks] = field(default_factory=_builtin_kinds, metadata={"read": _read_kinds})
     overrides: list[CheckOverride] = field(default_factory=list, metadata={"read": _read_overrides})

@@ -179,3 +179,21 @@ def test_check_and_review_of_the_fix_say_it_fixed_it(make_repo: Callable[..., Pa
     result = run(repo, "review", broken, "HEAD", "--format", "text")
     assert result.exit_code == 0, result.output
     assert f"fixed: {path}: format: code fence ``` at line 11 holds" in result.output
+
+
+def test_a_file_over_its_limit_that_grows_a_little_warns(make_repo: Callable[..., Path]) -> None:
+    lines = "".join(f"- Rule {n}: keep the build green.\n" for n in range(354))
+    repo = make_repo({"AGENTS.md": lines})
+    base = head(repo)
+    write(repo, "AGENTS.md", lines.replace("Rule 3:", "Rule three:") + "- One more rule.\n" * 8)
+    git(repo, "commit", "-qam", "agents: +10 -2")
+    with Store.discover(repo) as store:
+        report = check_change(store, load_config(repo), base, head(repo))
+    [finding] = [f for f in report.findings if f.rule == "length"]
+    assert (finding.level, finding.state, report.failed) == ("warning", "new", False)
+    assert "within [checks] over_limit_tolerance (5% of the limit)" in finding.details[-1]
+    write(repo, "AGENTS.md", lines + "- Another rule.\n" * 20)  # 20 lines: over 5% of 300
+    git(repo, "commit", "-qam", "agents: +20")
+    with Store.discover(repo) as store:
+        report = check_change(store, load_config(repo), base, head(repo))
+    assert report.failed and [f.level for f in report.findings if f.rule == "length"] == ["failure"]
