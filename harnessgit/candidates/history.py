@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from harnessgit.checks import Content, Finding, check_change
+from harnessgit.candidates.history_cache import HistoryCache, fingerprint
+from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
+from harnessgit.checks import Content, check_change
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.sections import Outline, SectionChanges, compare, is_markdown, outline
+from harnessgit.checks.models import Unread
+from harnessgit.checks.sections import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
@@ -32,37 +35,6 @@ from harnessgit.targets import base_tip
 _REGULAR = (MODE_FILE, MODE_EXEC)  # links and submodules have no text to size or check (as in checks)
 _STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
 STEPS = 3  # the largest growths and shrinks the summary names
-
-
-@dataclass(frozen=True, kw_only=True)
-class HistoryFile:
-    """One harness file a commit changed; sizes in bytes, tokens as the checks count them."""
-
-    path: str
-    old_path: str | None  # its previous name, when renamed
-    status: str  # "added", "modified", "deleted" or "renamed"
-    bytes_before: int | None  # None: absent before
-    bytes_after: int | None  # None: absent after
-    tokens_before: int | None  # None: absent, binary, or over [checks] max_file_bytes
-    tokens_after: int | None
-    sections: SectionChanges | None  # Markdown files only
-    chars_before: int | None = None  # characters, when read as text (as tokens)
-    chars_after: int | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class HistoryEntry:
-    commit: str
-    date: str
-    author: str
-    subject: str
-    merge: bool  # a merge: its change against its first parent
-    harness_bytes: int  # every harness file's bytes after this commit
-    harness_files: int
-    growth: int  # the bytes this commit added to the harness (negative: took away)
-    files: list[HistoryFile]
-    findings: list[Finding]  # `check_change(parent, commit)`'s, as the gate would see them today
-    failed: bool  # a finding would block the gate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +78,8 @@ class HistoryResult:
     largest_growth: list[Step]
     largest_shrink: list[Step]
     findings_by_rule: list[RuleCount]
+    # The harness files of the changes shown that no rule read, with why (once per path).
+    unread: list[Unread] = field(default_factory=list)
 
 
 def harness_history(
@@ -129,10 +103,18 @@ def harness_history(
         # keeps the last few), and the checks find the texts the sections parsed.
         parents = store.commit_info(shown[-1][0]).parents
         total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
+        # report only sizes the history: nothing to cache).
+        cache = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge else None
         for commit, changes in reversed(shown):
-            entry = _entry(store, config, reader, commit, changes, total, count, judge)
+            if cache is None:
+                entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
+            else:
+                entry = _cached_entry(store, config, reader, cache, commit, changes, total, count)
             entries.insert(0, entry)
             total, count = entry.harness_bytes, entry.harness_files
+        if cache is not None:
+            cache.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),
@@ -145,6 +127,7 @@ def harness_history(
         largest_growth=_steps(entries, grew=True),
         largest_shrink=_steps(entries, grew=False),
         findings_by_rule=_by_rule(entries),
+        unread=list({file.path: file for entry in entries for file in entry.unread}.values()),
     )
 
 
@@ -213,6 +196,26 @@ class _Reader:
         return self.tokens[sha]
 
 
+def _cached_entry(
+    store: Store,
+    config: Config,
+    reader: _Reader,
+    cache: HistoryCache,
+    commit: str,
+    changes: list[RawChange],
+    total: int,
+    count: int,
+) -> HistoryEntry:
+    """`_entry` through the cache: judged with running totals of zero (its own growth
+    and files added), then placed on the running totals."""
+    cached = cache.get(commit)
+    if cached is None:
+        entry = _entry(store, config, reader, commit, changes, 0, 0)
+        cache.put(entry, entry.harness_files)
+        cached = entry, entry.harness_files
+    return replace(cached[0], harness_bytes=total + cached[0].growth, harness_files=count + cached[1])
+
+
 def _entry(
     store: Store,
     config: Config,
@@ -249,6 +252,7 @@ def _entry(
         files=files,
         findings=report.findings if report else [],
         failed=report.failed if report else False,
+        unread=report.unread if report else [],
     )
 
 

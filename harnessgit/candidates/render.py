@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from harnessgit.checks.render import unread_notes
 from harnessgit.render import EMPTY, changes, listing, mean_text, plural, points, short, size, table
 
 # The results are only named here: importing their modules (and through them the checks,
@@ -15,7 +16,8 @@ from harnessgit.render import EMPTY, changes, listing, mean_text, plural, points
 # `log` at every start (issue 17).
 if TYPE_CHECKING:
     from harnessgit.candidates.chain import Effect
-    from harnessgit.candidates.history import HistoryEntry, HistoryFile, HistoryResult, Step
+    from harnessgit.candidates.history import HistoryResult, Step
+    from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
     from harnessgit.candidates.label import Labels
     from harnessgit.candidates.log import LogEntry, LogResult, SelectionSpend
     from harnessgit.candidates.propose import Proposal
@@ -277,6 +279,8 @@ def _history_summary(result: HistoryResult) -> str:
         ]
     elif result.entries:
         lines += ["", "no findings"]
+    if result.unread:
+        lines += ["", *unread_notes(result.unread)]
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ ones read from a repository) and get a `CheckReport` back.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -29,6 +30,7 @@ from harnessgit.checks.models import (
     Finding,
     Level,
     Rule,
+    Unread,
 )
 from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
@@ -37,21 +39,52 @@ from harnessgit.config.sections import ChecksSection, KindChecks, Severity
 
 FALLBACK_KIND = "other"
 SKILL_RESOURCE = "skill-resource"
-# The files of the catch-all kinds the rules read: prose a model loads as instructions.
-# A skill folder also holds scripts, data and assets (fonts, images, archives): part of
-# the harness, versioned and reviewed, but not text a model reads as its instructions,
-# so no rule judges them (on anthropics/skills, 56 fonts and PDFs failed "binary" and
-# Python comment banners were "repeated headings" before this).
-PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst")
+# The files of the catch-all kinds the rules read: prose a model loads as instructions,
+# whatever its suffix (a Cursor rule's .mdc, a .prompt or .j2 template, .cursorrules).
+# A skill folder also holds scripts, data, build files and assets (fonts, images,
+# archives): part of the repository, but not text a model reads as its instructions, so
+# no rule judges them and the summary says so (on anthropics/skills, 56 fonts and PDFs
+# failed "binary" and Python comment banners were "repeated headings" before this).
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".mdc", ".txt", ".rst")
+# Code, data, build and binary suffixes (whitespace-separated, read once).
+_NOT_PROSE = """
+.py .pyi .ipynb .js .mjs .cjs .ts .tsx .jsx .sh .bash .zsh .ps1 .bat .cmd .rb .go .rs .java .kt .swift
+.c .h .cc .cpp .hpp .cs .php .pl .lua .r .sql .scala .sol .move .cairo .ql .yar .ll .s .lean .bats
+.json .jsonl .yaml .yml .toml .ini .cfg .conf .lock .xml .csv .tsv .html .htm .css .scss .svg
+.png .jpg .jpeg .gif .webp .ico .pdf .ttf .otf .woff .woff2 .zip .gz .tgz .tar .whl .jar .so .dll
+.exe .bin .pyc .wasm .mp3 .mp4 .wav .docx .xlsx .pptx .xsd .dtd .gitignore .gitattributes
+.dockerignore .editorconfig .env .mod .sum .gradle .cmake .mk
+"""
+NOT_PROSE_SUFFIXES = frozenset(_NOT_PROSE.split())
+# Build, dependency and licence files without a telling suffix.
+_BUILD = "dockerfile containerfile makefile gnumakefile justfile procfile gemfile rakefile vagrantfile "
+BUILD_FILES = frozenset((_BUILD + "license licence copying notice codeowners").split())
+
+
+def unread_reason(path: str, kind: str) -> str | None:
+    """Why no rule reads ``path`` of ``kind`` (None: the rules read it). Every file of a
+    named kind is read; of the catch-all ones, the prose that is not a copy of another
+    project (a skill's scripts/node_modules: 50 duplication warnings on express's
+    changelog in superpowers)."""
+    if kind not in (FALLBACK_KIND, SKILL_RESOURCE):
+        return None
+    folders = path.split("/")[:-1]
+    if vendored := VENDORED_FOLDERS.intersection(folders):
+        return f"copies of another project (under {sorted(vendored)[0]}/)"
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else ""
+    if name.endswith(PROSE_SUFFIXES):
+        return None
+    if suffix in NOT_PROSE_SUFFIXES or name in NOT_PROSE_SUFFIXES:
+        return "code, data or binaries, not prose"
+    if name.split(".")[0] in BUILD_FILES:
+        return "build or licence files, not prose"
+    return None
 
 
 def judged(path: str, kind: str) -> bool:
-    """Whether the rules judge ``path`` of ``kind``: every file of a named kind, and the
-    prose files of the catch-all ones that are not copies of other projects (a skill's
-    scripts/node_modules: 50 duplication warnings on express's changelog in superpowers)."""
-    if kind not in (FALLBACK_KIND, SKILL_RESOURCE):
-        return True
-    return path.lower().endswith(PROSE_SUFFIXES) and not VENDORED_FOLDERS.intersection(path.split("/")[:-1])
+    """Whether the rules judge ``path`` of ``kind`` (see `unread_reason`)."""
+    return unread_reason(path, kind) is None
 
 
 def kind_of(path: str, config: ChecksSection, skill_folders: Collection[str] = ()) -> str:
@@ -106,6 +139,8 @@ def check_files(
         tokenizer=tokenizer.name,
         tokens_exact=tokenizer.exact,
         notes=notes,
+        unread=run.unread,
+        fixed=run.fixed,
     )
 
 
@@ -148,6 +183,8 @@ class _Run:
         self._sizes: dict[tuple[str, str], Size] = {}
         self.change = change  # the change's files, and its other files when asked for
         self._added: dict[str, Counter[str]] | None = None
+        self.unread: list[Unread] = []
+        self.fixed: list[Finding] = []
 
     def _moved(self, path: str) -> Moved:
         """The lines the change added to its files other than ``path``, read once."""
@@ -184,9 +221,16 @@ class _Run:
             size = self._measure(new.text, kind)
             summary = replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens)
         self.summaries.append(summary)
-        if new is None or not judged(path, name):
+        if new is None:
+            return
+        reason = unread_reason(path, name)
+        if reason is None and name in (FALLBACK_KIND, SKILL_RESOURCE) and new.binary:
+            reason = "binary files, not prose"
+        if reason is not None:
+            self.unread.append(Unread(path, reason))
             return
         findings = self._findings(version, name, kind, record=True)
+        self._fixed(version, name, findings)
         by = allow.configured(overrides)
         if kind is not plain:
             # A limit an override raised hides nothing: what the kind's own limits
@@ -207,6 +251,24 @@ class _Run:
             errors = ratchet(errors, allow.comments(path, version.old.text).errors)
         self.findings += findings + errors
 
+    def _fixed(self, version: FileVersion, name: str, findings: list[Finding]) -> None:
+        """The format and length findings the previous version had and this one has not:
+        what a fix fixed, for `review` and the hook to say so."""
+        old = version.old
+        rules = self.wanted & {"format", "length"}
+        if not self.ratchet or old is None or old.text is None or version.status == "unchanged" or not rules:
+            return
+        before = version.old_path or version.path
+        old_name = kind_of(before, self.config, self.skill_folders)
+        if unread_reason(before, old_name) is not None:
+            return
+        old_kind = allow.with_limits(
+            self.config.kinds[old_name], allow.matching(before, self.config.overrides)
+        )
+        kept = {pairing_key(finding) for finding in findings}
+        previous = self._state(before, old_name, old_kind, old, None, rules)
+        self.fixed += [finding for finding in previous if pairing_key(finding) not in kept]
+
     def _findings(self, version: FileVersion, name: str, kind: KindChecks, *, record: bool) -> list[Finding]:
         """The findings of one file under ``kind``: its state, ratcheted against the
         previous version's, then what the change itself did."""
@@ -226,7 +288,7 @@ class _Run:
                 )
                 rules = {finding.rule for finding in findings}
                 previous = self._state(before, old_name, old_kind, old, version.reference, rules)
-                findings = ratchet(findings, previous)
+                findings = ratchet(findings, previous, self.config.over_limit_tolerance)
         if old is None or version.status == "unchanged" or new.text is None:
             return findings
         if old.text is None:
@@ -258,12 +320,21 @@ class _Run:
         if content.text is None:
             return check_encoding(path, content) if "format" in wanted else []
         text = content.text
-        if "length" in wanted:
-            findings += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
-        if "format" in wanted:
-            findings += _format(path, kind, text)
-        if "duplication" in wanted and kind.duplication:
-            findings += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+        static = wanted & _STATIC_RULES
+        key = (path, name, repr(kind), self.tokenizer.name, frozenset(static), _digest(text))
+        known = _JUDGED.get(key)
+        if known is None:
+            known = []
+            if "length" in static:
+                known += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
+            if "format" in static:
+                known += _format(path, kind, text)
+            if "duplication" in static and kind.duplication:
+                known += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+            if len(_JUDGED) >= _JUDGED_MAX:
+                del _JUDGED[next(iter(_JUDGED))]
+            _JUDGED[key] = known
+        findings += known
         if "growth" in wanted and self.since and reference is not None and reference.text is not None:
             findings += check_since(path, kind, reference.text, text, self.since)
         return findings
@@ -285,6 +356,19 @@ class _Run:
             if record:
                 self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))
         return findings
+
+
+# What a version of a file is under the rules that read it alone (length, format,
+# duplication) depends only on its path, kind, tokenizer and text: judged once per
+# process. A history audit meets each version twice (after the commit that wrote it and
+# before the next one that changes it), and a ratchet reads the previous side again.
+_STATIC_RULES: frozenset[Rule] = frozenset({"length", "format", "duplication"})
+_JUDGED: dict[tuple[str, str, str, str, frozenset[Rule], bytes], list[Finding]] = {}
+_JUDGED_MAX = 4096  # keys hold a digest, not the text: a few MB at most
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _format(path: str, kind: KindChecks, text: str) -> list[Finding]:

@@ -64,6 +64,10 @@ def check_change_edit(
             max_hunks = None
         if file_changed is not None and max_changed is not None and file_changed <= max_changed:
             max_changed = None
+    # Every file a change touches takes at least one hunk: the budget grows by one per file
+    # after the first (issue 27: upstream syncs of 100+ files failed at 28 hunks over 25).
+    if max_hunks is not None:
+        max_hunks += len(items) - 1
     hunks = sum(comparison.hunks for comparison, _h, _c in items)
     changed = sum(comparison.changed_lines for comparison, _h, _c in items)
     scope = f"the change ({len(items)} file{'s' if len(items) != 1 else ''})"

@@ -18,6 +18,7 @@ from typing import Any
 from harnessgit.checks.markdown import Block, Document, parse
 from harnessgit.checks.models import Content, Finding, failure
 from harnessgit.checks.text import shorten, split_frontmatter
+from harnessgit.render import plural
 
 # Agent Skills specification: name is 1-64 characters of lowercase letters, digits
 # and single hyphens (no leading, trailing or doubled hyphen); description 1-1,024.
@@ -61,10 +62,15 @@ def check_encoding(path: str, content: Content) -> list[Finding]:
 
 def check_fences(path: str, text: str) -> list[Finding]:
     document = parse(text)
+    findings = [_misnested_finding(path, outer, inner) for outer, inner in misnested(document)]
     block = document.unterminated_fence()
     if block is None:
-        return []
+        return findings
+    hint = _misnested(document, block)
+    # An unclosed fence that a misnested block left over names that block: one finding.
+    findings = [f for f in findings if not hint or f"block at line {f.line} " not in hint]
     return [
+        *findings,
         replace(
             failure(
                 path,
@@ -73,14 +79,74 @@ def check_fences(path: str, text: str) -> list[Finding]:
                 f"line {block.line}",
                 "closed fences",
                 f"code fence {shorten(block.opener, 30)} at line {block.line} is never closed",
-                _misnested(document, block)
+                hint
                 or "the text looks truncated (a cut-off LLM output was once adopted as a candidate, "
                 "gepa #390): restore the end",
             ),
             line=block.line,
             end_line=block.end_line,
-        )
+        ),
     ]
+
+
+def _run(opener: str) -> str:
+    """The fence run of an opening line as written (list and quote markers dropped)."""
+    found = re.match(r"[0-9.)*+> \t-]*?(`{3,}|~{3,})", opener)
+    return found[1] if found else ""
+
+
+def misnested(document: Document) -> list[tuple[Block, int]]:
+    """The closed fences that hold another fence's opening line, each with that line.
+
+    CommonMark ends a fence at the first bare fence of its character at least as long:
+    a ```` ```bash ```` line inside a ```` ``` ```` block is content, and the bare ```` ``` ````
+    meant to close it ends the outer block instead. Fences still pair up by count, so
+    neither a count nor an unclosed-fence check sees it; the sections between are read as
+    code (an "Example Output" fence left open swallowed sections 6-12 of three SKILL.md
+    files in trailofbits/skills, fixed in 7be90d6). An opening with an info string is the
+    author's intent to start a block, so it is never plain content of a shorter fence."""
+    found = []
+    for block in document.fences:
+        run = _run(block.opener)
+        if not block.closed or not run:
+            continue
+        for offset, content in enumerate(block.text.splitlines(), start=1):
+            inner = _FENCE_WITH_INFO.match(content)
+            if inner and inner["fence"][0] == run[0] and len(inner["fence"]) >= len(run):
+                found.append((block, block.line + offset))
+                break
+    return found
+
+
+def _misnested_finding(path: str, block: Block, inner: int) -> Finding:
+    before = block.text.splitlines()[: inner - block.line - 1]
+    headings = sum(1 for content in before if _HEADING_LINE.match(content))
+    opener = shorten(block.opener, 30)
+    if block.info:  # a block that quotes fenced text: ended early, its own close opens a new one
+        message = (
+            f"code fence {opener} at line {block.line} holds the opening fence of line {inner}, whose close "
+            f"ends it early at line {block.end_line}: the fence meant to close it opens a new block"
+        )
+    else:  # a block never closed where it should be: what follows, up to the next fence, is code
+        message = (
+            f"code fence {opener} at line {block.line} holds the opening fence of line {inner}, whose close "
+            f"ends it at line {block.end_line}: lines {block.line + 1}-{inner - 1} are read as code"
+            + (f" ({plural(headings, 'heading')} among them)" if headings else "")
+        )
+    return replace(
+        failure(
+            path,
+            "format",
+            "misnested code fence",
+            f"line {block.line}",
+            "fences that pair as written",
+            message,
+            f"close this block before line {inner}, or fence it with a longer run (````) or ~~~ "
+            "when it quotes fenced text",
+        ),
+        line=block.line,
+        end_line=block.end_line,
+    )
 
 
 def _misnested(document: Document, block: Block) -> str | None:

@@ -142,6 +142,14 @@ class FileSummary:
     tokens: int | None = None
 
 
+@dataclass(frozen=True)
+class Unread:
+    """A harness file no rule read, and why (a script or lockfile in a skill folder)."""
+
+    path: str
+    reason: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckReport:
     JSON_EXTRA: ClassVar[tuple[str, ...]] = ("failed",)  # `harnessgit check --json` says whether it failed
@@ -151,6 +159,11 @@ class CheckReport:
     tokenizer: str  # e.g. "estimate: 4 characters per token" or "tiktoken o200k_base"
     tokens_exact: bool
     notes: list[str] = field(default_factory=list)  # e.g. a tokenizer that could not be loaded
+    # The harness files of ``files`` no rule read, each with why: "no findings" says
+    # nothing about them (issue 27: 257 .mdc rules "checked" that no rule had read).
+    unread: list[Unread] = field(default_factory=list)
+    # Format and length findings the previous version had and this change removed.
+    fixed: list[Finding] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:

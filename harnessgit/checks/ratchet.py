@@ -53,7 +53,7 @@ def badness(finding: Finding) -> float | None:
     return value - limit if value > limit else limit - value
 
 
-def ratchet(new: Sequence[Finding], old: Sequence[Finding]) -> list[Finding]:
+def ratchet(new: Sequence[Finding], old: Sequence[Finding], tolerance: float = 0.0) -> list[Finding]:
     """``new`` with each finding the previous version already had marked "existing".
 
     Findings pair up by (rule, measure), worst with worst: a numeric one is existing
@@ -75,10 +75,32 @@ def ratchet(new: Sequence[Finding], old: Sequence[Finding]) -> list[Finding]:
             existing.update(indexes[: len(before.get(key, []))])
         else:
             existing |= _pair(new, indexes, before.get(key, []))
-    return [
-        replace(finding, state="existing") if index in existing else finding
-        for index, finding in enumerate(new)
-    ]
+    out = []
+    for index, finding in enumerate(new):
+        if index in existing:
+            finding = replace(finding, state="existing")
+        elif finding.level == "failure" and (grew := _grew_a_little(finding, before, tolerance)) is not None:
+            finding = replace(finding, level="warning", details=[*finding.details, grew])
+        out.append(finding)
+    return out
+
+
+def _grew_a_little(finding: Finding, before: dict[_Key, list[Finding]], tolerance: float) -> str | None:
+    """Why ``finding`` only warns: its file was already past the same numeric limit and
+    went further by at most ``tolerance`` of it ([checks] over_limit_tolerance)."""
+    value, limit = _number(finding.value), _number(finding.limit)
+    if value is None or limit is None or value <= limit or not tolerance:
+        return None
+    previous = [v for f in before.get(pairing_key(finding), []) if (v := _number(f.value)) is not None]
+    if not previous or max(previous) <= limit:
+        return None
+    grew = value - max(previous)
+    if grew > tolerance * limit:
+        return None
+    return (
+        f"already over the limit before this change ({max(previous):,.0f}); it grew by {grew:,.0f}, "
+        f"within [checks] over_limit_tolerance ({tolerance:.0%} of the limit): a warning"
+    )
 
 
 def _pair(new: Sequence[Finding], indexes: list[int], old: list[Finding]) -> set[int]:

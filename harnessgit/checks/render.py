@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from harnessgit.checks.models import CheckReport, Finding
-from harnessgit.render import plural, to_json
+from harnessgit.checks.models import CheckReport, Finding, Unread
+from harnessgit.render import listing, plural, to_json
 
 CHANGE = "(whole change)"
+FIXED = "fixed by this change: the previous version had it"
 Format = Literal["text", "json", "github"]
 FORMATS: tuple[Format, ...] = ("text", "json", "github")
 _STATE_WORDS = {
@@ -85,10 +86,26 @@ def report_text(report: CheckReport, *, quiet: bool = False) -> str:
             out.append(f"{head} ({finding.level}, {_STATE_WORDS[finding.state]})")
             if finding.state == "suppressed" and finding.details:
                 out.append(f"  {finding.details[-1]}")  # what allowed it
+    out += [
+        f"{where(finding)}: {finding.rule}: {finding.message} (fixed by this change)"
+        for finding in report.fixed
+    ]
     if not quiet:
         out += [f"note: {note}" for note in report.notes]
+        out += unread_notes(report.unread)
         out.append(summary(report))
     return printable("\n".join(out))
+
+
+def unread_notes(unread: list[Unread], kept: int = 5) -> list[str]:
+    """One line per reason: the harness files no rule read, named (a few, then how many)."""
+    by_reason: dict[str, list[str]] = {}
+    for file in unread:
+        by_reason.setdefault(file.reason, []).append(file.path)
+    return [
+        f"note: no rule read {plural(len(paths), 'harness file')} ({reason}): {listing(paths, kept)}"
+        for reason, paths in by_reason.items()
+    ]
 
 
 def summary(report: CheckReport) -> str:
@@ -98,13 +115,16 @@ def summary(report: CheckReport) -> str:
     findings = report.findings
     failures = sum(1 for f in findings if f.blocks)
     warnings = sum(1 for f in findings if f.state == "new" and f.level == "warning")
-    counted = f"checked {plural(files, 'harness file')}"
+    unread = f" ({len(report.unread)} read by no rule, named above)" if report.unread else ""
+    counted = f"checked {plural(files, 'harness file')}{unread}"
     tokens = (
         "" if report.tokens_exact else f" (tokens: {report.tokenizer}; harnessgit[tokens] counts exactly)"
     )
+    fixed = f"; fixed: {len(report.fixed)}" if report.fixed else ""
     if not findings:
-        return f"{counted}: no findings{tokens}"
-    return f"{counted}: {plural(failures, 'failure')}, {plural(warnings, 'warning')}{_aside(report)}{tokens}"
+        return f"{counted}: no findings{fixed}{tokens}"
+    found = f"{plural(failures, 'failure')}, {plural(warnings, 'warning')}"
+    return f"{counted}: {found}{_aside(report)}{fixed}{tokens}"
 
 
 def _aside(report: CheckReport) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 import click
 
 from harnessgit.cli._base import State, cli, echo, quiet_option
+
+if TYPE_CHECKING:
+    from harnessgit.config.detect import LeftOut
+    from harnessgit.config.init import InitResult
 
 
 @cli.command()
@@ -39,9 +44,21 @@ from harnessgit.cli._base import State, cli, echo, quiet_option
     help="The branch that moves only through the gate. Default: the current branch.",
 )
 @quiet_option
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Write nothing: print the harnessgit.toml init would write, the files each glob matches "
+    "and the largest folders of prose it leaves out.",
+)
 @click.pass_obj
 def init(
-    state: State, harness: tuple[str, ...], evaluator: str | None, splits: str, model: str, base: str | None
+    state: State,
+    harness: tuple[str, ...],
+    evaluator: str | None,
+    splits: str,
+    model: str,
+    base: str | None,
+    dry_run: bool,
 ) -> int:
     """Write harnessgit.toml and make `git log` show harnessgit notes.
 
@@ -64,12 +81,23 @@ def init(
             raise click.BadParameter("empty command", param_hint="--evaluator")
     with Store.discover(state.directory) as store:
         result = init_repository(
-            store, harness=list(harness) or None, evaluator=argv, splits=splits, model=model, base=base
+            store,
+            harness=list(harness) or None,
+            evaluator=argv,
+            splits=splits,
+            model=model,
+            base=base,
+            dry_run=dry_run,
         )
+    if dry_run:
+        echo(_dry_run_text(result))
+        return 0
     echo(f"wrote {result.path}")
     if not state.quiet:
         for item in result.found:
             echo(f"found {item.what}: {plural(item.files, 'file')} -> {', '.join(item.globs)}")
+        if result.hidden is not None:
+            echo(_hidden_warning(result.hidden), err=True)
         if not harness and not result.found:
             echo(
                 "harnessgit: warning: found no skill folders, AGENTS.md/CLAUDE.md, prompts/ or tools/: wrote "
@@ -94,3 +122,31 @@ def init(
             "Scores, the gate and bisect need an evaluator: docs/evaluator.md"
         )
     return 0
+
+
+def _hidden_warning(hidden: LeftOut) -> str:
+    from harnessgit.render import plural
+
+    return (
+        f"harnessgit: warning: {plural(hidden.files, 'prose file')} under {hidden.folder} match no "
+        "[harness] paths glob, more than the globs found cover: if they are harness text, add a glob "
+        "for them (`harnessgit init --dry-run` lists what is left out)"
+    )
+
+
+def _dry_run_text(result: InitResult) -> str:
+    """What `init --dry-run` prints: the globs with their counts, what is left out, the file."""
+    from harnessgit.render import plural
+
+    width = max((len(glob) for glob in result.counts), default=0)
+    out = [f"would write {result.path} (nothing written):", "", "[harness] paths, files matched now:"]
+    out += [f"  {glob.ljust(width)}  {count:,}" for glob, count in result.counts.items()]
+    if result.left_out:
+        out += ["", "largest folders of prose no glob matches (docs, tests and READMEs not counted):"]
+        wide = max(len(item.folder) for item in result.left_out)
+        out += [f"  {item.folder.ljust(wide)}  {plural(item.files, 'file')}" for item in result.left_out]
+    else:
+        out += ["", "no folder of prose is left out (docs, tests and READMEs not counted)"]
+    if result.hidden is not None:
+        out += ["", _hidden_warning(result.hidden)]
+    return "\n".join([*out, "", result.text.rstrip("\n")])

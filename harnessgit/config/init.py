@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from harnessgit import globs, layout
 from harnessgit.config import CONFIG_FILE, DEFAULT_HARNESS_PATHS, Config, parse_config
-from harnessgit.config.detect import Found, detect, harness_globs
+from harnessgit.config.detect import Found, LeftOut, detect, harness_globs, hidden_prose, left_out
 from harnessgit.errors import ConfigError, HarnessgitError, UnknownRevision
 from harnessgit.names import check_ref_name
 from harnessgit.store import Store
@@ -31,6 +31,14 @@ class InitResult:
     # What init found when no --harness glob was given (empty: nothing it knows, so the
     # default globs were written).
     found: list[Found] = field(default_factory=list)
+    # How many files of the working tree each written [harness] paths glob matches.
+    counts: dict[str, int] = field(default_factory=dict)
+    # The folders holding the most prose the globs leave out, largest first, and the
+    # largest when it outweighs what the globs cover (a detection that missed the harness).
+    left_out: list[LeftOut] = field(default_factory=list)
+    hidden: LeftOut | None = None
+    text: str = ""  # the harnessgit.toml written (or, with dry_run, that would be)
+    written: bool = True  # False: dry_run, nothing was written
 
 
 def _toml_list(values: list[str]) -> str:
@@ -85,9 +93,11 @@ def init_repository(
     splits: str = "splits.json",
     model: str = "default",
     base: str | None = None,
+    dry_run: bool = False,
 ) -> InitResult:
+    """Write harnessgit.toml (with ``dry_run``, only say what it would write)."""
     path = store.root / CONFIG_FILE
-    if path.exists():
+    if path.exists() and not dry_run:
         raise ConfigError(f"{CONFIG_FILE} already exists: edit it, or remove it first")
     if base is None:
         base = store.head_branch()
@@ -96,8 +106,9 @@ def init_repository(
     check_ref_name(base, "base branch")
     files = working_files(store)
     found = [] if harness else detect(files)
+    patterns = harness or harness_globs(found) or list(DEFAULT_HARNESS_PATHS)
     text = render_config(
-        harness or harness_globs(found) or list(DEFAULT_HARNESS_PATHS),
+        patterns,
         evaluator,
         splits,
         model,
@@ -107,14 +118,20 @@ def init_repository(
     config = parse_config(text.encode("utf-8"))  # what we write must be what we read
     present = set(store.config_values("notes.displayRef"))
     added = [ref for ref in DISPLAY_REFS if ref not in present]
-    with open(path, "x", encoding="utf-8") as handle:
-        handle.write(text)
-    for ref in added:
-        store.config_add("notes.displayRef", ref)
+    if not dry_run:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        for ref in added:
+            store.config_add("notes.displayRef", ref)
+    counts = {glob: sum(1 for file in files if globs.matches(file, [glob])) for glob in patterns}
     # A given glob that matches no file is likely a typo that would make every edit to
     # the harness "not a harness file": warned about, not an error (the files may be next).
-    unmatched = [glob for glob in harness or [] if not any(globs.matches(path, [glob]) for path in files)]
-    return InitResult(str(path), config, added, unmatched, found)
+    unmatched = [glob for glob in harness or [] if not counts[glob]]
+    missed = left_out(files, patterns)
+    hidden = None if harness else hidden_prose(found, missed)
+    return InitResult(
+        str(path), config, added, unmatched, found, counts, missed, hidden, text, written=not dry_run
+    )
 
 
 def working_files(store: Store) -> set[str]:

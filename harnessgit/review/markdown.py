@@ -12,6 +12,7 @@ import html
 import re
 
 from harnessgit.candidates.render import effect_text
+from harnessgit.checks.render import unread_notes
 from harnessgit.render import EMPTY, chance_text, changes, p_text, plural, points, share, short, sparkline
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
@@ -217,6 +218,8 @@ def _md_checks(result: ReviewResult) -> Section:
         f"_{md_text(f.hint)}_"
         for f in sorted(report.findings, key=lambda f: (f.level != "failure", f.path or ""))
     ]
+    body += [f"- **fixed** {md_code(f.path or '')}: {f.rule}: {md_text(f.message)}" for f in report.fixed]
+    body += [f"- **not read** {md_text(line.removeprefix('note: '))}" for line in unread_notes(report.unread)]
     return Section(head + ([""] if body else []), body, [""], priority=3, what="findings")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harnessgit.candidates.render import effect_text
+from harnessgit.checks.render import unread_notes
 from harnessgit.render import (
     EMPTY,
     chance_text,
@@ -213,6 +214,8 @@ def _file_lines(result: ReviewResult) -> list[str]:
             f"{f.path or 'the change'}: {f.rule}: {f.message}"
             for f in checks.findings
         ],
+        *[f"  fixed: {f.path}: {f.rule}: {f.message}" for f in checks.fixed],
+        *[f"  {line.removeprefix('note: ')}" for line in unread_notes(checks.unread)],
     ]
 
 

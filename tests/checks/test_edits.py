@@ -23,8 +23,16 @@ def test_change_budget_adds_files_up() -> None:
     one = compare(OLD, scattered(20))  # 10 hunks each
     findings = check_change_edit([(one, 10, 150), (one, 10, 150), (one, 10, 150)], 25, 400)
     [finding] = findings
-    assert finding.path is None and (finding.value, finding.limit) == (30, 25)
+    assert finding.path is None and (finding.value, finding.limit) == (30, 27)  # 25 + 1 per further file
     assert "3 files" in finding.message
+
+
+def test_change_budget_grows_with_the_files_it_touches() -> None:
+    # An upstream sync (issue 27): 28 files, one small hunk each, is not one large edit.
+    before = "".join(f"line {i}\n" for i in range(50))
+    one = compare(before, before.replace("line 7\n", "line seven\n"))
+    assert (one.hunks, one.changed_lines) == (1, 2)
+    assert check_change_edit([(one, 10, 150)] * 28, 25, 400) == []
 
 
 def test_single_file_change_is_not_reported_twice() -> None:

@@ -47,11 +47,17 @@ def test_a_one_line_link_fix_in_a_file_already_too_long_passes(messy: Path) -> N
 
 
 def test_making_an_existing_failure_worse_blocks(messy: Path) -> None:
-    write(messy, "skills/demo/SKILL.md", long_skill(680))
+    # Beyond [checks] over_limit_tolerance (5% of the 500-line limit: 25 lines).
+    write(messy, "skills/demo/SKILL.md", long_skill(701))
     git(messy, "add", "-A")
     result = run(messy, "check", "--staged", "--format", "json")
     assert result.exit_code == 1
-    assert '"state": "new"' in result.output and '"value": 680' in result.output
+    assert '"state": "new"' in result.output and '"value": 701' in result.output
+    # Within it, a new warning that says why (issue 27).
+    write(messy, "skills/demo/SKILL.md", long_skill(680))
+    git(messy, "add", "-A")
+    result = run(messy, "check", "--staged", "--format", "json")
+    assert result.exit_code == 0 and '"level": "warning"' in result.output and '"value": 680' in result.output
 
 
 def test_the_gate_call_ratchets_too(messy: Path) -> None:
@@ -147,7 +153,8 @@ def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -
         return ProposedEdit(component="skills/demo/SKILL.md", new_text=text)
 
     assert check_failure(Config(), start, edit(long_skill(675, "https://example.com/new"))) == ""
-    assert check_failure(Config(), start, edit(long_skill(676))).startswith("length: body is 676 lines")
+    assert check_failure(Config(), start, edit(long_skill(676))) == ""  # within the tolerance: a warning
+    assert check_failure(Config(), start, edit(long_skill(701))).startswith("length: body is 701 lines")
 
 
 # Duplication is one finding per repeat, its value the repeated text: the ratchet pairs

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from harnessgit.config import parse_config
 from tests.cli.runner import run
 from tests.conftest import git
@@ -65,3 +68,22 @@ def test_init_proposes_the_evaluator_files_its_command_names(make_repo: object) 
     plain = make_repo(config=None)  # type: ignore[operator]
     assert run(plain, "init", "--evaluator", "make eval").exit_code == 0
     assert '# files = ["eval.py"]' in (plain / "harnessgit.toml").read_text()
+
+
+def test_init_dry_run_writes_nothing_and_says_what_it_leaves_out(make_repo: Callable[..., Path]) -> None:
+    files: dict[str, str | bytes] = {f"leaked/vendor-{n}.md": f"You are assistant {n}.\n" for n in range(25)}
+    repo = make_repo({"CLAUDE.md": "# Notes for agents\n", **files}, config=None)
+    before = git(repo, "status", "--porcelain") + git(repo, "config", "--local", "--list")
+    result = run(repo, "init", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert git(repo, "status", "--porcelain") + git(repo, "config", "--local", "--list") == before
+    assert not (repo / "harnessgit.toml").exists()
+    assert "would write" in result.output and "(nothing written)" in result.output
+    assert "  **/CLAUDE.md  1\n" in result.output
+    assert "largest folders of prose no glob matches" in result.output
+    assert "  leaked/   25 files\n  prompts/  1 file\n" in result.output
+    assert "25 prose files under leaked/ match no [harness] paths glob" in result.output
+    assert 'paths = ["SKILL.md", "**/CLAUDE.md"]' in result.output
+    # Written for real, the same warning goes to stderr.
+    written = run(repo, "init")
+    assert written.exit_code == 0 and "25 prose files under leaked/" in written.stderr

@@ -64,7 +64,9 @@ def test_checks_defaults_per_kind() -> None:
     assert checks.kinds["prompt"].max_chars == 5000
     assert checks.kinds["agents"].max_lines == 300
     assert checks.kinds["tool"].format == "tool-json" and not checks.kinds["tool"].duplication
-    assert checks.kinds["other"].paths == [] and checks.kinds["other"].format == "none"
+    # Prose of the catch-all kinds is read as Markdown (issue 27).
+    assert checks.kinds["other"].paths == [] and checks.kinds["other"].format == "markdown"
+    assert checks.kinds["skill-resource"].format == "markdown"
 
 
 def test_checks_tables_change_only_the_keys_they_name() -> None:

@@ -1,0 +1,89 @@
+"""The history audit's cache (issue 27): `log --all-history` first run, repeat run, and
+the baselines, side by side in one run on one clone.
+
+    python tests/bench/bench_history_cache.py /work/.mirror/Piebald-AI+claude-code-system-prompts/repo \\
+        --baseline /tmp/harnessgit-before
+
+Clones SOURCE into a temporary directory and commits the harnessgit.toml that
+`harnessgit init` writes there (as a team adopting harnessgit would). Then, one after
+the other on that clone: ``git log --first-parent --raw`` (reads what every commit
+changed, checks nothing); with ``--baseline``, the audit by the harnessgit code in that
+folder (a checkout of an earlier commit, run with it first on PYTHONPATH); the audit by
+this code with its cache removed (first run); and again with the cache it wrote (repeat
+run). Each is a real process, start-up included. Prints wall and CPU seconds (user +
+system of the process and the git processes it waited for: on a loaded machine wall
+time says little) and the ratios. Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(".git/harnessgit/index/history-checks")
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one process (its children included), and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", help="a git repository (e.g. a /work/.mirror/OWNER+NAME/repo mirror)")
+    parser.add_argument("--baseline", help="a folder holding an earlier harnessgit/ package to compare with")
+    args = parser.parse_args()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+    mine = {**env, "PYTHONPATH": str(ROOT)}
+    audit = [sys.executable, "-m", "harnessgit", "log", "--all-history"]
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "-q", args.source, str(clone)], check=True)
+        subprocess.run([sys.executable, "-m", "harnessgit", "-q", "init"], cwd=clone, env=mine, check=True)
+        subprocess.run(["git", "add", "harnessgit.toml"], cwd=clone, check=True)
+        subprocess.run(["git", "commit", "-qm", "harnessgit.toml"], cwd=clone, env=env, check=True)
+        count = ["git", "rev-list", "--count", "--first-parent", "HEAD"]
+        commits = subprocess.run(count, cwd=clone, capture_output=True, text=True).stdout.strip()
+        log = timed(["git", "log", "--first-parent", "--raw"], clone, env)
+        rows = [("git log --first-parent --raw", log[0], log[1])]
+        if args.baseline:
+            base = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
+            rows.append(("audit, baseline code", *timed(audit, clone, base)[:2]))
+        (clone / CACHE).unlink(missing_ok=True)
+        wall, cpu, first = timed(audit, clone, mine)
+        rows.append(("audit, first run (no cache)", wall, cpu))
+        wall, cpu, again = timed(audit, clone, mine)
+        rows.append(("audit, repeat run (cache)", wall, cpu))
+        size = (clone / CACHE).stat().st_size
+    print(f"{args.source}: {commits} first-parent commits; cache {size / 1e6:.2f} MB")
+    print(f"repeat output identical to the first: {first == again}")
+    print(f"{'':32} {'wall s':>8} {'cpu s':>8}")
+    for name, wall, cpu in rows:
+        print(f"{name:32} {wall:8.2f} {cpu:8.2f}")
+    named = {name: (wall, cpu) for name, wall, cpu in rows}
+    git_log = named["git log --first-parent --raw"]
+    repeat = named["audit, repeat run (cache)"]
+    cpu = repeat[1] / max(git_log[1], 1e-3)
+    print(f"repeat / git log: wall {repeat[0] / git_log[0]:.1f}x, cpu {cpu:.1f}x")
+    if args.baseline:
+        baseline, first_run = named["audit, baseline code"], named["audit, first run (no cache)"]
+        wall, cpu = baseline[0] / first_run[0], baseline[1] / first_run[1]
+        print(f"baseline / first run: wall {wall:.2f}x, cpu {cpu:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
