@@ -66,8 +66,8 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self.objects = objects
         self.clock = clock
         self.git = Git(root)
-        self.catfile = CatFile(root, self.git.env)
-        self.refs = RefSession(root, self.git.env)  # ref transactions of records
+        self.catfile = CatFile(self.git)
+        self.refs = RefSession(self.git)  # ref transactions of records
         self.ref_files = RefFiles(self.common_dir)  # ref reads without a git process
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
