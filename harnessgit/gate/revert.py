@@ -16,6 +16,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.gate.checkout import (
     UnfinishedCheckout,
     finish_checkout,
+    refuse_locked_index,
     refuse_unfinished,
     unfinished_checkout,
 )
@@ -51,6 +52,7 @@ def revert(
             finish_checkout(store, pending)
             return _landed(pending), MergeResult(branch, pending.merge, True, None, pending)
         refuse_unfinished(store)
+        refuse_locked_index(store, branch)
     before = info.parents[0]
     changes: dict[str, Blob | None] = {}
     tip_tree = store.commit_info(tip).tree
