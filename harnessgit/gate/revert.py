@@ -38,6 +38,15 @@ def revert(
     """Propose the inverse of an accepted edit; with ``no_gate`` land it at once as an override."""
     config = require(config)
     branch = base or config.harness.base
+    if not no_gate:
+        return _revert(store, config, rev, branch, reason, no_gate)
+    with store.landing(branch):  # before anything is proposed (issue 28, defect 5)
+        return _revert(store, config, rev, branch, reason, no_gate)
+
+
+def _revert(
+    store: Store, config: Config, rev: str, branch: str, reason: str, no_gate: bool
+) -> tuple[Proposal, MergeResult | None]:
     tip = base_tip(store, branch)
     accepted = resolve(store, rev).sha
     if accepted not in store.first_parent_chain(tip):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from harnessgit.errors import HarnessgitError, NotARepository, UnknownRevision
 from harnessgit.names import check_revision
 from harnessgit.objects import MODE_TREE, CommitInfo, TreeEntry, format_tree, parse_commit, parse_tree
+from harnessgit.store import landing_lock
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
@@ -169,6 +170,13 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
                 self.flush()
             finally:
                 self._staged = None
+
+    @contextlib.contextmanager
+    def landing(self, branch: str) -> Iterator[None]:
+        """Hold ``branch`` for one landing (`merge`, `revert --no-gate`), from before the
+        gate to its checkout; `LandingBusy` when another harnessgit holds it."""
+        with landing_lock.landing(self.common_dir, branch, checked_out=self.head_branch() == branch):
+            yield
 
     @contextlib.contextmanager
     def direct(self) -> Iterator[None]:
