@@ -10,6 +10,7 @@ files, so the lock check that follows sees only the others. A new check is one m
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +25,7 @@ from harnessgit.render import listing, plural, short
 from harnessgit.store import Store, retired
 from harnessgit.store import index as notes_index
 from harnessgit.store import journal as journals
-from harnessgit.store.locks import INDEX_LOCK, age_text, find_locks, index_lock, read_lock
+from harnessgit.store.locks import INDEX_LOCK, STALE_AFTER, age_text, find_locks, index_lock, read_lock
 from harnessgit.store.recovery import Recovery, Step, classify, inspect, lock_paths, roll_forward
 from harnessgit.targets import candidate_tips
 
@@ -217,6 +218,11 @@ def _index_lock_left(store: Store) -> list[Finding]:
     killed inside its checkout left one, and every later landing failed on it). One a
     running git holds (`git commit` while its editor is open) is no problem."""
     held = index_lock(store.git_dir, store.root)
+    if held is not None and held.holders == () and not held.lock.stale:
+        # Young, and no git runs here: a git killed just now (doctor right after a kill),
+        # or one starting. Wait until it is old enough to judge, as git waits for a ref lock.
+        time.sleep(max(0.0, STALE_AFTER - held.lock.age))
+        held = index_lock(store.git_dir, store.root)
     if held is None or not held.lock.stale or held.holders:
         return []
     subject, age = shown(store, held.lock.path), age_text(held.lock.age)

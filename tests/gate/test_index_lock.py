@@ -100,3 +100,12 @@ def test_doctor_finds_a_stale_index_lock_and_leaves_a_running_gits_alone(gate_re
     finally:
         os.killpg(editor.pid, signal.SIGKILL)  # the shell, git and its editor: the group it leads
         editor.wait()
+
+
+def test_doctor_right_after_a_kill_judges_a_new_lock_once_it_is_old_enough(gate_repo: Path) -> None:
+    """A lock no git holds, made just now (doctor run at once after a kill): doctor waits
+    until it is a second old, sees that still no git runs here, and removes it."""
+    lock = killed_gits_lock(gate_repo, age=0)
+    fixed = run(gate_repo, "doctor", "--fix")
+    assert fixed.exit_code == 0 and "removed .git/index.lock" in fixed.output, fixed.output
+    assert not lock.exists()
