@@ -323,12 +323,27 @@ case " $* " in
         before) kill -KILL 0 ;;
         after) "$REAL_GIT" "$@"; kill -KILL 0 ;;
         during) "$REAL_GIT" "$@" <&0 & sleep "$FAULT_DELAY"; kill -KILL 0 ;;
+        held)
+            # The moment git holds the lock (or, if it never takes it, about 50 ms on).
+            "$REAL_GIT" "$@" <&0 &
+            i=0
+            while [ ! -e .git/index.lock ] && [ "$i" -lt 20000 ]; do i=$((i + 1)); done
+            kill -KILL 0 ;;
         esac
     fi ;;
 esac
 fi
 exec "$REAL_GIT" "$@"
 """
+
+# Around each index write: before it, the moment it holds index.lock, a few moments
+# into it, and after it.
+INDEX_WHEN = [
+    ("before", "0"),
+    ("held", "0"),
+    *(("during", delay) for delay in ("0.002", "0.008", "0.03")),
+    ("after", "0"),
+]
 
 
 def index_shim(where: Path) -> dict[str, str]:
@@ -368,7 +383,7 @@ def targeted_index(base: Path, where: Path, chosen: list[Step]) -> dict[str, int
             continue
         outcomes: dict[str, int] = {}
         for call in range(1, calls + 1):
-            for when, delay in WHEN:
+            for when, delay in INDEX_WHEN:
                 env = {**index_shim(where), "FAULT_CALL": str(call), "FAULT_WHEN": when, "FAULT_DELAY": delay}
                 outcome = trial(base, where, step, 0.0, env)
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
@@ -376,7 +391,7 @@ def targeted_index(base: Path, where: Path, chosen: list[Step]) -> dict[str, int
                 if outcome not in ("clean", "repaired by rerun"):
                     print(f"  {step.name}: index write {call}/{calls} {when}: {outcome}", flush=True)
         shown = ", ".join(f"{name} {count}" for name, count in sorted(outcomes.items()))
-        print(f"{step.name:<8} ({calls} index writes, {len(WHEN) * calls} kills): {shown}", flush=True)
+        print(f"{step.name:<8} ({calls} index writes, {len(INDEX_WHEN) * calls} kills): {shown}", flush=True)
     return totals
 
 
