@@ -8,8 +8,9 @@ refused at once, in one line that says another harnessgit merge holds it.
 
 An advisory ``flock`` on a file per branch in ``<git common dir>/harnessgit/landing/``:
 the kernel drops it when its holder exits, SIGKILL included, so a killed merge leaves
-nothing to repair (the file stays, unlocked). The holder writes its pid in the file for
-the message. POSIX only, as the process groups of harnessgit/processes/ are.
+nothing to repair (the file stays, unlocked: named ``.flock``, so that nothing takes it
+for one of git's lock files, which a killed git leaves). The holder writes its pid in
+the file for the message. POSIX only, as the process groups of harnessgit/processes/ are.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class LandingBusy(ConcurrentUpdate):
 
 def lock_path(common_dir: Path, branch: str) -> Path:
     # A branch name may hold slashes: a digest makes it one file name.
-    return common_dir / LANDING_DIR / f"{hashlib.sha1(branch.encode()).hexdigest()[:16]}.lock"
+    return common_dir / LANDING_DIR / f"{hashlib.sha1(branch.encode()).hexdigest()[:16]}.flock"
 
 
 @contextlib.contextmanager
