@@ -27,6 +27,7 @@ from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, ow
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.bisect.search import Known, Point, bound, judge_ends, judge_stored, search
 from harnessgit.bisect.weights import ModelChange, model_change
+from harnessgit.candidates.log import landing_mismatch
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.config import CONFIG_FILE, Config, require_evaluator
 from harnessgit.errors import HarnessgitError
@@ -199,7 +200,15 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
     parent = info.parents[0] if info.parents else EMPTY_TREE
     merged = info.parents[1] if len(info.parents) > 1 else None
     records = store.notes_on(layout.NOTES_GATE, sha)
-    gate = next((r for r in reversed(records) if isinstance(r, GateRecord) and r.merge == sha), None)
+    # A gate record copied onto this commit from another merge is no gate of it (issue 28).
+    gate = next(
+        (
+            r
+            for r in reversed(records)
+            if isinstance(r, GateRecord) and r.merge == sha and not landing_mismatch(r, info)
+        ),
+        None,
+    )
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
     kind = _kind(store, info, gate, override)
     origin = provenance(store, sha)

@@ -15,6 +15,7 @@ from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
 from harnessgit.config import Config
 from harnessgit.evaluation.lineage import registered
 from harnessgit.evaluation.scores import ScoreBook
+from harnessgit.objects import CommitInfo
 from harnessgit.records import GateRecord, ModelRecord, OverrideRecord, Record, view_of
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, candidate_of, proposal_chain
@@ -32,6 +33,9 @@ class GateSummary:
     attempt: int
     alpha_k: float
     alpha_spent: float
+    # Why the record is not this commit's gate (a record copied onto it from another
+    # merge, issue 28 defect 4), or None: `landing_mismatch`. `verify` checks the rest.
+    problem: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +136,23 @@ def landing(records: Sequence[Record], sha: str) -> Landing:
     )
 
 
+def landing_mismatch(gate: GateRecord, info: CommitInfo) -> list[str]:
+    """What shows that ``gate`` did not decide the merge ``info``: it compared other
+    commits, or evaluated another tree. Cheap (no scores read), so that whatever shows a
+    landing's verdict shows one that belongs to it; `verify` recomputes the decision."""
+    problems = []
+    if info.parents[:1] != (gate.base,) or len(info.parents) < 2 or info.parents[1] != gate.commit:
+        problems.append(
+            f"the gate compared {gate.commit[:12]} with {gate.base[:12]}, but this merge's parents "
+            f"are {', '.join(p[:12] for p in info.parents)}"
+        )
+    if info.tree != gate.tree:
+        problems.append(
+            f"the merged tree {info.tree[:12]} is not the tree the gate evaluated ({gate.tree[:12]})"
+        )
+    return problems
+
+
 def accepted_log(
     store: Store, config: Config, *, base: str | None = None, limit: int | None = None
 ) -> LogResult:
@@ -166,7 +187,7 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
         kind="merge" if merged else "direct",
         candidate=candidate_of(store, merged or sha),
         files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
-        gate=view_of(GateSummary, landed.gates[-1]) if landed.gates else None,
+        gate=_summary(landed.gates[-1], info) if landed.gates else None,
         override=view_of(Override, landed.overrides[0]) if landed.overrides else None,
         proposals=[
             MergedProposal(
@@ -177,6 +198,11 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
             for origin in chain
         ],
     )
+
+
+def _summary(gate: GateRecord, info: CommitInfo) -> GateSummary:
+    problems = landing_mismatch(gate, info)
+    return view_of(GateSummary, gate, problem="; ".join(problems) if problems else None)
 
 
 def selection_spend(gates: list[GateRecord]) -> list[SelectionSpend]:

@@ -123,6 +123,8 @@ def _gate_cell(entry: LogEntry) -> str:
     gate = entry.gate
     if gate is None:
         return "ungated" if entry.kind == "direct" else "no gate record"
+    if gate.problem is not None:  # a record copied from another merge: its numbers are not this one's
+        return f"{'pass' if gate.passed else 'REJECT'} (does not verify: {gate.problem})"
     diff = f"{points(gate.difference)} pts" if gate.difference is not None else EMPTY
     if gate.corrected is not None:  # the gain corrected for selection (docs/gate.md)
         diff += f" ({points(gate.corrected)} corrected)"

@@ -42,6 +42,7 @@ from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_GITLINK, TreeEntry
 from harnessgit.records import GateRecord, OverrideRecord
 from harnessgit.render import listing, short
 from harnessgit.store import Store
+from harnessgit.store.locks import IndexLock, index_lock
 
 Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)
 
@@ -164,6 +165,15 @@ def refuse_unfinished(store: Store) -> None:
         )
 
 
+def refuse_locked_index(store: Store, branch: str) -> None:
+    """Refuse to move a checked-out branch while its index is locked: checked before
+    anything is written (issue 28, defect 2: a landing that checked only after the ref
+    moved left the branch moved, its index not, and the reverse of the edit staged)."""
+    held = index_lock(store.git_dir, store.root)
+    if held is not None:
+        raise HarnessgitError(f"cannot move {branch} under its checkout: {_locked(store, held)}, and rerun")
+
+
 def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
     """Whether a checked-out base branch can move from ``old`` to ``new`` under the
     working tree: each path the merge changes must hold, in the index and on disk,
@@ -174,6 +184,7 @@ def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
     if store.head_branch() != branch:
         return {}
     refuse_unfinished(store)
+    refuse_locked_index(store, branch)
     unmerged = store.unmerged_paths()
     if unmerged:
         raise HarnessgitError(
@@ -201,11 +212,11 @@ def update_worktree(store: Store, branch: str, old: str, new: str, settled: Sett
 
 def _follow(store: Store, branch: str, old: str, new: str, settled: Settled) -> None:
     """Stage what the working tree holds already, then move the rest from ``old`` to ``new``."""
-    lock, unmerged = store.git_dir / "index.lock", store.unmerged_paths()
-    if lock.exists() or unmerged:
+    held, unmerged = index_lock(store.git_dir, store.root), store.unmerged_paths()
+    if held is not None or unmerged:
         why = (
-            f"{lock} exists (a git command is running here, or one was killed); once none runs, remove it"
-            if lock.exists()
+            _locked(store, held)
+            if held is not None
             else f"the index has conflicts in {listing(unmerged)}; resolve them"
         )
         raise HarnessgitError(f"{branch}'s working tree cannot follow {short(new)} now: {why}, and rerun")
@@ -219,6 +230,15 @@ def _follow(store: Store, branch: str, old: str, new: str, settled: Settled) -> 
             f"{branch} is at {short(new)}, but its working tree could not follow ({reason}): "
             "rerun the command to finish it"
         ) from None
+
+
+def _locked(store: Store, held: IndexLock) -> str:
+    """Who holds the index lock, and what to do: remove a killed git's, wait for a live one."""
+    if held.stale:
+        return f"{held.why(store.root)}; remove it with `harnessgit doctor --fix`"
+    if held.holders is None and held.lock.stale:
+        return f"{held.why(store.root)}; once no git runs here, remove it"
+    return f"{held.why(store.root)}; wait until that git ends"
 
 
 @contextlib.contextmanager

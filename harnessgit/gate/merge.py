@@ -78,6 +78,13 @@ def merge(
     caller's line, e.g. evolve's gain corrected for selection) joins the message."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
+    with store.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
+        return _merge(store, config, name, branch, allow_small, execution, note)
+
+
+def _merge(
+    store: Store, config: Config, name: str, branch: str, allow_small: bool, execution: Execution, note: str
+) -> MergeResult:
     target = resolve(store, name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
     pending = unfinished_checkout(store)

@@ -16,6 +16,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.gate.checkout import (
     UnfinishedCheckout,
     finish_checkout,
+    refuse_locked_index,
     refuse_unfinished,
     unfinished_checkout,
 )
@@ -37,6 +38,15 @@ def revert(
     """Propose the inverse of an accepted edit; with ``no_gate`` land it at once as an override."""
     config = require(config)
     branch = base or config.harness.base
+    if not no_gate:
+        return _revert(store, config, rev, branch, reason, no_gate)
+    with store.landing(branch):  # before anything is proposed (issue 28, defect 5)
+        return _revert(store, config, rev, branch, reason, no_gate)
+
+
+def _revert(
+    store: Store, config: Config, rev: str, branch: str, reason: str, no_gate: bool
+) -> tuple[Proposal, MergeResult | None]:
     tip = base_tip(store, branch)
     accepted = resolve(store, rev).sha
     if accepted not in store.first_parent_chain(tip):
@@ -51,6 +61,7 @@ def revert(
             finish_checkout(store, pending)
             return _landed(pending), MergeResult(branch, pending.merge, True, None, pending)
         refuse_unfinished(store)
+        refuse_locked_index(store, branch)
     before = info.parents[0]
     changes: dict[str, Blob | None] = {}
     tip_tree = store.commit_info(tip).tree

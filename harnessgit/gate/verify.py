@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from functools import partial
 
 from harnessgit import layout
-from harnessgit.candidates.log import landing
+from harnessgit.candidates.log import landing, landing_mismatch
 from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import Key
@@ -80,7 +80,7 @@ class VerifyReport:
     branch: str
     start: str | None  # the commit that added harnessgit.toml
     checked: list[str]  # commits after it, oldest first
-    gated: int
+    gated: int  # gated merges whose gate record holds (one that does not is a finding)
     ok: bool  # no findings
     findings: list[Finding]
     overrides: list[OverrideRecord]
@@ -108,6 +108,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
     overrides: list[OverrideRecord] = []
     infrastructure: list[Infrastructure] = []
     merged: dict[str, list[str]] = {}  # selection set -> the gated merges decided on it
+    verified = 0  # gated merges whose record holds (a forged one is a finding, not a gated merge)
     for sha in checked:
         landed = landing(gates.get(sha, []), sha)
         if landed.overrides:
@@ -123,17 +124,17 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
             if used is None or not used.problem:
                 problems += model_problems(store, gate, partial(_rows, book, until=gate.ts, used=used))
             findings += [Finding(sha, problem) for problem in problems]
+            verified += not problems
         else:
             change = classify(store, sha)
             if change.infrastructure:
                 infrastructure.append(Infrastructure(sha, change.other, change.beside))
             else:
                 findings.append(Finding(sha, _ungated(change)))
-    gated = sum(len(shas) for shas in merged.values())
     shared = [found for split, shas in merged.items() for found in _shared_attempts(split, shas, all_gates)]
     ok = not findings
     return VerifyReport(
-        branch, start, checked, gated, ok, findings, overrides, infrastructure, book.peeks, shared
+        branch, start, checked, verified, ok, findings, overrides, infrastructure, book.peeks, shared
     )
 
 
@@ -159,15 +160,7 @@ def _check_gate(
     info = store.commit_info(sha)
     if not gate.passed:
         problems.append("its gate record says the gate rejected it")
-    if info.parents[:1] != (gate.base,) or len(info.parents) < 2 or info.parents[1] != gate.commit:
-        problems.append(
-            f"the gate compared {gate.commit[:12]} with {gate.base[:12]}, but this merge's parents "
-            f"are {', '.join(p[:12] for p in info.parents)}"
-        )
-    if info.tree != gate.tree:
-        problems.append(
-            f"the merged tree {info.tree[:12]} is not the tree the gate evaluated ({gate.tree[:12]})"
-        )
+    problems += landing_mismatch(gate, info)
     problems += _settings_used(store, info.parents[0], gate)
     try:
         config = parse_config(store.file_at(store.commit_info(gate.commit).tree, CONFIG_FILE) or b"")

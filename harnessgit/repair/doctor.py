@@ -10,6 +10,7 @@ files, so the lock check that follows sees only the others. A new check is one m
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +25,7 @@ from harnessgit.render import listing, plural, short
 from harnessgit.store import Store, retired
 from harnessgit.store import index as notes_index
 from harnessgit.store import journal as journals
-from harnessgit.store.locks import age_text, find_locks, read_lock
+from harnessgit.store.locks import INDEX_LOCK, STALE_AFTER, age_text, find_locks, index_lock, read_lock
 from harnessgit.store.recovery import Recovery, Step, classify, inspect, lock_paths, roll_forward
 from harnessgit.targets import candidate_tips
 
@@ -197,7 +198,7 @@ def find_locks_left(store: Store) -> list[Finding]:
                 continue
             if classify(store, moves)[1] != "blocked":
                 owned.update(lock_paths(store, moves))
-    return [
+    found = [
         Finding(
             "locks",
             shown(store, lock.path),
@@ -209,10 +210,44 @@ def find_locks_left(store: Store) -> list[Finding]:
         for lock in find_locks(store.common_dir, store.git_dir)
         if lock.stale and lock.path not in owned
     ]
+    return found + _index_lock_left(store)
+
+
+def _index_lock_left(store: Store) -> list[Finding]:
+    """The checkout's index.lock, when a killed git left it (issue 28, defect 2: a merge
+    killed inside its checkout left one, and every later landing failed on it). One a
+    running git holds (`git commit` while its editor is open) is no problem."""
+    held = index_lock(store.git_dir, store.root)
+    if held is not None and held.holders == () and not held.lock.stale:
+        # Young, and no git runs here: a git killed just now (doctor right after a kill),
+        # or one starting. Wait until it is old enough to judge, as git waits for a ref lock.
+        time.sleep(max(0.0, STALE_AFTER - held.lock.age))
+        held = index_lock(store.git_dir, store.root)
+    if held is None or not held.lock.stale or held.holders:
+        return []
+    subject, age = shown(store, held.lock.path), age_text(held.lock.age)
+    if held.holders is None:
+        problem = f"index lock, {age} old: whether a git still holds it cannot be told here"
+        return [
+            Finding("locks", subject, problem, "if no git runs in this checkout, remove it", fixable=False)
+        ]
+    problem = (
+        f"stale index lock, {age} old, and no git runs in this checkout: every command that "
+        "writes the index (git add, git commit, a merge's checkout) fails on it"
+    )
+    return [Finding("locks", subject, problem, "remove it", fixable=True)]
 
 
 def remove_lock(store: Store, finding: Finding) -> str:
     path = Path(store.root, finding.subject)
+    if path == store.git_dir / INDEX_LOCK:
+        held = index_lock(store.git_dir, store.root)  # again: a git may have started since
+        if held is None:
+            return "already gone"
+        if not held.stale:
+            raise CannotRepair(f"{held.why(store.root)}: left alone")
+        path.unlink(missing_ok=True)
+        return f"removed {finding.subject}"
     lock = read_lock(path)  # again: it may have gone, or been taken anew, since it was found
     if lock is None:
         return "already gone"
@@ -376,7 +411,12 @@ CHECKS: tuple[Check, ...] = (
         find_transactions,
         fix_transaction,
     ),
-    Check("locks", "lock files a killed git left on refs (older than 1 s)", find_locks_left, remove_lock),
+    Check(
+        "locks",
+        "lock files a killed git left on refs (older than 1 s) and the index (while no git runs there)",
+        find_locks_left,
+        remove_lock,
+    ),
     Check(
         "checkout",
         "a merge or revert --no-gate that moved the checked-out branch but not its working tree",

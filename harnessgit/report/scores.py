@@ -58,7 +58,7 @@ def score_point(entry: LogEntry, summary: ScoreSummary, peeks: list[TestPeek]) -
         subject=entry.subject,
         date=entry.date,
         kind=entry.kind,
-        gated=entry.gate is not None and entry.gate.passed,
+        gated=entry.gate is not None and entry.gate.passed and entry.gate.problem is None,
         candidate=entry.candidate,
         n=summary.n,
         mean=summary.mean,

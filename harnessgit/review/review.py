@@ -21,7 +21,7 @@ from typing import Literal
 
 from harnessgit import globs, layout
 from harnessgit.candidates.chain import Measure
-from harnessgit.candidates.log import landing
+from harnessgit.candidates.log import landing, landing_mismatch
 from harnessgit.checks import CheckReport, Content, check_change
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config import Config, require
@@ -194,6 +194,8 @@ def score_history(store: Store, base: str) -> list[float]:
     landed: list[GateRecord] = []
     for sha in store.first_parent_chain(base):
         records = landing(gates.get(sha, []), sha).gates
+        if records and landing_mismatch(records[-1], store.commit_info(sha)):
+            continue  # copied from another merge: not this one's numbers (issue 28)
         if records and records[-1].candidate_mean is not None:
             landed.append(records[-1])
             if len(landed) == HISTORY_KEPT:

@@ -117,3 +117,75 @@ def _shown(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
+
+
+# -- the index lock --------------------------------------------------------------
+
+INDEX_LOCK = "index.lock"
+_PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class IndexLock:
+    """``index.lock`` of a checkout, with the git processes running in that checkout.
+
+    Its age alone cannot tell a killed git's from a live one's: `git commit` holds it
+    while the commit message editor is open, for minutes. A git that holds it runs in
+    the checkout (its working directory is the checkout or inside its git directory),
+    so a lock older than `STALE_AFTER` while no git runs there is a killed git's
+    (issue 28, defect 2). ``holders`` is None where processes cannot be listed (no
+    /proc): then nothing calls it stale."""
+
+    lock: Lock
+    holders: tuple[int, ...] | None  # pids of the git processes running in the checkout
+
+    @property
+    def stale(self) -> bool:
+        return self.lock.stale and self.holders == ()
+
+    def why(self, root: Path) -> str:
+        """What holds it, for a message that says what to do."""
+        shown = f"{_shown(self.lock.path, root)} ({age_text(self.lock.age)} old)"
+        if self.stale:
+            return f"{shown} was left by a killed git (no git runs in this checkout)"
+        if self.holders:
+            return f"{shown} is held by a running git (pid {', '.join(map(str, self.holders))})"
+        if not self.lock.stale:
+            return f"{shown} was taken just now"
+        return f"{shown} exists, and whether a git still holds it cannot be told here"
+
+
+def index_lock(git_dir: Path, root: Path) -> IndexLock | None:
+    """The checkout's index lock now, or None when there is none."""
+    lock = read_lock(git_dir / INDEX_LOCK)
+    if lock is None:
+        return None
+    return IndexLock(lock, git_processes_in((root, git_dir)))
+
+
+def git_processes_in(places: tuple[Path, ...]) -> tuple[int, ...] | None:
+    """The git processes (Linux: read from /proc) whose working directory is one of
+    ``places`` or inside it, but this process's own (the store's cat-file and ref
+    session); None where processes cannot be listed. A process of another user's,
+    whose directory cannot be read, is not counted."""
+    if not _PROC.is_dir():
+        return None
+    wanted = [place.resolve() for place in places]
+    found = []
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not (entry / "comm").read_text().startswith("git"):
+                continue
+            stat = (entry / "stat").read_bytes()
+            cwd = Path(os.readlink(entry / "cwd"))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        # The command name may hold spaces and parentheses: the parent's pid is the
+        # second field after its last ")".
+        if int(stat[stat.rfind(b")") + 2 :].split()[1]) == os.getpid():
+            continue
+        if any(cwd == place or place in cwd.parents for place in wanted):
+            found.append(int(entry.name))
+    return tuple(sorted(found))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.objects import object_id
+from harnessgit.store.git import Git
 
 # A wide pipe lets git inflate objects well ahead of the reader during bulk
 # reads, instead of stopping every 64 KiB (Linux's default pipe size).
@@ -44,16 +45,17 @@ def _widen_pipe(proc: subprocess.Popen[bytes]) -> None:
 class CatFile:
     """A persistent ``git cat-file --batch`` process."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
-        self._cwd = cwd
-        self._env = env
+    def __init__(self, git: Git) -> None:
+        self._cwd = git.cwd
+        self._env = git.env
+        self._argv = git.argv(["cat-file", "--batch"])
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
+                self._argv,
                 cwd=self._cwd,
                 env=self._env,
                 stdin=subprocess.PIPE,

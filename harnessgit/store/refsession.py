@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.git import Result
+from harnessgit.store.git import Git, Result
 
 MESSAGE = "harnessgit: records (the reason is in each notes commit's message)"
 
 
 class RefSession:
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
-        self.cwd, self.env = cwd, env
+    def __init__(self, git: Git) -> None:
+        self.cwd, self.env = git.cwd, git.env
+        self.argv = git.argv(["update-ref", "-m", MESSAGE, "--stdin"])
         self._proc: subprocess.Popen[bytes] | None = None
 
     def run(self, lines: list[str]) -> Result:
@@ -63,7 +63,7 @@ class RefSession:
         if self._proc is None or self._proc.poll() is not None:
             try:
                 self._proc = subprocess.Popen(
-                    ["git", "update-ref", "-m", MESSAGE, "--stdin"],
+                    self.argv,
                     cwd=self.cwd,
                     env=self.env,
                     stdin=subprocess.PIPE,

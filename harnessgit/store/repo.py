@@ -21,6 +21,7 @@ from harnessgit import layout
 from harnessgit.errors import HarnessgitError, InvalidName, NotARepository, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
 from harnessgit.objects import MODE_TREE, CommitInfo, TreeEntry, format_tree, parse_commit, parse_tree
+from harnessgit.store import landing_lock
 from harnessgit.store.changes import ChangesMixin
 from harnessgit.store.git import Git
 from harnessgit.store.history import HistoryMixin
@@ -67,8 +68,8 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
         self.objects = objects
         self.clock = clock
         self.git = Git(root)
-        self.catfile = CatFile(root, self.git.env)
-        self.refs = RefSession(root, self.git.env)  # ref transactions of records
+        self.catfile = CatFile(self.git)
+        self.refs = RefSession(self.git)  # ref transactions of records
         self.ref_files = RefFiles(self.common_dir)  # ref reads without a git process
         self._idents: dict[str, tuple[str, str]] | None = None
         self._trees: dict[str, list[TreeEntry]] = {}  # objects never change: safe to keep
@@ -170,6 +171,13 @@ class Store(HistoryMixin, WorktreeMixin, ChangesMixin, NotesMixin):
                 self.flush()
             finally:
                 self._staged = None
+
+    @contextlib.contextmanager
+    def landing(self, branch: str) -> Iterator[None]:
+        """Hold ``branch`` for one landing (`merge`, `revert --no-gate`), from before the
+        gate to its checkout; `LandingBusy` when another harnessgit holds it."""
+        with landing_lock.landing(self.common_dir, branch, checked_out=self.head_branch() == branch):
+            yield
 
     @contextlib.contextmanager
     def direct(self) -> Iterator[None]:

@@ -2,11 +2,16 @@
 
     .venv/bin/python tests/bench/fault_injection.py [--kills 8] [--seed 0] [--steps propose,eval,...]
     .venv/bin/python tests/bench/fault_injection.py --targeted
+    .venv/bin/python tests/bench/fault_injection.py --index-lock [--steps merge,revert]
 
 With --targeted the kills are not random: a `git` shim on PATH counts the step's
 `git update-ref` calls (every ref and note harnessgit writes goes through one) and, for
 each call, kills the process group just before it, just after it, and while it runs (a
 few milliseconds in): every commit point of every step.
+
+With --index-lock the shim counts instead the gits that write the checkout's own index
+(`update-index`, `read-tree`, `status`) and kills around each the same way: a kill while
+one runs leaves `.git/index.lock` (issue 28, defect 2).
 
 A repository is built once from templates/triage (the demo's harness, evaluator and
 simulated proposer). For each step (propose, eval, gate, merge, revert --no-gate,
@@ -302,12 +307,103 @@ def targeted(base: Path, where: Path, chosen: list[Step]) -> dict[str, int]:
     return totals
 
 
+# -- kills around the index lock (issue 28, defect 2) ------------------------------
+
+INDEX_SHIM = """#!/bin/sh
+# fault_injection.py: kill this process group around the FAULT_CALL-th git that writes
+# the checkout's own index (so takes .git/index.lock): update-index, read-tree, status
+# (which refreshes the index when it can). A throw-away index (GIT_INDEX_FILE) is not it.
+if [ -z "$GIT_INDEX_FILE" ]; then
+case " $* " in
+*" update-index "*|*" read-tree "*|*" status "*)
+    n=$(( $(cat "$FAULT_COUNTER" 2>/dev/null || echo 0) + 1 ))
+    echo "$n" > "$FAULT_COUNTER"
+    if [ "$n" = "$FAULT_CALL" ]; then
+        case "$FAULT_WHEN" in
+        before) kill -KILL 0 ;;
+        after) "$REAL_GIT" "$@"; kill -KILL 0 ;;
+        during) "$REAL_GIT" "$@" <&0 & sleep "$FAULT_DELAY"; kill -KILL 0 ;;
+        held)
+            # The moment git holds the lock (or, if it never takes it, about 50 ms on).
+            "$REAL_GIT" "$@" <&0 &
+            i=0
+            while [ ! -e .git/index.lock ] && [ "$i" -lt 20000 ]; do i=$((i + 1)); done
+            kill -KILL 0 ;;
+        esac
+    fi ;;
+esac
+fi
+exec "$REAL_GIT" "$@"
+"""
+
+# Around each index write: before it, the moment it holds index.lock, a few moments
+# into it, and after it.
+INDEX_WHEN = [
+    ("before", "0"),
+    ("held", "0"),
+    *(("during", delay) for delay in ("0.002", "0.008", "0.03")),
+    ("after", "0"),
+]
+
+
+def index_shim(where: Path) -> dict[str, str]:
+    """An environment whose `git` is the index shim, counting into a fresh counter file."""
+    bin_dir = where / "index-shim"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "git").write_text(INDEX_SHIM)
+    (bin_dir / "git").chmod(0o755)
+    counter = where / "counter"
+    counter.unlink(missing_ok=True)
+    real = shutil.which("git")
+    assert real, "git is not on PATH"
+    return {"PATH": f"{bin_dir}:{ENV['PATH']}", "REAL_GIT": real, "FAULT_COUNTER": str(counter)}
+
+
+def index_writes(base: Path, where: Path, step: Step) -> int:
+    """How many gits that write the checkout's index the step starts, run whole."""
+    repo = fresh(base, where, step)
+    env = {**ENV, **index_shim(where), "FAULT_CALL": "0"}
+    subprocess.run(
+        [sys.executable, "-m", "harnessgit", *resolved(repo, step.argv)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+    )
+    return int((where / "counter").read_text()) if (where / "counter").exists() else 0
+
+
+def targeted_index(base: Path, where: Path, chosen: list[Step]) -> dict[str, int]:
+    """Kill before, while and after each git that takes the index lock: a kill while it
+    runs leaves .git/index.lock, which only `doctor --fix` removes (and `merge` must
+    refuse before it moves the branch)."""
+    totals: dict[str, int] = {}
+    for step in chosen:
+        calls = index_writes(base, where, step)
+        if not calls:
+            continue
+        outcomes: dict[str, int] = {}
+        for call in range(1, calls + 1):
+            for when, delay in INDEX_WHEN:
+                env = {**index_shim(where), "FAULT_CALL": str(call), "FAULT_WHEN": when, "FAULT_DELAY": delay}
+                outcome = trial(base, where, step, 0.0, env)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                totals[outcome] = totals.get(outcome, 0) + 1
+                if outcome not in ("clean", "repaired by rerun"):
+                    print(f"  {step.name}: index write {call}/{calls} {when}: {outcome}", flush=True)
+        shown = ", ".join(f"{name} {count}" for name, count in sorted(outcomes.items()))
+        print(f"{step.name:<8} ({calls} index writes, {len(INDEX_WHEN) * calls} kills): {shown}", flush=True)
+    return totals
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=8, help="kills per step")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", default="", help="comma-separated step names (default: all)")
     parser.add_argument("--targeted", action="store_true", help="kill around every update-ref call")
+    parser.add_argument(
+        "--index-lock", action="store_true", help="kill around every git that writes the index"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     chosen = [s for s in steps() if not args.steps or s.name in args.steps.split(",")]
@@ -317,7 +413,9 @@ def main() -> None:
         build(base)
         if args.targeted:
             totals = targeted(base, Path(tmp), chosen)
-        for step in [] if args.targeted else chosen:
+        if args.index_lock:
+            totals = targeted_index(base, Path(tmp), chosen)
+        for step in [] if args.targeted or args.index_lock else chosen:
             repo = fresh(base, Path(tmp), step)
             started = time.monotonic()
             hg(repo, *resolved(repo, step.argv), check=False)

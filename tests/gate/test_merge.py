@@ -147,8 +147,8 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
         if any(isinstance(r, GateRecord) and r.merge for r in records)
     ]
     assert merges == [landed]  # no half-written merge record for the loser
-    if codes[1] == 3:
-        assert "moved while the gate ran" in next(err for code, err in results if code == 3)
+    if codes[1] == 3:  # refused while the other held main (store/landing_lock.py), before its gate
+        assert "another harnessgit merge (pid " in next(err for code, err in results if code == 3)
 
 
 def test_a_merged_chain_lists_every_proposal_with_its_own_effect(gate_repo: Path) -> None:
