@@ -12,9 +12,9 @@ Two kinds of rule:
   ``[scrub] patterns``);
 - literal secrets: the values of the environment variables that hold secrets
   (``[proposer] api_key_env``, ``[scrub] env`` and `DEFAULT_SECRET_ENV`), whatever
-  their shape. A value is redacted as it is, in the forms quoting gives it (JSON
-  escapes, a Python literal) and where a message cut it short ("...") leaving
-  only its start or its end: error messages quote evaluator and proposer output
+  their shape. A value is redacted as it is and in any letter case, in the forms
+  quoting gives it (JSON escapes, a Python literal) and where a message cut it
+  short ("...") leaving only its start or its end: error messages quote evaluator and proposer output
   cut to a width, and a cut key is still most of a key.
 """
 
@@ -80,12 +80,18 @@ def secret_values(names: Iterable[str], environ: Mapping[str, str]) -> list[str]
 
 def _forms(secret: str) -> set[str]:
     """The secret, and how it reads once quoted: in JSON (escaped, with or without
-    ASCII escapes) and as a Python literal (`repr`, as error messages quote output)."""
+    ASCII escapes) and as a Python literal (`repr`, as error messages quote output).
+    Each also upper- and lower-cased: matching without regard to case does not reach
+    inside an escape (``\u00e4`` is not ``\u00c4``)."""
     return {
-        secret,
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        repr(secret)[1:-1],
+        form
+        for value in {secret, secret.upper(), secret.lower()}
+        for form in (
+            value,
+            json.dumps(value)[1:-1],
+            json.dumps(value, ensure_ascii=False)[1:-1],
+            repr(value)[1:-1],
+        )
     }
 
 
@@ -93,10 +99,12 @@ def _literals(secrets: Iterable[str]) -> list[str]:
     """Expressions for the secrets' forms: whole, the start of one before a cut, the
     end of one after a cut (each at least MIN_SECRET_CHARS long), longest first, so
     that a secret is redacted whole rather than a shorter one inside it."""
-    forms = sorted(
-        {form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in _forms(secret)},
-        key=lambda form: (-len(form), form),
-    )
+    # One form per spelling up to case: matched without regard to case, the others
+    # would only lengthen the alternation tried at every position.
+    unique = {
+        form.lower(): form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in _forms(secret)
+    }
+    forms = sorted(unique.values(), key=lambda form: (-len(form), form))
     if not forms:
         return []
     starts, ends = [], []
@@ -109,10 +117,13 @@ def _literals(secrets: Iterable[str]) -> list[str]:
             before = f"(?:{before}{char})?"
         ends.append(before + "".join(chars[-MIN_SECRET_CHARS:]))
     # One look-behind for all the ends: it is tried at every position of every string.
+    # Without regard to case: an upper-cased copy of a key is the key to anyone who
+    # reads it (issue 28: 16 blobs held one); docs/design.md, "Secrets", lists what else
+    # is and is not covered.
     return [
-        *(re.escape(form) for form in forms),
-        f"(?:{'|'.join(starts)}){_CUT_AFTER}",
-        f"{_CUT_BEFORE}(?:{'|'.join(ends)})",
+        *(f"(?i:{re.escape(form)})" for form in forms),
+        f"(?i:{'|'.join(starts)}){_CUT_AFTER}",
+        f"{_CUT_BEFORE}(?i:{'|'.join(ends)})",
     ]
 
 
