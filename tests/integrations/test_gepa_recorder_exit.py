@@ -18,7 +18,7 @@ from tests.integrations.test_gepa_recorder import consistent, gepa_repo, recorde
 __all__ = ["gepa_repo"]  # the fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[2]
-# sys.argv: the repository, what to do ("end", "exit-mid-run" or "fail-writes").
+# sys.argv: the repository, what to do ("end", "exit-mid-run", "raise" or "fail-writes").
 SCRIPT = """\
 import sys
 sys.path.insert(0, {root!r})
@@ -44,6 +44,8 @@ class Exits(WordAdapter):
     def evaluate(self, batch, candidate, capture_traces=False):
         if how == "exit-mid-run" and self.calls == 60:
             sys.exit(0)  # not an Exception: GEPA ends the iteration, never the run
+        if how == "raise" and self.calls == 60:
+            raise RuntimeError("the task model went away")  # on_error, then GEPA raises
         return super().evaluate(batch, candidate, capture_traces)
 
 class Quiet:
@@ -63,7 +65,7 @@ gepa.optimize(seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL, adapter=Exi
 """
 
 
-def run_script(gepa_repo: Path, name: str, how: str) -> tuple[Path, int, str]:
+def run_script(gepa_repo: Path, name: str, how: str, code: int = 0) -> tuple[Path, int, str]:
     """The script on a clone of the repository: (the clone, proposals GEPA reported in
     ended iterations, stderr)."""
     repo = gepa_repo.parent / name
@@ -73,7 +75,7 @@ def run_script(gepa_repo: Path, name: str, how: str) -> tuple[Path, int, str]:
     done = subprocess.run(
         [sys.executable, str(script), str(repo), how], capture_output=True, text=True, check=False
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == code, done.stderr[-3000:]
     counts = [int(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("proposals ")]
     return repo, counts[-1], done.stderr
 
@@ -95,6 +97,18 @@ def test_a_script_that_exits_mid_run_keeps_every_ended_iteration(gepa_repo: Path
     candidates, _evals = consistent(repo)
     assert candidates == proposals
     assert "not written" not in stderr
+
+
+def test_a_run_gepa_stops_on_an_error_is_recorded_with_its_reason(gepa_repo: Path) -> None:
+    """GEPA raises after on_error (will_continue=False): the script dies with the
+    traceback, and the run is on record, the error as its stop reason."""
+    repo, proposals, stderr = run_script(gepa_repo, "raised", "raise", code=1)
+    assert "the task model went away" in stderr and "not written" not in stderr
+    candidates, _evals = consistent(repo)
+    assert candidates == proposals >= 2
+    _p, _e, others = recorded(repo)
+    (run,) = [r for r in others if type(r).__name__ == "RunRecord"]
+    assert run.stop_reason == "error: RuntimeError: the task model went away"
 
 
 def test_what_could_not_be_written_is_said_at_exit(gepa_repo: Path) -> None:
