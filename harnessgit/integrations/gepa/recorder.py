@@ -189,7 +189,7 @@ class GitRecorder(Staging):
     def _seed_scores(self, scores: ValsetScores) -> None:
         if scores.candidate_idx in self.commits:
             self._eval_record(self._staging(), self.commits[scores.candidate_idx], scores)
-            self._write()
+            self._writer.write_now()
 
     def on_budget_updated(self, event: Mapping[str, Any]) -> None:
         self._calls = int(event["metric_calls_used"])
@@ -250,7 +250,7 @@ class GitRecorder(Staging):
             seconds=round(seconds, 3),
         )
         self._staging().append(layout.NOTES_EVIDENCE, record.base, [record])
-        self._write()
+        self._writer.write_now()
 
     # -- one iteration -----------------------------------------------------
 

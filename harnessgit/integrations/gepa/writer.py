@@ -59,7 +59,7 @@ class Writer:
         self._written_at = time.monotonic()
         self._lock = threading.Lock()
         self._unwritten: list[str] = []  # in submission order
-        self._ran = 0  # how many of them ran since the last write
+        self._ran = 0  # how many of them ran (or run now) since the last write
         # a daemon: a script that exits without close() is not held open by the
         # recorder; the exit hook writes what it left (see the module's docstring)
         self._thread = threading.Thread(target=self._run, name="harnessgit-gepa-writer", daemon=True)
@@ -113,22 +113,23 @@ class Writer:
             try:
                 step = self._queue.get(timeout=WRITE_EVERY)
             except queue.Empty:  # GEPA is busy elsewhere: land what is staged
-                self._do(self._write_now)
+                self._do(self.write_now)
                 continue
             if step is None:
-                self._do(self._write_now)
+                self._do(self.write_now)
                 return
             if isinstance(step, _Flush):
-                self._do(self._write_now)
+                self._do(self.write_now)
                 step.done.set()
                 continue
-            self._do(step)
-            with self._lock:
+            with self._lock:  # counted first: a step may write what it staged itself
                 self._ran += 1
+            self._do(step)
             if time.monotonic() - self._written_at >= WRITE_EVERY:
-                self._do(self._write_now)
+                self._do(self.write_now)
 
-    def _write_now(self) -> None:
+    def write_now(self) -> None:
+        """Land what the steps staged; on the writer's thread only (a step may call it)."""
         self._written_at = time.monotonic()
         self._write()
         with self._lock:  # what ran is on record now
