@@ -15,6 +15,7 @@ import pytest
 
 from harnessgit.config import parse_config
 from harnessgit.errors import ConfigError
+from harnessgit.evaluation.splits import ManifestError, parse_manifest
 from tests.conftest import CONFIG, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,3 +93,9 @@ def test_every_command_says_one_line_and_exits_3(
         assert len(done.stderr.strip().splitlines()) == 1, (args, done.stderr[-500:])
         assert "Traceback" not in done.stderr
     assert git(repo, "for-each-ref") == before
+
+
+def test_a_deep_split_manifest_is_one_line() -> None:
+    with pytest.raises(ManifestError) as info:
+        parse_manifest(b"[" * 100_000 + b"]" * 100_000, "splits.json")
+    assert str(info.value) == "splits.json nests arrays or objects too deeply to read"
