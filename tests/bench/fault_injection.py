@@ -466,6 +466,7 @@ def judge(repo: Path, log: Path, complete: bool) -> tuple[str, int]:
     found = recorded(repo)
     outcome = "whole"
     if problems(repo) or found.broken:
+        print(f"    left by the kill: {'; '.join(problems(repo) + found.broken)}", flush=True)
         hg(repo, "doctor", "--fix", check=False)
         if not before <= records(repo):
             return "lost", 0
