@@ -37,13 +37,14 @@ def check_candidate_id(value: str) -> str:
 
 def check_ref_name(value: str, what: str = "name") -> str:
     """Enforce git-check-ref-format's rules for a (possibly multi-component) name."""
-    problem = _ref_name_problem(value)
+    problem = ref_name_problem(value)
     if problem:
         raise InvalidName(f"invalid {what} {value!r}: {problem}")
     return value
 
 
-def _ref_name_problem(value: str) -> str | None:
+def ref_name_problem(value: str) -> str | None:
+    """What git-check-ref-format would refuse in ``value``; None when it is a valid name."""
     if not value:
         return "it is empty"
     if value.startswith("-"):

@@ -12,9 +12,9 @@ Two kinds of rule:
   ``[scrub] patterns``);
 - literal secrets: the values of the environment variables that hold secrets
   (``[proposer] api_key_env``, ``[scrub] env`` and `DEFAULT_SECRET_ENV`), whatever
-  their shape. A value is redacted as it is, in the forms quoting gives it (JSON
-  escapes, a Python literal) and where a message cut it short ("...") leaving
-  only its start or its end: error messages quote evaluator and proposer output
+  their shape. A value is redacted as it is and in any letter case, in the forms
+  quoting gives it (JSON escapes, a Python literal) and where a message cut it
+  short ("...") leaving only its start or its end: error messages quote evaluator and proposer output
   cut to a width, and a cut key is still most of a key.
 """
 
@@ -80,21 +80,28 @@ def secret_values(names: Iterable[str], environ: Mapping[str, str]) -> list[str]
 
 def _forms(secret: str) -> set[str]:
     """The secret, and how it reads once quoted: in JSON (escaped, with or without
-    ASCII escapes) and as a Python literal (`repr`, as error messages quote output)."""
+    ASCII escapes) and as a Python literal (`repr`, as error messages quote output).
+    Each also upper- and lower-cased: matching without regard to case does not reach
+    inside an escape (``\u00e4`` is not ``\u00c4``)."""
     return {
-        secret,
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        repr(secret)[1:-1],
+        form
+        for value in {secret, secret.upper(), secret.lower()}
+        for form in (
+            value,
+            json.dumps(value)[1:-1],
+            json.dumps(value, ensure_ascii=False)[1:-1],
+            repr(value)[1:-1],
+        )
     }
 
 
 def _literals(secrets: Iterable[str]) -> list[str]:
-    """Expressions for the secrets' forms: whole, the start of one before a cut, the
-    end of one after a cut (each at least MIN_SECRET_CHARS long), longest first, so
-    that a secret is redacted whole rather than a shorter one inside it."""
+    """Expressions for the secrets' forms, lower-cased (`Scrubber` matches them in the
+    lower-cased text): whole, the start of one before a cut, the end of one after a cut
+    (each at least MIN_SECRET_CHARS long), longest first, so that a secret is redacted
+    whole rather than a shorter one inside it."""
     forms = sorted(
-        {form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in _forms(secret)},
+        {form.lower() for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in _forms(secret)},
         key=lambda form: (-len(form), form),
     )
     if not forms:
@@ -118,10 +125,19 @@ def _literals(secrets: Iterable[str]) -> list[str]:
 
 class Scrubber:
     def __init__(self, patterns: Iterable[str] = DEFAULT_PATTERNS, secrets: Iterable[str] = ()) -> None:
-        # One alternation, one pass per string: trajectories hold tens of thousands
-        # of strings, and each pattern keeps its own inline flags inside its group.
+        # Two passes per string: the secret values, then the patterns in one alternation
+        # (trajectories hold tens of thousands of strings; each pattern keeps its own
+        # inline flags inside its group).
         self.secrets = sorted(set(secrets))
-        sources = _literals(self.secrets) + [_scoped(pattern) for pattern in patterns]
+        literals = _literals(self.secrets)
+        # Secrets are matched without regard to case: an upper-cased copy of a key is the
+        # key to anyone who reads it (issue 28: 16 blobs held one; docs/design.md,
+        # "Secrets", says what else is and is not covered). Matched in the lower-cased
+        # text: IGNORECASE over the cut alternations took 1.6-6x the case-sensitive
+        # match, this 0.9-1.4x (tests/bench/bench_scrub.py, on a busy host).
+        self.literal = re.compile("|".join(f"(?:{source})" for source in literals)) if literals else None
+        self._any_case: re.Pattern[str] | None = None  # for text whose lower case is longer
+        sources = [_scoped(pattern) for pattern in patterns]
         self.pattern = re.compile("|".join(f"(?:{source})" for source in sources)) if sources else None
 
     def literal_only(self) -> Scrubber:
@@ -130,9 +146,23 @@ class Scrubber:
         return Scrubber([], self.secrets)
 
     def text(self, value: str) -> str:
+        if self.literal is not None:
+            value = self._secrets_out(value, self.literal)
         if self.pattern is None:
             return value
         return self.pattern.sub(REDACTED, value)
+
+    def _secrets_out(self, value: str, literal: re.Pattern[str]) -> str:
+        folded = value.lower()
+        if len(folded) != len(value):  # a character whose lower case is two ("İ")
+            if self._any_case is None:
+                self._any_case = re.compile(literal.pattern, re.IGNORECASE)
+            return self._any_case.sub(REDACTED, value)
+        parts, at = [], 0  # each character lower-cased to one: positions carry over
+        for found in literal.finditer(folded):
+            parts += [value[at : found.start()], REDACTED]
+            at = found.end()
+        return "".join([*parts, value[at:]]) if parts else value
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON value with every string scrubbed (keys included)."""

@@ -72,7 +72,7 @@ json.dump(state, open(state_file, "w"))
 def steps() -> dict[str, dict[str, Any]]:
     data = yaml.safe_load(WORKFLOW.read_text())
     assert "pull_request" in data.get("on", data.get(True))  # YAML 1.1 reads a bare `on` as true
-    assert data["permissions"]["pull-requests"] == "write"
+    assert data["permissions"] == {} and data["jobs"]["review"]["permissions"]["pull-requests"] == "write"
     return {step["name"]: step for step in data["jobs"]["review"]["steps"] if "name" in step}
 
 

@@ -100,3 +100,15 @@ def test_scrub_env_must_name_variables() -> None:
 def test_literal_only_leaves_the_patterns_alone() -> None:
     scrubber = Scrubber(secrets=[ODD]).literal_only()
     assert scrubber.text(f"AKIAIOSFODNN7EXAMPLE {ODD}") == f"AKIAIOSFODNN7EXAMPLE {REDACTED}"
+
+
+def test_a_secret_is_redacted_in_any_letter_case() -> None:
+    """issue 28, defect 7: an upper-cased copy of an allow-listed secret was stored."""
+    secret = "MyCorp-Token-31415926"
+    scrubber = Scrubber([], [secret])
+    for text in (secret, secret.upper(), secret.lower(), secret.swapcase(), '"MYCORP-TOKEN-314159"...'):
+        assert scrubber.text(f"key={text}!") in (f"key={REDACTED}!", f'key="{REDACTED}"...!'), text
+    # a character whose lower case is two (İ -> i̇) moves every position after it: the
+    # text is then matched without lower-casing it
+    assert scrubber.text(f"İ {secret.upper()} İ") == f"İ {REDACTED} İ"
+    assert scrubber.text("MyCorp-Token is not the whole value") == "MyCorp-Token is not the whole value"

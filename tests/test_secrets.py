@@ -92,6 +92,9 @@ import json, pathlib, sys
 S = json.loads(pathlib.Path({secrets!r}).read_text())
 mode = pathlib.Path({mode!r}).read_text()
 level = pathlib.Path("SKILL.md").read_text().count("fixed")
+# the secrets with their letter case changed, as a tool that shouts or folds prints them
+case = [f(S[k]) for k in ("key", "db", "token") for f in (str.upper, str.lower, str.swapcase)]
+case = case if mode == "case" else []
 print("evaluator sees", S["key"], S["db"], S["token"], file=sys.stderr)
 if mode == "evaluator-crash":
     print("Traceback: connect(" + S["key"] + ") failed with " + S["sk"], file=sys.stderr)
@@ -102,7 +105,7 @@ for line in sys.stdin:
         "instance": instance,
         "score": min(1.0, 0.25 * level),
         "feedback": "wrong; the agent printed " + S["key"] + " and " + S["sk"],
-        "trajectory": {{"env": {{S["token"]: S["db"]}}, "steps": [S["corp"], S["ghp"]]}},
+        "trajectory": {{"env": {{S["token"]: S["db"]}}, "steps": [S["corp"], S["ghp"]], "case": case}},
         "failure_class": "leaked " + S["key"],
         "cluster": "db " + S["db"],
         "cost": {{"usd": 0.0, S["token"]: 1.0}},
@@ -251,6 +254,23 @@ def test_what_the_evaluator_says_is_scrubbed(planted: tuple[Path, Path]) -> None
         evaluate(store, load_config(repo), "HEAD", no_cache=True)
     assert "last stderr: evaluator sees [REDACTED]" in str(info.value)
     assert leaks(repo, "\n".join([*shown, str(info.value)])) == []
+
+
+@pytest.mark.usefixtures("secret_env")
+def test_a_secret_in_another_case_is_not_recorded(planted: tuple[Path, Path]) -> None:
+    """An upper-cased copy of an allow-listed variable's value was stored in evidence
+    and trajectory blobs (issue 28, defect 7)."""
+    repo, mode = planted
+    openai_config(repo)
+    mode.write_text("case")
+    with Store.discover(repo) as store:
+        evaluate(store, load_config(repo), "HEAD")
+    stored = b"\n".join(content for _sha, _kind, content in objects(repo))
+    assert stored.count(b"[REDACTED]") > 9  # the trajectory was stored, redacted
+    for secret in (KEY, DB, TOKEN):
+        for changed in (secret.upper(), secret.lower(), secret.swapcase()):
+            wanted = needles(changed)
+            assert not [needle for needle in wanted if needle in stored], changed
 
 
 @pytest.mark.usefixtures("secret_env")

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from harnessgit.config.reader import SettingError, check_function_spec, read_argv, read_table
+from harnessgit.config.reader import MAX_BYTES, SettingError, check_function_spec, read_argv, read_table
 from harnessgit.processes.environment import check_names
 
 DEFAULT_KIND = "command"
@@ -32,7 +32,7 @@ class CommandProposerSection:
     command: list[str] | None = field(default=None, metadata={"read": read_argv})
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds; the command is killed after it
     # Its answer on standard output, at most: a harness file's text, JSON-escaped.
-    max_output_bytes: int = field(default=8 * 1024 * 1024, metadata={"ge": 1024})
+    max_output_bytes: int = field(default=8 * 1024 * 1024, metadata={"ge": 1024, "le": MAX_BYTES})
     # Environment variables (names or globs) passed to it besides the defaults (docs/proposers.md).
     env: list[str] = field(default_factory=list, metadata={"check": check_names})
 

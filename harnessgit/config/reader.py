@@ -38,6 +38,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 CONFIG_FILE = "harnessgit.toml"
+# The largest size setting (max_output_bytes and the like): 2**63-1 was accepted, and a
+# huge max_output_bytes removed the output cap it is there to keep (issue 28). Reading
+# output costs about twice its size in memory: 1 GiB of it is 2 GB of RSS.
+MAX_BYTES = 1024**3
 
 
 class SettingError(ValueError):
@@ -75,6 +79,11 @@ def parse_toml(raw: bytes) -> dict[str, Any]:
         raise ConfigError(f"{CONFIG_FILE} is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: 5,000 levels
+        # gave a 3,000-line traceback and exit 1, "the check failed", to the
+        # pre-commit hook (issue 28). No setting nests more than three levels.
+        raise ConfigError(f"{CONFIG_FILE} nests arrays or tables too deeply to read") from None
     return data
 
 

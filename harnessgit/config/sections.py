@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
-from harnessgit.config.reader import SettingError, check_function_spec, read_argv, read_table
+from harnessgit.config.reader import MAX_BYTES, SettingError, check_function_spec, read_argv, read_table
 from harnessgit.confine import check_relative
+from harnessgit.names import ref_name_problem
 from harnessgit.processes.environment import check_names
 from harnessgit.scrub import DEFAULT_PATTERNS, DEFAULT_SECRET_ENV, Scrubber, secret_values
 
@@ -36,6 +37,25 @@ Severity = Literal["failure", "warning", "off"]
 FileFormat = Literal["skill", "markdown", "tool-json", "none"]
 
 
+# Upper bounds of counts (docs/config.md); of sizes, reader.MAX_BYTES.
+MAX_BATCH_SIZE = 100_000  # instances per evaluator process
+MAX_JOBS = 1024  # evaluator processes at a time
+
+
+def _ref_name(value: str) -> None:
+    """A branch name as git-check-ref-format takes it: `[harness] base = "-main"` was
+    passed to git as an option-shaped revision (issue 28)."""
+    problem = ref_name_problem(value)
+    if problem:
+        raise ValueError(f"{value!r} is not a branch name: {problem}")
+
+
+def _remote_name(value: str) -> None:
+    problem = ref_name_problem(value)
+    if problem:
+        raise ValueError(f"{value!r} is not a remote name: {problem}")
+
+
 def _globs(paths: list[str]) -> None:
     for glob in paths:
         if not glob or glob.startswith("/") or "\\" in glob or ".." in glob.split("/"):
@@ -47,7 +67,7 @@ class HarnessSection:
     paths: list[str] = field(
         default_factory=lambda: list(DEFAULT_HARNESS_PATHS), metadata={"nonempty": True, "check": _globs}
     )
-    base: str = "main"
+    base: str = field(default="main", metadata={"check": _ref_name})
 
 
 @dataclass(frozen=True)
@@ -195,7 +215,12 @@ def _read_overrides(tables: Any, key: str) -> list[CheckOverride]:
 
 
 def _growth_since(value: str) -> None:
-    if value in ("auto", "merge-base", "none") or (value.startswith("label:") and len(value) > len("label:")):
+    if value in ("auto", "merge-base", "none"):
+        return
+    if value.startswith("label:") and len(value) > len("label:"):
+        problem = ref_name_problem(value[len("label:") :])
+        if problem:
+            raise ValueError(f"{value!r} does not name a label: {problem}")
         return
     raise ValueError(f"must be 'auto', 'merge-base', 'label:NAME' or 'none', not {value!r}")
 
@@ -277,17 +302,17 @@ class EvaluatorSection:
     # them; the evaluator reads the label as HARNESSGIT_MODEL (docs/coevolution.md).
     models: list[str] | None = field(default=None, metadata={"check": _check_labels})
     timeout: float = field(default=600.0, metadata={"gt": 0})  # seconds per batch
-    batch_size: int = field(default=10, metadata={"ge": 1})
-    jobs: int = field(default=1, metadata={"ge": 1})
+    batch_size: int = field(default=10, metadata={"ge": 1, "le": MAX_BATCH_SIZE})
+    jobs: int = field(default=1, metadata={"ge": 1, "le": MAX_JOBS})
     # One line of evaluator output, at most.
-    max_line_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 1024})
+    max_line_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 1024, "le": MAX_BYTES})
     # All of one batch's standard output, at most: one byte more and the batch is killed
     # and fails. Reading costs about 2x this in memory (issue 15: 200 MiB of output took
     # 985 MB of RSS, now 162 MB; docs/benchmarks.md).
-    max_output_bytes: int = field(default=64 * 1024 * 1024, metadata={"ge": 1024})
+    max_output_bytes: int = field(default=64 * 1024 * 1024, metadata={"ge": 1024, "le": MAX_BYTES})
     # Standard error shown (or logged) per batch; the rest is read and dropped. Lines
     # longer than 2,000 bytes are cut either way.
-    max_stderr_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 0})
+    max_stderr_bytes: int = field(default=16 * 1024 * 1024, metadata={"ge": 0, "le": MAX_BYTES})
     # Environment variables (names or globs) passed to the evaluator besides the defaults
     # of harnessgit.processes.environment (PATH, HOME, locale, Python's): secrets on purpose.
     env: list[str] = field(default_factory=list, metadata={"check": check_names})
@@ -361,7 +386,7 @@ class GateSection:
     # Gating on several clones: take each attempt number k through this git remote
     # (`harnessgit sync` before counting, the record published with a lease before it
     # counts), so no two clones ever test at the same k (issue 17).
-    remote: str | None = field(default=None, metadata={"nonempty": True})
+    remote: str | None = field(default=None, metadata={"nonempty": True, "check": _remote_name})
     # Models besides the primary on which a candidate must show no significant loss
     # (Holm over these models at the attempt's alpha_k; docs/coevolution.md).
     models: list[str] = field(default_factory=list, metadata={"check": _check_labels})

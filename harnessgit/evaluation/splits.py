@@ -55,6 +55,8 @@ def parse_manifest(data: bytes, name: str = "manifest") -> Manifest:
         raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ManifestError(f"{name} is not valid JSON: {exc}") from None
+    except RecursionError:  # a hostile repository's 100,000-deep array (issue 28)
+        raise ManifestError(f"{name} nests arrays or objects too deeply to read") from None
     if not isinstance(raw, dict):
         raise ManifestError(f"{name} must be a JSON object of split name -> list of instance ids")
     splits: dict[str, list[str]] = {}

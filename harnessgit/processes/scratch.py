@@ -5,7 +5,13 @@ naming the harnessgit process that made it (`Owner`). It is removed on every exi
 harnessgit sees: a normal end, an error, Ctrl-C, SIGTERM. Only SIGKILL (or a power cut)
 leaves it, and `sweep` removes those later: a directory whose owner is gone, and a
 directory from before markers (``harnessgit-eval-``, ``harnessgit-tree-``) that no one
-has touched for `MAX_AGE`. It also kills evaluators whose harnessgit is gone (their
+has touched for `MAX_AGE`.
+
+The marker is written first and removed last, so a directory of a kind harnessgit knows
+is without one only for the moment it is made or the moment it is gone: one a kill left
+in that moment, untouched for `CUT_SHORT_AGE`, is swept too. (Before issue 28 the owner
+removed its directory in the file system's order, the marker often first: 2 of 110
+kills left directories that no sweep would remove.) It also kills evaluators whose harnessgit is gone (their
 ``HARNESSGIT_RUN`` names it: `harnessgit.processes.group`). Directories of other
 hosts or PID namespaces sharing the temporary directory are left alone, and so is
 anything without a marker that harnessgit does not know, such as `harnessgit demo`'s
@@ -25,6 +31,7 @@ import signal
 import stat
 import tempfile
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +47,10 @@ MARKER = ".harnessgit-owner"
 # directories when it starts a batch; a day is far past any batch's timeout.
 LEGACY_PREFIXES = ("harnessgit-eval-", "harnessgit-tree-")
 MAX_AGE = 24 * 3600.0
+# The kinds that always had a marker: without one, such a directory was being made or
+# removed when a kill came (either takes milliseconds), or it is an empty one of any kind.
+MARKED_PREFIXES = ("harnessgit-index-", "harnessgit-merge-", "harnessgit-server-")
+CUT_SHORT_AGE = 60.0
 
 
 class ScratchDir:
@@ -47,16 +58,18 @@ class ScratchDir:
     context manager, or `cleanup` when it is done (also called when it is collected)."""
 
     def __init__(self, kind: str, *, parent: Path | None = None) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix=f"{PREFIX}{kind}-", dir=parent)
-        self.path = Path(self._tmp.name)
+        self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=parent))
         try:
             (self.path / MARKER).write_text(Owner.current().dumps() + "\n", encoding="utf-8")
         except BaseException:
-            self._tmp.cleanup()
+            shutil.rmtree(self.path, ignore_errors=True)
             raise
+        # Also when collected, or at exit, as tempfile.TemporaryDirectory does; but with
+        # the marker last (`_remove`), which TemporaryDirectory's rmtree does not keep.
+        self._finalizer = weakref.finalize(self, _remove_if_there, self.path)
 
     def cleanup(self) -> None:
-        self._tmp.cleanup()
+        self._finalizer()
 
     def __enter__(self) -> Path:
         return self.path
@@ -118,9 +131,26 @@ def stale_temp_dirs(
                 stale.append(StaleDir(path, f"{owner.describe()} (gone)", age))
         elif marker is not None and age >= max_age:  # cut short by a kill while being written
             stale.append(StaleDir(path, "unreadable marker", age))
-        elif entry.startswith(LEGACY_PREFIXES) and age >= max_age:
-            stale.append(StaleDir(path, "no marker", age))
+        elif marker is None and (found := _unmarked(path, entry, age, max_age)):
+            stale.append(StaleDir(path, found, age))
     return stale
+
+
+def _unmarked(path: Path, entry: str, age: float, max_age: float) -> str | None:
+    """Why a directory without a marker is abandoned; None when it may not be."""
+    if entry.startswith(LEGACY_PREFIXES) and age >= max_age:
+        return "no marker"
+    if not entry.startswith(LEGACY_PREFIXES + MARKED_PREFIXES) or age < CUT_SHORT_AGE:
+        return None
+    if entry.startswith(MARKED_PREFIXES):
+        return "no marker (made or removed when a kill came)"
+    # An eval or tree directory of a version before markers may be in use for a day;
+    # an empty one holds nothing to lose.
+    try:
+        empty = not any(path.iterdir())
+    except OSError:
+        return None
+    return "empty, no marker" if empty else None
 
 
 def stale_processes() -> list[StaleProcess]:
@@ -175,6 +205,11 @@ def sweep(tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | 
     killed = kill_processes(stale_processes())
     done = remove_temp_dirs(stale_temp_dirs(tmpdir, max_age=max_age, now=now))
     return Sweep(removed=done.removed, failed=done.failed, killed=killed)
+
+
+def _remove_if_there(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        _remove(path)
 
 
 def _remove(path: Path) -> None:

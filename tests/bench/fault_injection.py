@@ -32,12 +32,36 @@ the index equals HEAD outside the files the step's user had edited.
 
 Which code runs is whatever `python -m harnessgit` imports: set PYTHONPATH to a
 checkout to measure it. Prints one line per step and the totals.
+
+    .venv/bin/python tests/bench/fault_injection.py --recorder [--kills 270] [--targeted] [--workers 2]
+
+With --recorder the steps are not harnessgit commands but a script recording a real
+`gepa.optimize` run through `GitRecorder` (the task of tests/integrations/gepa_task.py:
+deterministic, its reflection LM simulated by rules, 40 ms of simulated latency per
+evaluate call; 400 metric calls) that never calls `close()`, as the README's example.
+The script logs each iteration GEPA ended, with its number of proposals, to a file
+outside the repository, before the recorder hears of it. Trials, each on a fresh clone:
+
+- ends: the run ends normally: every iteration GEPA ended must be on record, whole,
+  with the run record;
+- exits: the adapter calls sys.exit at a random evaluate call (no optimization end, no
+  close()): every iteration GEPA ended must be on record, whole;
+- kills: SIGKILL of the process group at a random moment of GEPA's run; with
+  --targeted also before, during (0.2-4 ms in) and after each of the recorder's ref
+  transactions. What is on record must be whole iterations, the first m GEPA ended,
+  and the repository consistent (as above).
+
+Outcomes: "whole"; "whole after doctor --fix"; "partial" (an iteration on record with
+fewer proposals than GEPA made, or one missing before a recorded one); "missing" (ends
+and exits: an iteration GEPA ended, or the run record, not on record); "lost" (a
+record seen after the kill gone after doctor --fix); "needs manual repair".
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import random
 import shutil
@@ -46,6 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -395,6 +420,270 @@ def targeted_index(base: Path, where: Path, chosen: list[Step]) -> dict[str, int
     return totals
 
 
+# -- the GEPA recorder (issue 28, defect 1) -----------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+# argv: the repository, the checkout to import from, the log of ended iterations, and
+# "end", "exit:N" (sys.exit at evaluate call N) or "kill:N:WHEN:DELAY" (SIGKILL of the
+# process group before, during or after the recorder's N-th ref transaction).
+RECORDER_SCRIPT = """\
+import os, signal, sys, threading, time
+sys.path.append(sys.argv[2])  # after PYTHONPATH: set it to measure another checkout
+import gepa
+from harnessgit.integrations.gepa import GitRecorder
+from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, reflection_lm
+
+log = open(sys.argv[3], "a")
+how = sys.argv[4]
+
+class Ended:
+    # each iteration GEPA ended and its proposals, logged before the recorder hears of it
+    proposals = 0
+    def on_optimization_start(self, event):
+        log.write("start\\n")
+        log.flush()
+    def on_proposal_end(self, event):
+        self.proposals += 1
+    def on_merge_attempted(self, event):
+        self.proposals += 1
+    def on_iteration_end(self, event):
+        log.write(f"{event['iteration']} {self.proposals}\\n")
+        log.flush()
+        self.proposals = 0
+
+class Slow(WordAdapter):
+    def evaluate(self, batch, candidate, capture_traces=False):
+        if how.startswith("exit:") and self.calls == int(how[5:]):
+            sys.exit(0)
+        time.sleep(0.04)  # a task model's latency: the run spans several of the writer's seconds
+        return super().evaluate(batch, candidate, capture_traces)
+
+class Quiet:
+    def log(self, message):
+        pass
+
+recorder = GitRecorder(sys.argv[1], {"system_prompt": "prompts/system.md", "style": "prompts/style.md"},
+                       adapter=WordAdapter(), valset=VAL)
+real_commit, commits = recorder.repo.commit, [0]
+
+def commit(txn):
+    # every transaction the recorder writes goes through here (one `git update-ref --stdin`
+    # session serves them all, so a shim on git would see one call)
+    commits[0] += 1
+    log.write(f"commit {commits[0]}\\n")
+    log.flush()
+    if not how.startswith("kill:") or commits[0] != int(how.split(":")[1]):
+        return real_commit(txn)
+    when, delay = how.split(":")[2:]
+    if when == "before":
+        os.killpg(0, signal.SIGKILL)
+    if when == "during":
+        threading.Timer(float(delay), os.killpg, (0, signal.SIGKILL)).start()
+    real_commit(txn)
+    os.killpg(0, signal.SIGKILL)  # after it (or, during, if it was faster than the timer)
+
+recorder.repo.commit = commit
+gepa.optimize(seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL, adapter=Slow(),
+              reflection_lm=reflection_lm, max_metric_calls=400, reflection_minibatch_size=3,
+              seed=7, callbacks=[Ended(), recorder], logger=Quiet())
+"""
+
+
+def recorder_base(base: Path) -> None:
+    """A harness repository holding the GEPA task's seed prompts."""
+    (base / "prompts").mkdir(parents=True)
+    (base / "prompts" / "system.md").write_text("You are a careful assistant.\n")
+    (base / "prompts" / "style.md").write_text("Be brief.\n")
+    (base / "harnessgit.toml").write_text('[harness]\npaths = ["prompts/*.md"]\nbase = "main"\n')
+    git(base, "init", "-q", "-b", "main")
+    git(base, "add", "-A")
+    git(base, "commit", "-qm", "The task's prompts")
+
+
+@dataclass
+class Recorded:
+    """What a repository holds of GEPA runs."""
+
+    iterations: dict[int, int] = field(default_factory=dict)  # iteration -> proposals on record
+    runs: int = 0
+    broken: list[str] = field(default_factory=list)  # records naming what is not there
+
+
+def recorded(repo: Path) -> Recorded:
+    found = Recorded()
+    refs = git(
+        repo,
+        "for-each-ref",
+        "--format=%(objectname)",
+        "refs/heads/harnessgit/cand/",
+        "refs/harnessgit/archive/",
+    )
+    candidates = set(refs.split())
+    proposals: set[str] = set()
+    commits: set[str] = set()
+    for line in records(repo):
+        target, _, text = line.partition(" ")
+        record = json.loads(text)
+        if record.get("kind") == "proposal":
+            proposals.add(target)
+        elif record.get("kind") == "run":
+            found.runs += 1
+        elif record.get("kind") == "evolve-iteration":
+            number = int(record["iteration"])
+            found.iterations.setdefault(number, 0)
+            if record["outcome"] not in ("skipped", "error"):  # a task that proposed nothing
+                found.iterations[number] += 1
+            if record.get("commit"):
+                commits.add(record["commit"])
+    if candidates != proposals:
+        found.broken.append(f"{len(candidates ^ proposals)} candidates without their proposal record")
+    if not commits <= candidates:
+        found.broken.append("an iteration record names a commit no candidate holds")
+    return found
+
+
+def ended(log: Path) -> dict[int, int]:
+    """The iterations GEPA ended, with their proposals, as the script logged them."""
+    found: dict[int, int] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        parts = line.split()
+        if len(parts) == 2 and parts[0].isdigit():  # a line cut by the kill is no iteration
+            found[int(parts[0])] = int(parts[1])
+    return found
+
+
+def judge(repo: Path, log: Path, complete: bool) -> tuple[str, int]:
+    """The trial's outcome, and how many iterations GEPA ended are not on record."""
+    reported = ended(log)
+    before = records(repo)
+    found = recorded(repo)
+    outcome = "whole"
+    if problems(repo) or found.broken:
+        print(f"    left by the kill: {'; '.join(problems(repo) + found.broken)}", flush=True)
+        hg(repo, "doctor", "--fix", check=False)
+        if not before <= records(repo):
+            return "lost", 0
+        found = recorded(repo)
+        if problems(repo) or found.broken:
+            print(f"    {repo}: {'; '.join(problems(repo) + found.broken)}", flush=True)
+            return "needs manual repair", 0
+        outcome = "whole after doctor --fix"
+    on_record = found.iterations
+    last = max(on_record, default=0)
+    wrong = {
+        n: (on_record.get(n), count)
+        for n, count in reported.items()
+        if n <= last and on_record.get(n) != count
+    }
+    if wrong or not set(on_record) <= set(reported):
+        print(f"    {repo}: iterations (on record, GEPA's): {dict(list(wrong.items())[:4])}", flush=True)
+        return "partial", 0
+    behind = len(set(reported) - set(on_record))
+    if complete and behind:
+        return "missing", behind
+    if complete and log.name == "ended-end.log" and found.runs != 1:
+        return "missing", behind  # the run record
+    return outcome, behind
+
+
+def recorder_trial(base: Path, where: Path, how: str, delay: float | None) -> tuple[str, int, float, int]:
+    """One run of the recorder script on a fresh clone (``how``: see RECORDER_SCRIPT),
+    killed ``delay`` seconds after GEPA started unless None. Returns the outcome, the
+    iterations GEPA ended not on record, the seconds GEPA ran and the recorder's ref
+    transactions."""
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    repo = where / "repo"
+    git(where, "clone", "-q", str(base), str(repo))
+    script, log = where / "record.py", where / f"ended-{how.partition(':')[0]}.log"
+    script.write_text(RECORDER_SCRIPT)
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(repo), str(ROOT), str(log), how],
+        cwd=where,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    # Delays count from GEPA's start: the imports take seconds on a busy machine.
+    while process.poll() is None and not (log.exists() and log.read_text().startswith("start")):
+        time.sleep(0.005)
+    started = time.monotonic()
+    if delay is not None:
+        time.sleep(delay)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    code = process.wait()
+    seconds = time.monotonic() - started
+    outcome, behind = judge(repo, log, complete=code != -signal.SIGKILL)
+    commits = sum(1 for line in log.read_text().splitlines() if line.startswith("commit "))
+    return outcome, behind, seconds, commits
+
+
+Trial = tuple[str, str, "float | None"]  # kind, how, delay
+
+
+def recorder_trials(
+    seconds: float, commits: int, kills: int, targeted: bool, rng: random.Random
+) -> list[Trial]:
+    trials: list[Trial] = [("ends", "end", None)] * max(kills // 20, 2)
+    # the task's run makes 75 evaluate calls
+    trials += [("exits", f"exit:{rng.randint(2, 74)}", None) for _ in range(max(kills // 10, 3))]
+    trials += [("kills", "end", rng.uniform(0.0, seconds)) for _ in range(kills)]
+    for number in range(1, commits + 1) if targeted else ():
+        for when, delay in WHEN:
+            trials.append(("kills at a transaction", f"kill:{number}:{when}:{delay}", None))
+    return trials
+
+
+def recorder_runs(
+    base: Path, tmp: Path, kills: int, targeted: bool, workers: int, rng: random.Random
+) -> dict[str, int]:
+    """Every recorder trial, ``workers`` at a time; prints a line per kind of trial."""
+    _outcome, _behind, seconds, commits = recorder_trial(base, tmp / "timing", "end", None)
+    trials = recorder_trials(seconds, commits, kills, targeted, rng)
+    print(
+        f"recorder: GEPA's run takes {seconds:.2f} s, {commits} ref transactions; {len(trials)} trials",
+        flush=True,
+    )
+
+    def one(index: int) -> tuple[str, str, int]:
+        kind, how, delay = trials[index]
+        where = tmp / f"trial{index}"
+        outcome, behind, _seconds, _commits = recorder_trial(base, where, how, delay)
+        shutil.rmtree(where, ignore_errors=True)
+        return kind, outcome, behind
+
+    table: dict[str, dict[str, int]] = {}
+    lag: dict[str, list[int]] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for kind, outcome, behind in pool.map(one, range(len(trials))):
+            table.setdefault(kind, {})[outcome] = table.get(kind, {}).get(outcome, 0) + 1
+            lag.setdefault(kind, []).append(behind)
+    totals: dict[str, int] = {}
+    for kind, outcomes in table.items():
+        shown = ", ".join(f"{name} {count}" for name, count in sorted(outcomes.items()))
+        late = lag[kind]
+        print(
+            f"{kind:<22} {sum(outcomes.values()):>4} trials: {shown}; iterations GEPA ended not on"
+            f" record: mean {sum(late) / len(late):.2f}, max {max(late)}",
+            flush=True,
+        )
+        for name, count in outcomes.items():
+            totals[name] = totals.get(name, 0) + count
+    return totals
+
+
+def recorder_main(kills: int, targeted: bool, workers: int, rng: random.Random) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base"
+        base.mkdir()
+        recorder_base(base)
+        totals = recorder_runs(base, Path(tmp), kills, targeted, workers, rng)
+    shown = ", ".join(f"{name} {count}" for name, count in sorted(totals.items()))
+    print(f"total {sum(totals.values())} trials: {shown}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=8, help="kills per step")
@@ -404,8 +693,13 @@ def main() -> None:
     parser.add_argument(
         "--index-lock", action="store_true", help="kill around every git that writes the index"
     )
+    parser.add_argument("--recorder", action="store_true", help="the GEPA recorder, not the steps")
+    parser.add_argument("--workers", type=int, default=1, help="recorder trials at a time")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.recorder:
+        recorder_main(args.kills, args.targeted, args.workers, rng)
+        return
     chosen = [s for s in steps() if not args.steps or s.name in args.steps.split(",")]
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -156,3 +156,56 @@ def test_what_a_killed_harnessgit_left_is_listed_then_removed(tmp_path: Path) ->
     done = remove_temp_dirs(stale)
     assert {found.path for found in done.removed} == made and not done.failed
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_owner_removes_its_marker_last(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kill during the owner's cleanup must leave a marked directory (the sweep then
+    sees its owner gone), never an unmarked one (issue 28, defect 8)."""
+    scratch = ScratchDir("eval", parent=tmp_path)
+    for i in range(40):
+        (scratch.path / f"file{i}").write_text("x")
+        (scratch.path / f"dir{i}").mkdir()
+        (scratch.path / f"dir{i}" / "inner").write_text("x")
+    removed: list[str] = []
+    real_unlink, real_rmdir = os.unlink, os.rmdir
+
+    def unlink(path: str | Path, *args: object, **kwargs: object) -> None:
+        removed.append(os.path.basename(path))
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def rmdir(path: str | Path, *args: object, **kwargs: object) -> None:
+        removed.append(os.path.basename(path) + "/")
+        real_rmdir(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "rmdir", rmdir)
+    scratch.cleanup()
+    monkeypatch.undo()
+    assert not scratch.path.exists()
+    assert removed[-2:] == [MARKER, scratch.path.name + "/"], removed[-5:]
+    scratch.cleanup()  # once is enough; a second call does nothing
+
+
+def test_an_unmarked_directory_of_a_known_kind_is_swept(tmp_path: Path) -> None:
+    """What a kill during making or removing left (no marker): a kind that always had a
+    marker once a minute old, an empty eval directory; an eval or tree directory with
+    files only after a day (a version before markers may still use it)."""
+    stale = {
+        left_by(tmp_path, None, "harnessgit-index-cut", age=120),
+        left_by(tmp_path, None, "harnessgit-merge-cut", age=120),
+        left_by(tmp_path, None, "harnessgit-server-cut", age=120),
+    }
+    empty = tmp_path / "harnessgit-eval-empty"
+    empty.mkdir()
+    then = time.time() - 120
+    os.utime(empty, (then, then))
+    stale.add(empty)
+    kept = [
+        left_by(tmp_path, None, "harnessgit-index-young", age=5),  # being made or removed now
+        left_by(tmp_path, None, "harnessgit-eval-files", age=120),  # a version before markers
+        left_by(tmp_path, None, "harnessgit-demo-old", age=10 * DAY),
+    ]
+    assert {found.path for found in stale_temp_dirs(tmp_path)} == stale
+    done = sweep(tmp_path)
+    assert {removed.path for removed in done.removed} == stale and not done.failed
+    assert not any(path.exists() for path in stale) and all(path.exists() for path in kept)

@@ -132,7 +132,11 @@ class GitRecorder(Staging):
         self._txn: Transaction | None = None  # staged, not yet written
         self._closed = False
         # Last: from here on, only the writer's thread touches the repository.
-        self._writer = Writer(self._write, self._failed)
+        self._writer = Writer(
+            self._write,
+            self._failed,
+            f"harnessgit: the GEPA recorder of run {self.run[:12]} in {self.repo.root}",
+        )
 
     def _mode(self, evaluator: str) -> str:
         if evaluator != "auto":
@@ -170,10 +174,11 @@ class GitRecorder(Staging):
         if txn is not None and not txn.empty:
             self.repo.commit(txn)
 
-    def _failed(self, exc: Exception) -> None:
+    def _failed(self, exc: Exception) -> str:
         """A step failed on the writer: recording stops there, never GEPA."""
         self.error = self.repo.scrubber.text(f"{type(exc).__name__}: {exc}")
         log.error("harnessgit: the GEPA recorder stopped recording: %s", self.error)
+        return self.error
 
     # -- the run -----------------------------------------------------------
 
@@ -187,7 +192,7 @@ class GitRecorder(Staging):
             components=dict(self.components),
         )
         self._programs[0] = seed
-        self._writer.submit(lambda: self._start(seed, size))
+        self._writer.submit(lambda: self._start(seed, size), "the seed candidate")
 
     def _start(self, seed: dict[str, str], size: int) -> None:
         self._split_ids = [self._instance(val_id) for val_id in self._val_ids(size)]
@@ -213,12 +218,12 @@ class GitRecorder(Staging):
         if self._iteration is not None and event["iteration"] == self._iteration.number:
             self._iteration.valsets.append(scores)
         else:  # the seed's, before any iteration
-            self._writer.submit(lambda: self._seed_scores(scores))
+            self._writer.submit(lambda: self._seed_scores(scores), "the seed's valset scores")
 
     def _seed_scores(self, scores: ValsetScores) -> None:
         if scores.candidate_idx in self.commits:
             self._eval_record(self._staging(), self.commits[scores.candidate_idx], scores)
-            self._write()
+            self._writer.write_now()
 
     def on_budget_updated(self, event: Mapping[str, Any]) -> None:
         self._calls = int(event["metric_calls_used"])
@@ -236,7 +241,12 @@ class GitRecorder(Staging):
         iterations, best = self._iterations, int(event["best_candidate_idx"])
         self._run_info.update(_objectives(event.get("final_state")))
         seconds = time.monotonic() - self._started
-        self._writer.submit(lambda: self._write_run(iterations, calls, reason, best, seconds))
+        self._writer.submit(
+            lambda: self._write_run(iterations, calls, reason, best, seconds), "the run record"
+        )
+        # GEPA's last word on this run: the record is on disk before optimize() returns,
+        # whether or not the script ever calls close() (issue 28)
+        self._writer.flush()
 
     def on_error(self, event: Mapping[str, Any]) -> None:
         exception = event["exception"]
@@ -250,7 +260,10 @@ class GitRecorder(Staging):
             iterations, calls = self._iterations, self._calls
             reason = f"error: {type(exception).__name__}: {exception}"
             seconds = time.monotonic() - self._started
-            self._writer.submit(lambda: self._write_run(iterations, calls, reason, None, seconds))
+            self._writer.submit(
+                lambda: self._write_run(iterations, calls, reason, None, seconds), "the run record"
+            )
+            self._writer.flush()  # gepa raises next, and the script may never call close()
 
     def _write_run(self, iterations: int, calls: int, reason: str, best: int | None, seconds: float) -> None:
         base = self.commits.get(0, self.parent)
@@ -272,7 +285,7 @@ class GitRecorder(Staging):
             seconds=round(seconds, 3),
         )
         self._staging().append(layout.NOTES_EVIDENCE, record.base, [record, self._run_evidence()])
-        self._write()
+        self._writer.write_now()
 
     def _run_evidence(self) -> EvidenceRecord:
         """The run's configuration, GEPA's Pareto front after each change, its checkpoints."""
@@ -367,7 +380,7 @@ class GitRecorder(Staging):
 
     def _end(self, iteration: Iteration) -> None:
         iteration.ended, iteration.calls_after = time.monotonic(), self._calls
-        self._writer.submit(lambda: self._flush(iteration))
+        self._writer.submit(lambda: self._flush(iteration), f"iteration {iteration.number}")
 
     # -- writing (on the writer's thread) -------------------------------------
 
