@@ -92,7 +92,6 @@ DEFERRED_HERE = {
     ("harnessgit/store/notes.py", "harnessgit.records.lines"),
     ("harnessgit/store/transaction.py", "harnessgit.records.lines"),
     # Renderers that reach another package's text only on one path.
-    ("harnessgit/candidates/render.py", "harnessgit.checks.render"),
     ("harnessgit/candidates/render.py", "harnessgit.candidates.edits"),
     ("harnessgit/gate/render.py", "harnessgit.gate.checkout"),
 }

@@ -157,7 +157,7 @@ def log(state: State, base: str | None, limit: int | None, all_history: bool, as
     with store:
         if all_history:
             from harnessgit.candidates.history import harness_history
-            from harnessgit.candidates.render import history_text
+            from harnessgit.candidates.history_render import history_text
 
             audit = harness_history(store, config, base=base, limit=limit)
             echo(to_json(audit) if as_json else history_text(audit))
