@@ -256,10 +256,27 @@ class HarnessgitGroup(click.Group):
         return result
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from harnessgit.store.source import source_revision
+
+    revision = source_revision(Path(__file__).resolve().parent.parent)
+    click.echo(f"harnessgit, version {__version__}" + (f" (git {revision})" if revision else ""))
+    ctx.exit()
+
+
 @click.group(
     cls=HarnessgitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
 )
-@click.version_option(__version__, "--version", prog_name="harnessgit", help="Print the version and exit.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the version (and the commit, when run from a git checkout) and exit.",
+)
 @click.option(
     "-C",
     "directory",

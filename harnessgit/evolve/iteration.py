@@ -24,6 +24,7 @@ from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import ProposalError
 from harnessgit.evolve.gating import gate, gated_before, not_carried, verdict_on
+from harnessgit.evolve.heartbeat import heartbeat
 from harnessgit.evolve.merge import plan_merge, subsample
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component
@@ -186,7 +187,10 @@ def ask(session: Session, start: Draw, component: str, current: str) -> Answer:
     )
     session.spend = session.spend.add(proposals=1)
     asked = time.monotonic()
-    with scrubber_of(session).errors():  # a failure quotes the proposer's stderr or an HTTP body
+    with (
+        scrubber_of(session).errors(),  # a failure quotes the proposer's stderr or an HTTP body
+        heartbeat(f"the proposer's edit to {component}"),
+    ):
         answer = session.meter.answer = session.options.proposer.propose(request)
     session.meter.proposer_seconds += time.monotonic() - asked
     session.spend = session.spend.add(cost_usd=answer.usage.cost_usd or 0.0)
