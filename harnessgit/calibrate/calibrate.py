@@ -223,15 +223,16 @@ def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> Ca
     return max(found, key=lambda r: r.ts, default=None)
 
 
-def for_commit(store: Store, commit: str) -> CalibrationRecord | None:
+def for_commit(store: Store, commit: str) -> CalibrationRecord | bool | None:
     """The newest calibration of the evaluator and selection set ``commit`` holds as
-    committed (None too when it holds no settings or no evaluator)."""
+    committed; None when there is none, False when ``commit`` holds no settings or no
+    evaluator (nothing to calibrate, nothing to say)."""
     try:
         settings = committed_settings(store, commit)
     except HarnessgitError:
-        return None
+        return False
     if not settings.config.evaluator.configured:
-        return None
+        return False
     key = eval_context(store, settings.config, commit).key
     return latest(
         store, fingerprint=key.fingerprint, model=key.model, split_hash=settings.manifest.split_hash(SPLIT)
