@@ -7,10 +7,16 @@ fits on one line; the CLI prints it and exits 3. Nothing here imports harnessgit
 from __future__ import annotations
 
 EXIT_OK = 0
-EXIT_NO = 1  # an expected "no": gate rejected, check failed, verify found problems
+EXIT_NO = 1  # an expected "no": gate failed, check failed, verify found problems
 EXIT_USAGE = 2
 EXIT_ERROR = 3
+EXIT_INCONCLUSIVE = 4  # the gate (or merge) could not tell: neither pass nor fail
 EXIT_INTERRUPTED = 130
+
+
+def verdict_exit(verdict: str) -> int:
+    """The exit code of a gate verdict: pass 0, fail 1, inconclusive 4."""
+    return {"pass": EXIT_OK, "inconclusive": EXIT_INCONCLUSIVE}.get(verdict, EXIT_NO)
 
 
 class HarnessgitError(Exception):

@@ -163,6 +163,15 @@ def points(value: float | None, signed: bool = True) -> str:
     return f"{value * 100:+.1f}" if signed else f"{value * 100:.1f}"
 
 
+def chance_text(p: float) -> str:
+    """A probability as people read it: "97%", "over 99%", "under 1%"."""
+    if p > 0.995:
+        return "over 99%"
+    if p < 0.005:
+        return "under 1%"
+    return f"{p * 100:.0f}%"
+
+
 def rough_points(value: float) -> str:
     """A size of effect in a sentence ("cannot see effects under 17 points"): whole
     points from 10 up, where a decimal would claim a precision the estimate lacks."""

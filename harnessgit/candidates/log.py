@@ -23,8 +23,10 @@ from harnessgit.targets import base_tip, candidate_of, proposal_chain
 @dataclass(frozen=True, kw_only=True)
 class GateSummary:
     passed: bool
+    shown_verdict: str  # pass, fail or inconclusive (a record from before: pass or fail)
     n: int
     difference: float | None
+    corrected: float | None = None  # the gain corrected for selection; None before issue 25
     ci_low: float | None
     ci_high: float | None
     attempt: int

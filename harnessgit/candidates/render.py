@@ -119,7 +119,9 @@ def _gate_cell(entry: LogEntry) -> str:
     if gate is None:
         return "ungated" if entry.kind == "direct" else "no gate record"
     diff = f"{points(gate.difference)} pts" if gate.difference is not None else EMPTY
-    return f"{'pass' if gate.passed else 'REJECT'} {diff} (n={gate.n}, attempt {gate.attempt})"
+    if gate.corrected is not None:  # the gain corrected for selection (docs/gate.md)
+        diff += f" ({points(gate.corrected)} corrected)"
+    return f"{gate.shown_verdict} {diff} (n={gate.n}, attempt {gate.attempt})"
 
 
 def log_text(result: LogResult) -> str:
@@ -322,7 +324,7 @@ def _candidate_row(c: CandidateState, size: int, now: datetime) -> list[str]:
     gate = EMPTY
     if c.gate is not None:
         diff = f" {points(c.gate.difference)} pts" if c.gate.difference is not None else ""
-        gate = f"{'pass' if c.gate.passed else 'REJECT'}{diff} (attempt {c.gate.attempt})"
+        gate = f"{c.gate.shown_verdict}{diff} (attempt {c.gate.attempt})"
     return [
         c.candidate,
         c.parent or EMPTY,

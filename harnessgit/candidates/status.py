@@ -53,6 +53,7 @@ class LastGate:
     """The newest gate record on a candidate's commit."""
 
     passed: bool
+    shown_verdict: str  # pass, fail or inconclusive (a record from before: pass or fail)
     difference: float | None
     attempt: int
     base: str  # the base tip it was compared with

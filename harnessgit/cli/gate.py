@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from harnessgit.cli._base import State, cli, echo, jobs_option
-from harnessgit.errors import EXIT_NO, EXIT_OK
+from harnessgit.errors import EXIT_NO, EXIT_OK, verdict_exit
 
 if TYPE_CHECKING:
     from harnessgit.records import GateRecord
@@ -55,7 +55,7 @@ def gate(
     as_json: bool,
     models: tuple[str, ...],
 ) -> int:
-    """Decide whether CAND may move the base branch; exit 0 on pass, 1 on reject.
+    """Decide whether CAND may move the base branch; exit 0 on pass, 1 on fail, 4 when inconclusive.
 
     Evaluates whatever selection scores are missing (through the cache) and
     records the attempt: repeated gating spends the selection set's error rate.
@@ -74,7 +74,7 @@ def gate(
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     if calibration is not None:
         echo(calibration)
-    return EXIT_OK if outcome.passed else EXIT_NO
+    return verdict_exit(outcome.verdict)
 
 
 def _calibration(store: Store, record: GateRecord) -> str:
@@ -95,7 +95,7 @@ def merge(
     """Run the gate on CAND and, only if it passes, merge it (--no-ff) into the base branch.
 
     The merge commit, its gate record and the retirement of the candidate land in
-    one ref transaction; exit 1 when the gate rejects.
+    one ref transaction; exit 1 when the gate fails, 4 when it is inconclusive.
     """
     from harnessgit.gate import render as render_gate
     from harnessgit.gate.merge import merge as run
@@ -106,7 +106,9 @@ def merge(
     with store:
         result = run(store, config, candidate, base=base, allow_small=allow_small, execution=execution)
     echo(to_json(result) if as_json else render_gate.merge_text(result))
-    return EXIT_OK if result.merge else EXIT_NO
+    if result.merge or result.outcome is None:
+        return EXIT_OK if result.merge else EXIT_NO
+    return verdict_exit(result.outcome.verdict)
 
 
 @cli.command()

@@ -359,6 +359,13 @@ class GateSection:
     # Models besides the primary on which a candidate must show no significant loss
     # (Holm over these models at the attempt's alpha_k; docs/coevolution.md).
     models: list[str] = field(default_factory=list, metadata={"check": _check_labels})
+    # How a stream of candidates is decided (docs/gate.md, "Policies"): "strict" keeps
+    # the family-wise false-pass rate per selection set at most alpha; "bayes" passes
+    # when the chance of a gain beyond min_effect, under the prior learned from the
+    # repository's recorded gains, is at least 1 - q; "elond" keeps the expected share
+    # of false passes among passes at most q over any stream (e-LOND on e-values).
+    policy: Literal["strict", "bayes", "elond"] = "strict"
+    q: float = field(default=0.1, metadata={"gt": 0, "lt": 1})
 
 
 @dataclass(frozen=True)

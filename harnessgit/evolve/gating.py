@@ -95,7 +95,7 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
 def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, str]:
     if session.options.auto_merge:
         landed, checked = _merge(session, gated, note)
-        outcome = "merged" if landed else "gate-rejected"
+        outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
         checked = run_gate(
             session.store,
@@ -104,8 +104,11 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
             execution=session.options.execution,
             book=session.book,
         )
-        outcome = "gate-passed" if checked.passed else "gate-rejected"
+        outcome = _OUTCOMES[checked.verdict]
     return outcome, "; ".join(checked.record.reasons)
+
+
+_OUTCOMES = {"pass": "gate-passed", "fail": "gate-failed", "inconclusive": "gate-inconclusive"}
 
 
 def _carry(session: Session, candidate: Proposal) -> Proposal:

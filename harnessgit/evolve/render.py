@@ -13,7 +13,9 @@ VERDICTS = {
     "not-better": "not better on the minibatch: archived",
     "not-gated": "kept on the frontier, not gated",
     "skipped-perfect": "minibatch already solved: no proposal",
-    "gate-rejected": "gate: REJECT",
+    "gate-rejected": "gate: FAIL",  # a record from before three verdicts
+    "gate-failed": "gate: FAIL",
+    "gate-inconclusive": "gate: INCONCLUSIVE",
     "gate-refused": "gate refused it (nothing recorded)",
     "gate-passed": "gate: PASS",
     "merged": "gate: PASS, merged",

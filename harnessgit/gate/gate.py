@@ -41,6 +41,7 @@ from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
+from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
@@ -53,6 +54,7 @@ from harnessgit.targets import base_tip, resolve
 SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted
 RACES = 20  # decisions a gate re-makes when other gates record first
+NOT_EVALUATED = "not evaluated on the whole selection split: run "
 
 
 def run_gate(
@@ -230,8 +232,10 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
     ]
     conditions = list(pre.refused)
     if not_evaluated:
-        conditions.append("not evaluated on the whole selection split: run " + " and ".join(not_evaluated))
-    attempt, tip = attempt_on_record(store, split_hash, (sides.base.key.harness, sides.candidate.key.harness))
+        conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
+    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    attempt, tip = attempt_on_record(store, split_hash, pair)
+    gates = all_gate_records(store)
     return Comparison(
         sides=sides,
         split_hash=split_hash,
@@ -243,6 +247,8 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
         conditions=conditions,
         not_evaluated=not_evaluated,
         failing_checks=pre.failing_checks,
+        prior=prior_before(gates, pair),
+        passed_before=passes_before(gates, split_hash, pair),
     )
 
 
@@ -254,12 +260,17 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
     conditions = list(c.conditions)
     decision = None
     if paired is not None:
+        # Missing scores leave the verdict inconclusive; a refusal or a loss makes it fail.
+        missing = [m for m in conditions if m.startswith("not evaluated")]
         decision = decide(
             paired,
             c.sides.settings.config.gate,
             attempt=c.attempt,
             allow_small=allow_small,
-            extra_failures=conditions,
+            extra_failures=[m for m in conditions if m not in missing],
+            unknowns=missing,
+            prior=c.prior,
+            passed_before=c.passed_before,
         )
     elif not conditions:
         conditions.append("fewer than two instances have scores on both sides")
@@ -270,7 +281,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
     )
     return GateOutcome(
         record=record,
-        verdict="pass" if record.passed else "reject",
+        verdict=record.shown_verdict,
         detectable=decision.detectable if decision else None,
         not_evaluated=c.not_evaluated,
         check_findings=c.checks.findings,
@@ -330,8 +341,11 @@ def gate_record(
 
 def _measured(c: Comparison, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
     if decision is None:
+        missing = all(m.startswith("not evaluated") for m in failures)
         return {
             "passed": False,
+            "verdict": "inconclusive" if missing else "fail",
+            "policy": c.sides.settings.config.gate.policy,
             "reasons": failures,
             "n": 0,
             "base_mean": c.base_scores.mean,
@@ -339,8 +353,25 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
             "difference": None,
         }
     comparison, bound = decision.comparison, decision.bound
+    said, prior = decision.numbers, decision.prior
     return {
         "passed": decision.passed,
+        "verdict": decision.verdict,
+        "policy": decision.policy,
+        "q": decision.q,
+        "se": comparison.difference.se,
+        "upper_bound": decision.upper_bound,
+        "chance_better": said.chance_better if said else None,
+        "expected_loss": said.expected_loss if said else None,
+        "corrected": said.corrected if said else None,
+        "needed": said.needed if said else None,
+        "prior_mean": prior.mean,
+        "prior_sd": prior.sd,
+        "prior_looks": prior.looks,
+        "e_value": decision.e_value,
+        "e_fail": decision.e_fail,
+        "level": decision.level,
+        "passed_before": decision.passed_before,
         "reasons": decision.reasons,
         "n": comparison.n,
         "base_mean": comparison.base.mean,

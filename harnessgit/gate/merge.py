@@ -31,7 +31,7 @@ from harnessgit.gate.checkout import (
 from harnessgit.gate.gate import SELECTION, run_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
-from harnessgit.render import points
+from harnessgit.render import chance_text, points
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import (
     Provenance,
@@ -171,6 +171,12 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: st
         f"attempt {record.attempt} at alpha {record.alpha_k:.3g}",
         f"Wins/losses/ties: {record.wins}/{record.losses}/{record.ties}",
     ]
+    if record.corrected is not None and record.chance_better is not None and record.expected_loss is not None:
+        lines.append(
+            f"Gain corrected for selection: {points(record.corrected)} points; chance better "
+            f"{chance_text(record.chance_better)}, expected loss {record.expected_loss * 100:.1f} points "
+            f"(policy {record.policy})"
+        )
     if note:
         lines.append(note)
     if len(chain) <= 1:

@@ -12,6 +12,7 @@ from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.gate.settings import Settings
 from harnessgit.records import GateRecord, ModelCheck
 from harnessgit.stats.decision import GateDecision
+from harnessgit.stats.verdict import DEFAULT_PRIOR, Prior
 from harnessgit.targets import Target
 
 
@@ -45,6 +46,8 @@ class Comparison:
     # [gate] models: the other models' loss tests (`harnessgit.gate.models`)
     models: list[ModelCheck] = field(default_factory=list)
     model_records: list[str] = field(default_factory=list)  # ids of the eval records they read
+    prior: Prior = DEFAULT_PRIOR  # the prior of true gains, from the earlier gate records
+    passed_before: int = 0  # policy elond's D: comparisons on this set that passed before
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class GateOutcome:
     failing and warning check findings."""
 
     record: GateRecord = field(metadata={"json": "flatten"})
-    verdict: str  # "pass" or "reject"
+    verdict: str  # "pass", "fail" or "inconclusive"
     detectable: str | None
     not_evaluated: list[str]
     check_findings: list[Finding]

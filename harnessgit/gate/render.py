@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harnessgit.render import listing, plural, points, short, table
+from harnessgit.records import GateRecord
+from harnessgit.render import chance_text, listing, plural, points, short, table
 
 # Named for type checking only: `gate` printing its outcome should not import merge,
 # verify and the frontier (and through them the candidates' history) (issue 17).
@@ -16,11 +17,58 @@ if TYPE_CHECKING:
     from harnessgit.gate.verify import VerifyReport
 
 
+def verdict_lines(r: GateRecord, base: str | None = None) -> list[str]:
+    """What a verdict states in plain words (records from before three verdicts
+    carry none of it: nothing is said for them)."""
+    base = base or r.base_branch
+    lines = []
+    if r.chance_better is not None and r.expected_loss is not None:
+        lines.append(
+            f"  chance the edit is better than {base}: {chance_text(r.chance_better)}; "
+            f"expected loss if merged anyway: {r.expected_loss * 100:.1f} points"
+        )
+    if r.corrected is not None and r.difference is not None:
+        lines.append(
+            f"  gain corrected for selection: {points(r.corrected)} points (observed {points(r.difference)}; "
+            f"prior from {plural(r.prior_looks or 0, 'earlier gate record')})"
+        )
+    if r.shown_verdict == "inconclusive" and r.difference is not None:
+        lines.append("  what would decide: " + decide_sentence(r))
+    return lines
+
+
+def decide_sentence(r: GateRecord) -> str:
+    """For an inconclusive verdict: how many selection instances would decide."""
+    if r.needed is None:
+        return "nothing the selection split can give: the observed gain sits on min_effect or nothing varied"
+    towards = "pass" if (r.difference or 0.0) > r.min_effect else "fail"
+    level = (
+        f"q = {r.q:g}"
+        if r.policy == "bayes"
+        else (f"alpha_{r.attempt} = {r.alpha_k:.2g}" if towards == "pass" else f"alpha = {r.alpha:g}")
+    )
+    more = "" if r.needed > r.n else " (about as many as now: fresh instances or repeats would settle it)"
+    return (
+        f"about {r.needed} selection instances (now {r.n}) to {towards} with 80% power if the true gain "
+        f"is the observed {points(r.difference)} points, at {level}{more}"
+    )
+
+
+def _online(r: GateRecord) -> str:
+    if r.e_value is None or r.level is None:
+        return ""
+    return (
+        f"; e-value {r.e_value:.3g} (passes at {1 / r.level:.3g}: {plural(r.passed_before or 0, 'pass')} "
+        f"before on this set), e-value against a gain {r.e_fail:.3g}"
+    )
+
+
 def gate_text(outcome: GateOutcome) -> str:
     r = outcome.record
     label = r.candidate or short(r.commit)
-    verdict = "PASS" if r.passed else "REJECT"
+    verdict = r.shown_verdict.upper()
     lines = [f"gate: {verdict}  {label} against {r.base_branch} ({short(r.base)}) on the selection split"]
+    lines += verdict_lines(r)
     if r.difference is not None:
         lines += [
             f"  n = {r.n} instances, model {r.model}, method {r.method}",
@@ -31,7 +79,9 @@ def gate_text(outcome: GateOutcome) -> str:
             if r.p_value is not None
             else "",
             f"  wins/losses/ties {r.wins}/{r.losses}/{r.ties}",
-            f"  attempt {r.attempt} on this selection set; alpha spent {r.alpha_spent:.4f} of {r.alpha}",
+            f"  attempt {r.attempt} on this selection set; alpha spent {r.alpha_spent:.4f} of {r.alpha}"
+            if r.policy == "strict"
+            else f"  attempt {r.attempt}; policy {r.policy}, q = {r.q:g}" + _online(r),
         ]
         if outcome.decision is not None:
             lines.append(f"  {outcome.decision.detectable}")
@@ -57,7 +107,7 @@ def gate_text(outcome: GateOutcome) -> str:
         f"  checks: {outcome.checks.count('failure')} failures, {outcome.checks.count('warning')} warnings"
     )
     if r.reasons:
-        lines.append("  rejected because:")
+        lines.append("  not passed because:")
         lines += [f"  - {reason}" for reason in r.reasons]
     return "\n".join(line for line in lines if line)
 

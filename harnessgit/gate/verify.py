@@ -31,13 +31,15 @@ from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
+from harnessgit.gate.prior import passes_before, prior_before
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records
 from harnessgit.gate.verify_models import model_problems
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
 from harnessgit.stats.decision import alpha_for_attempt, decide
-from harnessgit.stats.pairing import Scored, pair_scores
+from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
+from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict
 from harnessgit.store import Store
 from harnessgit.targets import base_tip
 
@@ -205,13 +207,48 @@ def _check_gate(
         problems.append("fewer than two instances to recompute the decision from")
         return problems
     # The record holds the gate's settings as they were: decide again with them.
-    again = decide(paired, gate, attempt=gate.attempt, allow_small=gate.allow_small)
+    return problems + _recomputed(gate, paired, all_gates)
+
+
+def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateRecord]) -> list[str]:
+    """The decision again from the stored scores, with the record's policy and prior;
+    and the prior again from the gate records older than it. A record from before
+    three verdicts (no prior on record) is re-checked as it was: the bound and pass."""
+    problems = []
+    prior = DEFAULT_PRIOR
+    if gate.prior_looks is not None and gate.prior_mean is not None and gate.prior_sd is not None:
+        prior = prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts)
+        if prior.looks != gate.prior_looks or not (
+            math.isclose(prior.mean, gate.prior_mean, abs_tol=1e-9)
+            and math.isclose(prior.sd, gate.prior_sd, abs_tol=1e-9)
+        ):
+            problems.append(
+                f"its prior (mean {gate.prior_mean:+.4f}, sd {gate.prior_sd:.4f} from {gate.prior_looks} "
+                "gate "
+                f"records) does not recompute from the gate records before it: mean {prior.mean:+.4f}, sd "
+                f"{prior.sd:.4f} from {prior.looks}"
+            )
+    pair = (gate.base_harness, gate.harness)
+    before = passes_before(all_gates, gate.split_hash, pair, gate.ts)
+    if gate.passed_before is not None and gate.passed_before != before:
+        problems.append(
+            f"it counts {gate.passed_before} comparisons that passed on its selection set before it; "
+            f"the record holds {before}"
+        )
+    again = decide(
+        paired, gate, attempt=gate.attempt, allow_small=gate.allow_small, prior=prior, passed_before=before
+    )
     recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
-    if again.passed != gate.passed or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9):
+    verdict = gate.shown_verdict if gate.verdict is not None else legacy_verdict(again.passed)
+    if (
+        again.passed != gate.passed
+        or again.verdict != verdict
+        or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9)
+    ):
         problems.append(
             f"the decision does not recompute from the stored scores: recorded lower bound "
-            f"{recorded_bound:+.4f} ({'pass' if gate.passed else 'reject'}), recomputed "
-            f"{again.bound.lower_bound:+.4f} ({'pass' if again.passed else 'reject'})"
+            f"{recorded_bound:+.4f} ({gate.shown_verdict}), recomputed "
+            f"{again.bound.lower_bound:+.4f} ({again.verdict})"
         )
     return problems
 

@@ -322,6 +322,34 @@ class GateRecord(Record):
     # with other draws from a non-deterministic evaluator: verify re-checks from these
     # (issue 17). None before: verify reads the key's records older than the decision.
     evals: str | None = None
+    # Three verdicts (issue 25; docs/gate.md). None: a record from before, whose
+    # verdict is `passed` ("reject" shown as fail: it exited 1, as fail does).
+    verdict: Literal["pass", "fail", "inconclusive"] | None = None
+    policy: Literal["strict", "bayes", "elond"] = "strict"  # records from before were strict
+    q: Probability | None = None  # bayes: the share of false merges tolerated
+    se: Annotated[float, Field(ge=0)] | None = None  # standard error of the difference
+    upper_bound: Difference | None = None  # strict: the (1 - alpha) upper bound (the fail test)
+    chance_better: Probability | None = None  # P(true gain > 0) under the prior
+    expected_loss: Annotated[float, Field(ge=0)] | None = None  # E[max(0, -true gain)] if merged
+    corrected: Difference | None = None  # the gain corrected for selection (posterior mean)
+    needed: Count | None = None  # inconclusive: selection instances that would decide (80% power)
+    # The prior of true gains the numbers (and policy bayes) used: learned from the
+    # gains of `prior_looks` earlier gate records (0: the default prior).
+    prior_mean: Difference | None = None
+    prior_sd: Annotated[float, Field(gt=0)] | None = None
+    prior_looks: Count | None = None
+    # elond: the two e-values, the level alpha_t and the passes before it on this set
+    e_value: Annotated[float, Field(ge=0)] | None = None
+    e_fail: Annotated[float, Field(ge=0)] | None = None
+    level: Probability | None = None
+    passed_before: Count | None = None
+
+    @property
+    def shown_verdict(self) -> Literal["pass", "fail", "inconclusive"]:
+        """The verdict, for records from before three verdicts too."""
+        if self.verdict is not None:
+            return self.verdict
+        return "pass" if self.passed else "fail"
 
 
 class OverrideRecord(Record):
@@ -365,7 +393,8 @@ class IterationRecord(Record):
     commit: str | None = None
     candidate_score: Score | None = None
     # skipped-perfect | rejected-proposal | rejected-checks | not-better | not-gated | conflict |
-    # gate-refused | gate-rejected | gate-passed | merged | budget | interrupted
+    # gate-refused | gate-failed | gate-inconclusive | gate-passed | merged | budget |
+    # interrupted (gate-rejected: a record from before three verdicts)
     outcome: str
     reason: str = ""
     files: list[str] = Field(default_factory=list)  # conflict: the harness files that conflicted

@@ -30,7 +30,8 @@ DIFF_KEPT = 8000  # characters of a node's diff kept in the page: a report stays
 OUTCOMES = {
     "merged": "merged into the base branch",
     "gate-passed": "gate passed, not merged",
-    "gate-rejected": "gated and rejected",
+    "gate-failed": "gated: fail",
+    "gate-inconclusive": "gated: inconclusive",
     "accepted": "kept by the minibatch, live, not gated",
     "archived": "kept by the minibatch, later archived (dominated)",
     "not-gated": "not gated (conflicts with the base)",
@@ -48,12 +49,15 @@ _ITERATION = {
     "conflict": "not-gated",
     "not-carried": "not-gated",
     "gate-refused": "not-gated",
+    "gate-rejected": "gate-failed",  # written before three verdicts
 }
 
 
 @dataclass(frozen=True, kw_only=True)
 class NodeGate:
     passed: bool
+    shown_verdict: str  # pass, fail or inconclusive
+    corrected: float | None  # the gain corrected for selection (None before issue 25)
     attempt: int
     difference: float | None
     ci_low: float | None
@@ -167,7 +171,7 @@ def _outcome(state: State, merged: bool, notes: _Notes) -> str:
     if merged:
         return "merged"
     if notes.gates:
-        return "gate-passed" if notes.gates[-1].passed else "gate-rejected"
+        return "gate-" + {"pass": "passed", "fail": "failed"}.get(v := notes.gates[-1].shown_verdict, v)
     if notes.iteration and notes.iteration.outcome in _ITERATION:
         return _ITERATION[notes.iteration.outcome]
     return "accepted" if state == "live" else "archived"
@@ -190,6 +194,8 @@ def _reason(notes: _Notes) -> str:
 def _gate(record: GateRecord) -> NodeGate:
     return NodeGate(
         passed=record.passed,
+        shown_verdict=record.shown_verdict,
+        corrected=record.corrected,
         attempt=record.attempt,
         difference=record.difference,
         ci_low=record.ci_low,

@@ -11,6 +11,8 @@ OUTCOME_COLOURS = {
     "merged": "#0072B2",
     "gate-passed": "#56B4E9",
     "gate-rejected": "#D55E00",
+    "gate-failed": "#D55E00",
+    "gate-inconclusive": "#E69F00",
     "accepted": "#009E73",
     "archived": "#999999",
     "not-gated": "#F0E442",
@@ -108,7 +110,7 @@ def _detail(index: int, node: TreeNode) -> str:
     if node.selection_mean is not None:
         facts.append(("selection", f"{_pts(node.selection_mean)} on {node.selection_n} instances"))
     for gate in node.gates:
-        verdict = "PASS" if gate.passed else "REJECT"
+        verdict = gate.shown_verdict.upper()
         interval = (
             f" [{gate.ci_low * 100:+.1f}, {gate.ci_high * 100:+.1f}]"
             if gate.ci_low is not None and gate.ci_high is not None
@@ -117,7 +119,10 @@ def _detail(index: int, node: TreeNode) -> str:
         difference = (
             f"{gate.difference * 100:+.1f} points" if gate.difference is not None else "no difference"
         )
-        facts.append((f"gate attempt {gate.attempt}", f"{verdict}, {difference}{interval}"))
+        corrected = (
+            f", {gate.corrected * 100:+.1f} corrected for selection" if gate.corrected is not None else ""
+        )
+        facts.append((f"gate attempt {gate.attempt}", f"{verdict}, {difference}{interval}{corrected}"))
     if node.reason:
         facts.append(("why", node.reason))
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)

@@ -12,7 +12,7 @@ import html
 import re
 
 from harnessgit.candidates.render import effect_text
-from harnessgit.render import EMPTY, changes, p_text, plural, points, share, short, sparkline
+from harnessgit.render import EMPTY, chance_text, changes, p_text, plural, points, share, short, sparkline
 from harnessgit.render import size as human_size
 from harnessgit.review.budget import COMMENT_LIMIT, Section, assemble
 from harnessgit.review.diff import FileDiff
@@ -80,11 +80,23 @@ def _md_verdict(result: ReviewResult) -> Section:
         head.append("**Gate: not evaluated.** The gate needs selection-split scores for both sides. Run:")
         body += ["", "```sh", *v.commands, "```", "", "then `harnessgit review` again."]
     else:
-        word = "PASS" if v.state == "pass" else "REJECT"
+        word = v.state.upper()
         line = f"**Gate: {word}.**"
+        if v.chance_better is not None and v.expected_loss is not None:
+            line += (
+                f" Chance the edit is better: {chance_text(v.chance_better)}; expected loss if merged"
+                f" anyway: {v.expected_loss * 100:.1f} points"
+                + (
+                    f"; gain corrected for selection: {points(v.corrected)} points."
+                    if v.corrected is not None
+                    else "."
+                )
+            )
+        if v.decides:
+            line += f" What would decide: {md_text(v.decides)}."
         if v.difference is not None:
             line += (
-                f" {points(v.difference)} points on {v.n} selection instances "
+                f" Observed {points(v.difference)} points on {v.n} selection instances "
                 f"({points(v.base_mean, False)} → {points(v.head_mean, False)}; "
                 f"95% CI [{points(v.ci_low)}, {points(v.ci_high)}]; "
                 f"p = {p_text(v.p_value)}; wins/losses/ties {v.wins}/{v.losses}/{v.ties}); "

@@ -7,7 +7,18 @@ from __future__ import annotations
 from typing import Literal
 
 from harnessgit.candidates.render import effect_text
-from harnessgit.render import EMPTY, changes, mean_text, p_text, plural, points, share, short, table
+from harnessgit.render import (
+    EMPTY,
+    chance_text,
+    changes,
+    mean_text,
+    p_text,
+    plural,
+    points,
+    share,
+    short,
+    table,
+)
 from harnessgit.render import size as human_size
 from harnessgit.review.diff import FileDiff
 from harnessgit.review.edits import Edit
@@ -57,14 +68,29 @@ def verdict_line(verdict: Verdict) -> str:
         return "not evaluated: the gate needs selection scores for both sides; run " + "; ".join(
             verdict.commands
         )
-    word = "PASS" if verdict.state == "pass" else "REJECT"
+    word = verdict.state.upper()
     if verdict.difference is None:
         return f"{word}: " + "; ".join(verdict.reasons)
     return (
-        f"{word}: {points(verdict.difference)} points on {verdict.n} selection instances "
-        f"({points(verdict.base_mean, False)} -> {points(verdict.head_mean, False)}, 95% CI "
+        f"{word}: {said_numbers(verdict)}{points(verdict.difference)} points on {verdict.n} selection "
+        f"instances ({points(verdict.base_mean, False)} -> {points(verdict.head_mean, False)}, 95% CI "
         f"[{points(verdict.ci_low)}, {points(verdict.ci_high)}], p = {p_text(verdict.p_value)}, "
         f"attempt {verdict.attempt} at alpha {verdict.alpha_k:.3g})"
+        + (f"; what would decide: {verdict.decides}" if verdict.decides else "")
+    )
+
+
+def said_numbers(verdict: Verdict) -> str:
+    """The chance the edit is better, the expected loss if merged anyway and the gain
+    corrected for selection, in words ("" for what has none), ending in "; "."""
+    if verdict.chance_better is None or verdict.expected_loss is None:
+        return ""
+    corrected = (
+        f", gain corrected for selection {points(verdict.corrected)}" if verdict.corrected is not None else ""
+    )
+    return (
+        f"chance better {chance_text(verdict.chance_better)}, expected loss if merged anyway "
+        f"{verdict.expected_loss * 100:.1f} points{corrected}; observed "
     )
 
 

@@ -34,6 +34,7 @@ from harnessgit.evaluation.trajectory import Repeat, trajectories
 from harnessgit.gate.changes import regrades
 from harnessgit.gate.gate import SELECTION, preview_gate
 from harnessgit.gate.outcome import GateOutcome
+from harnessgit.gate.render import decide_sentence
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import GateRecord, view_of
 from harnessgit.review.diff import FileDiff, parse_patch
@@ -61,7 +62,7 @@ NO_EVALUATOR = (
     "and a gate verdict (docs/evaluator.md)"
 )
 
-State = Literal["pass", "reject", "not evaluated"]
+State = Literal["pass", "fail", "inconclusive", "not evaluated"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +87,11 @@ class Verdict:
     wins: int = 0
     losses: int = 0
     ties: int = 0
+    # What the verdict states in plain words (docs/gate.md, "Three verdicts").
+    chance_better: float | None = None
+    expected_loss: float | None = None
+    corrected: float | None = None  # the gain corrected for selection
+    decides: str | None = None  # inconclusive: what would decide
     # False: nothing can be evaluated yet (no evaluator configured, or no split
     # manifest), so no scores and no verdict; ``reasons`` says why. A "not evaluated"
     # that is evaluable only lacks scores, and ``commands`` would add them.
@@ -241,9 +247,12 @@ def _verdict(outcome: GateOutcome) -> Verdict:
     return view_of(
         Verdict,
         r,
-        state="pass" if r.passed else "reject",
+        state=r.shown_verdict,
         commands=[],
         evaluable=True,
+        decides=decide_sentence(r)
+        if r.shown_verdict == "inconclusive" and r.difference is not None
+        else None,
         head_mean=r.candidate_mean,
         detectable=outcome.decision.detectable if outcome.decision else None,
     )

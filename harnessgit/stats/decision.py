@@ -26,8 +26,10 @@ from typing import Protocol
 
 from harnessgit.render import points, rough_points
 from harnessgit.stats.bootstrap import SMALLEST_ALPHA, BootstrapBound, bootstrap_bound
+from harnessgit.stats.eprocess import canonical_order, elond_level, evidence
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.signtest import SignBound, sign_bound
+from harnessgit.stats.verdict import DEFAULT_PRIOR, Numbers, Prior, Verdict, chance_above, numbers, posterior
 
 # Power at which the minimum detectable effect is quoted: the usual 80%.
 MDE_POWER = 0.8
@@ -49,6 +51,10 @@ class GateRules(Protocol):
     def resamples(self) -> int: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def policy(self) -> str: ...
+    @property
+    def q(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,16 @@ class GateDecision:
     bound: BootstrapBound | SignBound
     mde: float | None  # minimum detectable effect above min_effect; None: no variation seen
     detectable: str  # the MDE in one sentence
+    verdict: Verdict = "fail"
+    policy: str = "strict"
+    q: float | None = None  # bayes: the share of false merges tolerated
+    upper_bound: float | None = None  # strict: the one-sided (1 - alpha) upper bound (the fail test)
+    numbers: Numbers | None = None  # chance better, expected loss, corrected gain, what would decide
+    prior: Prior = DEFAULT_PRIOR
+    e_value: float | None = None  # elond: the gain e-value (`harnessgit.stats.eprocess`)
+    e_fail: float | None = None  # elond: the no-gain e-value
+    level: float | None = None  # elond: alpha_t, the level this comparison is tested at
+    passed_before: int | None = None  # elond: D, the comparisons that passed before it
 
 
 def alpha_for_attempt(alpha: float, attempt: int) -> float:
@@ -172,58 +188,51 @@ def decide(
     attempt: int = 1,
     allow_small: bool = False,
     extra_failures: Sequence[str] = (),
+    unknowns: Sequence[str] = (),
+    prior: Prior = DEFAULT_PRIOR,
+    passed_before: int = 0,
 ) -> GateDecision:
     """The gate's verdict on the statistics, plus any failures the caller found
-    (ancestry, checks): passed only if every rule holds and ``extra_failures`` is empty.
+    (ancestry, checks): passed only if every rule holds and ``extra_failures`` and
+    ``unknowns`` (what is missing, e.g. scores: inconclusive rather than fail) are
+    empty; the verdict itself is `three_way`'s.
 
     ``attempt`` is k, the number of gate attempts on this selection set since it was
-    last refreshed, this one included; it sets the level alpha_k.
+    last refreshed, this one included; it sets the level alpha_k. ``prior``: the
+    distribution of true gains the chance and the corrected gain are computed under;
+    ``passed_before``: policy elond's D, the comparisons on this set that passed before.
     """
     comparison = compare(scores)
     alpha_k = alpha_for_attempt(gate.alpha, attempt)
     sums, sizes = _units(scores)
-    bound: BootstrapBound | SignBound
-    if gate.method == "sign":
-        bound = sign_bound(
-            scores.differences,
-            alpha=alpha_k,
-            null=gate.min_effect,
-            binary=comparison.binary,
-            clustered=False,
-        )
-    else:
-        bound = bootstrap_bound(
-            sums, sizes, alpha=alpha_k, null=gate.min_effect, resamples=gate.resamples, seed=gate.seed
-        )
-    units = "clusters" if bound.clustered else "instances"
+    bound = _bound(scores, comparison, gate, alpha_k, sums, sizes)
     mde = None
     if comparison.difference.se > 0 and comparison.effective_n is not None:
         mde = minimum_detectable_effect(comparison.sd, comparison.effective_n, alpha_k)
-
-    reasons = _sign_test_misuse(gate, comparison)
+    hard = _sign_test_misuse(gate, comparison) + list(extra_failures)  # these make it fail
+    soft = []  # these leave it inconclusive: too little to decide on
     if comparison.n < gate.min_instances and not allow_small:
-        reasons.append(
+        soft.append(
             f"only {comparison.n} instances on the selection split; the gate needs at least "
             f"{gate.min_instances} (min_instances), or --allow-small"
         )
-    if isinstance(bound, BootstrapBound) and alpha_k < SMALLEST_ALPHA:
-        reasons.append(
-            f"attempt {attempt} on this selection set leaves alpha_{attempt} = {alpha_k:.2g}, below what"
-            " the bootstrap can resolve: no candidate can pass; refresh the selection set (new"
-            ' instances, new manifest) or use method = "sign" for 0/1 scores'
-        )
-    elif not bound.passed:
-        lower = points(bound.lower_bound)
-        reasons.append(
-            f"the {_percent(1 - alpha_k)} lower bound of the difference, {lower} points, does not clear"
-            f" min_effect {points(gate.min_effect)} points"
-            f" (attempt {attempt}: alpha_{attempt} = {alpha_k:.2g}, p = {bound.p_value:.2g},"
-            f" {_method_name(bound)} over {bound.units} {units})"
-        )
-    reasons.extend(extra_failures)
+    rule = _policy_rule(scores, comparison, gate, attempt, bound, prior, passed_before)
+    verdict: Verdict = "fail" if hard or rule.verdict == "fail" else "pass"
+    if verdict == "pass" and (soft or unknowns or rule.verdict == "inconclusive"):
+        verdict = "inconclusive"
+    said = numbers(
+        prior,
+        comparison.difference.mean,
+        comparison.difference.se,
+        comparison.difference.se * math.sqrt(comparison.n),
+        verdict=verdict,
+        min_effect=gate.min_effect,
+        levels=rule.levels,
+    )
+    online = rule.online
     return GateDecision(
-        passed=not reasons,
-        reasons=reasons,
+        passed=verdict == "pass",
+        reasons=[*soft, *([rule.reason] if rule.reason else []), *hard, *unknowns],
         method=gate.method,
         attempt=attempt,
         alpha=gate.alpha,
@@ -238,7 +247,173 @@ def decide(
         bound=bound,
         mde=mde,
         detectable=detectable_sentence(comparison, mde, gate.min_effect),
+        verdict=verdict,
+        policy=gate.policy,
+        q=gate.q if gate.policy != "strict" else None,
+        upper_bound=rule.upper,
+        numbers=said,
+        prior=prior,
+        e_value=online.e_value if online else None,
+        e_fail=online.e_fail if online else None,
+        level=online.level if online else None,
+        passed_before=passed_before if online else None,
     )
+
+
+def _bound(
+    scores: PairedScores,
+    comparison: PairedComparison,
+    gate: GateRules,
+    alpha_k: float,
+    sums: list[float],
+    sizes: list[int],
+) -> BootstrapBound | SignBound:
+    """The one-sided lower bound at alpha_k, by the gate's method."""
+    if gate.method == "sign":
+        return sign_bound(
+            scores.differences, alpha=alpha_k, null=gate.min_effect, binary=comparison.binary, clustered=False
+        )
+    return bootstrap_bound(
+        sums, sizes, alpha=alpha_k, null=gate.min_effect, resamples=gate.resamples, seed=gate.seed
+    )
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """What a policy's rule says about the statistics alone."""
+
+    verdict: Verdict
+    reason: str  # why it did not pass ("" on a pass)
+    levels: tuple[float, float]  # the (pass, fail) levels, for what would decide
+    upper: float | None = None  # strict: the upper bound of the fail test
+    online: ElondTest | None = None  # elond: its e-values and level
+
+
+def _policy_rule(
+    scores: PairedScores,
+    comparison: PairedComparison,
+    gate: GateRules,
+    attempt: int,
+    bound: BootstrapBound | SignBound,
+    prior: Prior,
+    passed_before: int,
+) -> _Rule:
+    q = gate.q if gate.q is not None else 0.1
+    if gate.policy == "bayes":
+        verdict, reason = _bayes_rule(comparison, gate, prior)
+        return _Rule(verdict, reason, (q, q))
+    if gate.policy == "elond":
+        online = elond_test(scores, gate, attempt, passed_before)
+        return _Rule(online.verdict, online.reason, (online.level, gate.alpha), online=online)
+    sums, sizes = _units(scores)
+    units = "clusters" if bound.clustered else "instances"
+    verdict, reason, upper = _strict_rule(gate, attempt, bound, sums, sizes, units)
+    return _Rule(verdict, reason, (alpha_for_attempt(gate.alpha, attempt), gate.alpha), upper=upper)
+
+
+@dataclass(frozen=True)
+class ElondTest:
+    verdict: Verdict
+    reason: str  # why it did not pass ("" on a pass)
+    e_value: float
+    e_fail: float
+    level: float
+
+
+def elond_test(scores: PairedScores, gate: GateRules, attempt: int, passed_before: int) -> ElondTest:
+    """The elond policy: pass when the gain e-value reaches 1 / alpha_t (e-LOND's level
+    for this attempt and the passes before it); fail when the no-gain e-value reaches
+    1 / alpha; else inconclusive. Instances are read in `canonical_order`."""
+    q = gate.q if gate.q is not None else 0.1
+    order = canonical_order(scores.instances, gate.seed)
+    diffs = [scores.differences[i] for i in order]
+    found = evidence(diffs, gate.min_effect)
+    level = elond_level(q, attempt, passed_before)
+    said = (
+        f"the e-value for a gain beyond min_effect {points(gate.min_effect)} points is {found.gain:.3g}, "
+        f"against 1 / alpha_{attempt} = {1 / level:.3g}"
+        f" (policy elond, q = {q:g}, {passed_before} passed before)"
+    )
+    if found.gain >= 1 / level:
+        return ElondTest("pass", "", found.gain, found.no_gain, level)
+    if found.no_gain >= 1 / gate.alpha:
+        worse = f"; the e-value against a gain is {found.no_gain:.3g} >= 1 / alpha = {1 / gate.alpha:.3g}"
+        return ElondTest("fail", said + worse, found.gain, found.no_gain, level)
+    return ElondTest("inconclusive", said, found.gain, found.no_gain, level)
+
+
+def _strict_rule(
+    gate: GateRules,
+    attempt: int,
+    bound: BootstrapBound | SignBound,
+    sums: list[float],
+    sizes: list[int],
+    units: str,
+) -> tuple[Verdict, str, float | None]:
+    """The strict policy: pass when the lower bound at alpha_k clears min_effect; fail
+    when the upper bound at alpha is below it (evidence the edit does not gain
+    min_effect: with min_effect 0, that it is worse); else inconclusive. Returns the
+    verdict, the reason it did not pass ("" on a pass) and the upper bound."""
+    alpha_k = alpha_for_attempt(gate.alpha, attempt)
+    upper = _upper_bound(gate, bound, sums, sizes)
+    if upper.passed:
+        worse = (
+            f"the {_percent(1 - gate.alpha)} upper bound of the difference, "
+            f"{points(-upper.lower_bound)} points, is below min_effect {points(gate.min_effect)} points"
+            f" (p = {upper.p_value:.2g})"
+        )
+        return "fail", worse, -upper.lower_bound
+    if isinstance(bound, BootstrapBound) and alpha_k < SMALLEST_ALPHA:
+        reason = (
+            f"attempt {attempt} on this selection set leaves alpha_{attempt} = {alpha_k:.2g}, below what"
+            " the bootstrap can resolve: no candidate can pass; refresh the selection set (new"
+            ' instances, new manifest) or use method = "sign" for 0/1 scores'
+        )
+        return "inconclusive", reason, -upper.lower_bound
+    if bound.passed:
+        return "pass", "", -upper.lower_bound
+    reason = (
+        f"the {_percent(1 - alpha_k)} lower bound of the difference, {points(bound.lower_bound)} points, does"
+        f" not clear min_effect {points(gate.min_effect)} points"
+        f" (attempt {attempt}: alpha_{attempt} = {alpha_k:.2g}, p = {bound.p_value:.2g},"
+        f" {_method_name(bound)} over {bound.units} {units})"
+    )
+    return "inconclusive", reason, -upper.lower_bound
+
+
+def _upper_bound(
+    gate: GateRules, bound: BootstrapBound | SignBound, sums: list[float], sizes: list[int]
+) -> BootstrapBound | SignBound:
+    """The fail test: the gate's own test, at level alpha, of H0 "the difference is at
+    least min_effect", run on the negated differences (its lower bound is minus the
+    upper bound of the difference)."""
+    if isinstance(bound, SignBound):
+        negated = [-s / k for s, k in zip(sums, sizes, strict=True)]
+        binary = bound.test == "mcnemar"
+        return sign_bound(negated, alpha=gate.alpha, null=-gate.min_effect, binary=binary, clustered=False)
+    negated_sums = [-s for s in sums]
+    return bootstrap_bound(
+        negated_sums, sizes, alpha=gate.alpha, null=-gate.min_effect, resamples=gate.resamples, seed=gate.seed
+    )
+
+
+def _bayes_rule(comparison: PairedComparison, gate: GateRules, prior: Prior) -> tuple[Verdict, str]:
+    """The bayes policy: pass when the chance that the edit gains more than min_effect,
+    under the prior learned from the repository's recorded gains, is at least 1 - q;
+    fail when it is at most q; else inconclusive."""
+    q = gate.q if gate.q is not None else 0.1
+    post = posterior(prior, comparison.difference.mean, comparison.difference.se)
+    chance = chance_above(post, gate.min_effect)
+    said = (
+        f"the chance that the edit gains more than min_effect {points(gate.min_effect)} points is"
+        f" {_percent(chance)} (policy bayes, q = {q:g}; prior mean {points(prior.mean)} sd"
+        f" {points(prior.sd, False)} points from {prior.looks} recorded gains)"
+    )
+    if chance >= 1 - q:
+        return "pass", ""
+    if chance <= q:
+        return "fail", said + ": at most q"
+    return "inconclusive", said + ": neither at least 1 - q nor at most q"
 
 
 def _sign_test_misuse(gate: GateRules, comparison: PairedComparison) -> list[str]:

@@ -51,6 +51,8 @@ class _LossRules:
     seed: int
     min_effect: float = 0.0
     min_instances: int = 1
+    policy: str = "strict"
+    q: float | None = None
 
 
 def holm(p_values: Sequence[float], alpha: float) -> list[tuple[float, bool]]:

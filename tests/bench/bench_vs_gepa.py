@@ -402,7 +402,7 @@ def diagnose(
         cand_scores = [world.outcome(i, after) for i in selection]
         true_gain = 100 * (world.expected(text) - world.expected(base))
         observed = 100 * (statistics.fmean(cand_scores) - statistics.fmean(base_scores))
-        if record.outcome in ("merged", "gate-rejected", "gate-passed"):
+        if record.outcome in ("merged", "gate-rejected", "gate-failed", "gate-inconclusive", "gate-passed"):
             attempts += 1
             if record.outcome == "merged":
                 merge = {"selection_gain": observed, "test_gain": true_gain}

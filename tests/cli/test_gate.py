@@ -26,8 +26,20 @@ def test_cli_exit_codes(gate_repo: Path) -> None:
         config = load_config(gate_repo)
         good = propose(store, config, {"SKILL.md": skill(30)}).candidate
         noop = propose(store, config, {"SKILL.md": skill(10, "# cosmetic")}).candidate
+        worse = propose(store, config, {"SKILL.md": skill(0)}).candidate
+        small = propose(store, config, {"SKILL.md": skill(10, "fix s-30")}).candidate
+    # Three verdicts, three exit codes (docs/gate.md): an edit that changes nothing is
+    # not evidence of harm, so it is inconclusive (4), not a fail.
     code, out, _ = run("gate", noop)
-    assert code == 1 and "REJECT" in out
+    assert code == 4 and out.startswith("gate: INCONCLUSIVE") and "what would decide:" in out
+    code, out, _ = run("gate", worse)
+    assert (
+        code == 1 and out.startswith("gate: FAIL") and "chance the edit is better than main: under 1%" in out
+    )
+    code, out, _ = run("gate", small, "--json")  # +2.5 points on 40 instances: too little to tell
+    record = json.loads(out)
+    assert code == 4 and record["verdict"] == "inconclusive" and record["needed"] > 40
+    assert 0.5 < record["chance_better"] < 1 and record["expected_loss"] < 0.01
     code, out, _ = run("gate", good, "--json")
     assert code == 0 and '"verdict": "pass"' in out
     assert isinstance(json.loads(out)["check_findings"], list)

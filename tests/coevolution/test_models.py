@@ -175,7 +175,7 @@ def test_review_says_what_the_gate_would_over_the_listed_models(models_repo: Pat
     run(models_repo, "eval", "main", "--model", "beta")
     run(models_repo, "eval", cand, "--model", "beta")
     verdict = json.loads(run(models_repo, "review", "main", cand, "--format", "json").stdout)["verdict"]
-    assert verdict["state"] == "reject"
+    assert verdict["state"] == "fail"
     assert any("significant loss on model beta" in reason for reason in verdict["reasons"])
 
 

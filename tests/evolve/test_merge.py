@@ -54,7 +54,7 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
         assert record.component == "SKILL.md, prompts/system.md" and len(record.minibatch) == 5
         assert record.ancestor == store.resolve_commit("main") and record.other_parent
         assert record.selection_mean == 0.1  # 4 of 40: both edits hold
-        assert record.outcome in {"not-gated", "gate-passed", "gate-rejected"}
+        assert record.outcome in {"not-gated", "gate-passed", "gate-failed", "gate-inconclusive"}
         commit = record.commit or ""
         assert list(store.commit_info(commit).parents) == [record.parent, record.other_parent]
         (proposal,) = [

@@ -223,5 +223,5 @@ def test_a_file_put_back_by_hand_is_no_unfinished_checkout(gate_repo: Path) -> N
         for rev in ("main", back):
             evaluate(store, config, rev)
     gated = run(gate_repo, "merge", back)
-    assert gated.exit_code == 1 and "gate: REJECT" in gated.stdout  # gated as usual (and worse)
+    assert gated.exit_code == 1 and "gate: FAIL" in gated.stdout  # gated as usual (and worse)
     assert git(gate_repo, "status", "--porcelain") == " M SKILL.md\n"

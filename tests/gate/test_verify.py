@@ -75,6 +75,18 @@ def test_verify_finds_a_decision_that_does_not_recompute(gate_repo: Path) -> Non
     assert any("does not recompute" in problem for problem in problems)
 
 
+def test_verify_recomputes_the_verdict_and_the_prior(gate_repo: Path) -> None:
+    """Issue 25: the verdict, the policy and the prior of true gains are on the record,
+    and verify recomputes them (the prior from the gate records before it)."""
+    problems = verify_tampered(gate_repo, prior_mean=0.2)
+    assert problems and all("its prior (mean +0.2000" in problem for problem in problems)
+
+
+def test_verify_finds_a_verdict_that_does_not_recompute(gate_repo: Path) -> None:
+    problems = verify_tampered(gate_repo, verdict="inconclusive")
+    assert any("does not recompute" in problem and "(inconclusive)" in problem for problem in problems)
+
+
 def test_verify_finds_a_decision_made_with_settings_its_base_did_not_commit(gate_repo: Path) -> None:
     # Issue 12, finding 1: a merge decided with an uncommitted `min_effect = -0.5`
     # passed verify. The record now has to match the settings committed at its base.

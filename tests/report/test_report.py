@@ -48,7 +48,7 @@ def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(g
     assert len(re.findall(r'<(?:circle|path) class="ungated-(?:point|mark)"', page)) == 2  # initial + empty
     nodes = re.findall(r'<g class="node outcome-([a-z-]+)" data-node="(\d+)"', page)
     # each candidate, and the two base commits they were proposed on
-    assert sorted(o for o, _ in nodes) == ["base", "base", "gate-rejected", "merged"]
+    assert sorted(o for o, _ in nodes) == ["base", "base", "gate-inconclusive", "merged"]
     assert len(re.findall(r'<section class="node-detail"', page)) == 4
     # the hostile rationale is text, never markup: one <script> element, ours
     assert HOSTILE not in page and "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page

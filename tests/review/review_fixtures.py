@@ -91,7 +91,7 @@ def result_with(flip: Flip, rationale: str, scores: list[ScoreRow] | None = None
         head="b" * 40,
         base_label="main",
         head_label="HEAD",
-        verdict=Verdict(state="reject", reasons=["the lower bound | does not clear <0>"], commands=[]),
+        verdict=Verdict(state="fail", reasons=["the lower bound | does not clear <0>"], commands=[]),
         files=[FileDiff(path="a|b.md", old_path=None, status="added", binary=False, added=1, removed=0)],
         checks=CheckReport(tokenizer="estimate", tokens_exact=False),
         scores=scores or [],

@@ -136,6 +136,6 @@ def test_with_an_evaluator_and_scores_failing_checks_still_reject(review_repo: P
         evaluate(store, config, "main")
         evaluate(store, config, cand.candidate)
         result = review(store, config, "main", cand.candidate)
-    assert result.verdict.evaluable and result.verdict.state == "reject"
+    assert result.verdict.evaluable and result.verdict.state == "fail"
     assert any("the harness checks fail" in reason for reason in result.verdict.reasons)
-    assert "**Gate: REJECT.**" in review_markdown(result) and result.scores
+    assert "**Gate: FAIL.**" in review_markdown(result) and result.scores

@@ -32,7 +32,9 @@ def test_the_markdown_of_an_evaluated_candidate(
     _candidate, result = reviewed_candidate(review_repo, monkeypatch, tmp_path)
     md = review_markdown(result)
     assert md.startswith(MARKER + "\n") and len(md.encode()) <= COMMENT_LIMIT
-    assert "**Gate: PASS.** +47.5 points on 40 selection instances (25.0 → 72.5" in md
+    # The review leads with the verdict and what it states (docs/gate.md#three-verdicts).
+    assert "**Gate: PASS.** Chance the edit is better: over 99%; expected loss if merged anyway: 0.0" in md
+    assert "Observed +47.5 points on 40 selection instances (25.0 → 72.5" in md
     assert "| selection (decides) | sim-1 | 40/40 | 25.0 ± 6.9 | 72.5 ± 7.1 | +47.5 [" in md
     assert "| `SKILL.md` | modified | +2 -1 |" in md
     assert "#### Flipped instances on selection: 1 regressed, 20 fixed" in md

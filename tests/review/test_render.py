@@ -17,7 +17,8 @@ def test_the_text_of_an_evaluated_candidate(
 ) -> None:
     candidate, result = reviewed_candidate(review_repo, monkeypatch, tmp_path)
     text = review_text(result)
-    assert "gate: PASS: +47.5 points on 40 selection instances" in text
+    assert "gate: PASS: chance better over 99%, expected loss if merged anyway 0.0 points" in text
+    assert "observed +47.5 points on 40 selection instances" in text
     assert "regressed s-3: 1.00 -> 0.00; feedback: ok -> s-3 failed: broken-rule" in text
     assert f"(candidate {candidate})" in text and "+LEVEL: 30" in text
 
@@ -45,5 +46,5 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
 def test_verdict_line_says_what_to_run_or_what_it_rests_on() -> None:
     missing = Verdict(state="not evaluated", reasons=[], commands=["harnessgit eval main --split selection"])
     assert verdict_line(missing).endswith("; run harnessgit eval main --split selection")
-    rejected = Verdict(state="reject", reasons=["too few instances", "checks failed"], commands=[])
-    assert verdict_line(rejected) == "REJECT: too few instances; checks failed"
+    rejected = Verdict(state="fail", reasons=["too few instances", "checks failed"], commands=[])
+    assert verdict_line(rejected) == "FAIL: too few instances; checks failed"

@@ -1,0 +1,213 @@
+"""Three verdicts and the numbers every verdict states, pure (no git, no I/O).
+
+A gate says ``pass`` (evidence the edit improves on the base beyond min_effect),
+``fail`` (evidence it does not: its upper bound is below min_effect, which with the
+default min_effect 0 means it is worse) or ``inconclusive`` (neither). Whatever it
+says, it also states in plain words:
+
+- the chance the edit is better than the base: P(true gain > 0) under a normal
+  posterior for the true gain (`posterior`);
+- the expected loss if merged anyway: E[max(0, -true gain)] under that posterior, in
+  points, the "risk" of A/B platforms (GrowthBook's Bayesian engine);
+- for an inconclusive verdict, what would decide: about how many selection
+  instances an effect of the observed size needs for 80% power at this attempt's
+  level (`instances_needed`).
+
+The posterior's prior is learned from the gains the repository's gate records
+measured (`learn_prior`, empirical Bayes by the method of moments, as in the A/B
+testing literature: Deng 2015; Azevedo et al. 2020): a run whose edits rarely help
+shrinks a lucky selection gain towards what edits usually gain. The posterior mean
+is the gain reported for a selected candidate, corrected for selection (item 5 of
+issue 25: the winner's curse). Fewer than MIN_LOOKS recorded gains leave the prior
+at DEFAULT_PRIOR_SD around 0.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Literal
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "inconclusive")
+
+# Power at which "what would decide" is quoted.
+POWER = 0.8
+# Recorded gains needed before the prior is learned rather than assumed.
+MIN_LOOKS = 5
+# The prior before then: true gains of harness edits within about +-20 points.
+DEFAULT_PRIOR_SD = 0.1
+# A learned prior never gets narrower than this (a run of identical looks would
+# otherwise make every later gain collapse onto their mean).
+SMALLEST_PRIOR_SD = 0.005
+# Past this many instances an effect is too small to chase: "what would decide" says so.
+MOST_INSTANCES = 1_000_000
+# The true gains a learned prior puts weight on: -50 to +50 points, by half points.
+GRID = tuple(j / 200 for j in range(-100, 101))
+# The default prior counts as this many looks beside the learned ones (smoothing).
+PSEUDO_LOOKS = 5
+EM_ROUNDS = 300
+
+_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class Prior:
+    """The distribution of true gains (points / 100) an edit is drawn from, learned
+    from ``looks`` recorded gains (0: the default prior): ``weights`` on GRID when
+    learned, else normal; ``mean`` and ``sd`` are its mean and standard deviation."""
+
+    mean: float
+    sd: float
+    looks: int
+    weights: tuple[float, ...] | None = None
+    # The root-mean-square standard error of the looks: the floor of a look's standard
+    # error (on 0/1 scores a look with few discordant pairs understates its own).
+    noise: float = 0.0
+
+
+DEFAULT_PRIOR = Prior(0.0, DEFAULT_PRIOR_SD, 0)
+
+
+@dataclass(frozen=True)
+class Posterior:
+    mean: float  # the gain corrected for selection
+    sd: float
+    weights: tuple[float, ...] | None = None  # on GRID; None: normal(mean, sd)
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """What every verdict states besides itself."""
+
+    chance_better: float  # P(true gain > 0)
+    expected_loss: float  # E[max(0, -true gain)], points / 100
+    corrected: float  # posterior mean gain: the observed gain corrected for selection
+    posterior_sd: float
+    needed: int | None  # selection instances that would decide; None: nothing to say
+
+
+def learn_prior(gains: Sequence[tuple[float, float]]) -> Prior:
+    """The prior of true gains from recorded (gain, standard error) pairs: the
+    nonparametric maximum-likelihood mixing distribution on GRID (Kiefer-Wolfowitz;
+    EM as in Jiang & Zhang 2009), smoothed with PSEUDO_LOOKS looks' worth of the
+    default prior. Fewer than MIN_LOOKS pairs: DEFAULT_PRIOR."""
+    if len(gains) < MIN_LOOKS:
+        return DEFAULT_PRIOR
+    import numpy as np
+
+    grid = np.array(GRID)
+    start = _normal_weights(DEFAULT_PRIOR)
+    noise = math.sqrt(statistics.fmean(s * s for _, s in gains))
+    x = np.array([g for g, _ in gains])[:, None]
+    se = np.maximum(np.array([s for _, s in gains]), max(noise, SMALLEST_PRIOR_SD))[:, None]
+    likelihood = np.exp(-0.5 * ((x - grid[None, :]) / se) ** 2) / se
+    weights = np.array(start)
+    for _ in range(EM_ROUNDS):
+        joint = likelihood * weights[None, :]
+        joint /= np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
+        weights = joint.mean(axis=0)
+    looks = len(gains)
+    mixed = (looks * weights + PSEUDO_LOOKS * np.array(start)) / (looks + PSEUDO_LOOKS)
+    return _grid_prior(tuple(float(w) for w in mixed / mixed.sum()), looks, noise)
+
+
+def _normal_weights(prior: Prior) -> tuple[float, ...]:
+    raw = [math.exp(-0.5 * ((g - prior.mean) / prior.sd) ** 2) for g in GRID]
+    total = math.fsum(raw)
+    return tuple(w / total for w in raw)
+
+
+def _grid_prior(weights: tuple[float, ...], looks: int, noise: float) -> Prior:
+    mean = math.fsum(w * g for w, g in zip(weights, GRID, strict=True))
+    var = math.fsum(w * (g - mean) ** 2 for w, g in zip(weights, GRID, strict=True))
+    return Prior(mean, max(math.sqrt(var), SMALLEST_PRIOR_SD), looks, weights, noise)
+
+
+def posterior(prior: Prior, gain: float, se: float) -> Posterior:
+    """The posterior of the true gain given an observed ``gain`` with standard error
+    ``se`` (normal likelihood); with ``se`` 0 the observation decides alone."""
+    se = max(se, prior.noise)
+    if se <= 0:
+        return Posterior(gain, 0.0)
+    if prior.weights is None:
+        weight = prior.sd**2 / (prior.sd**2 + se**2)
+        return Posterior(prior.mean + weight * (gain - prior.mean), math.sqrt(weight) * se)
+    logs = [-0.5 * ((gain - g) / se) ** 2 for g in GRID]
+    top = max(logs)
+    raw = [w * math.exp(lg - top) for w, lg in zip(prior.weights, logs, strict=True)]
+    total = math.fsum(raw)
+    weights = tuple(r / total for r in raw)
+    mean = math.fsum(w * g for w, g in zip(weights, GRID, strict=True))
+    var = math.fsum(w * (g - mean) ** 2 for w, g in zip(weights, GRID, strict=True))
+    return Posterior(mean, math.sqrt(var), weights)
+
+
+def chance_above(post: Posterior, threshold: float = 0.0) -> float:
+    """P(true gain > threshold) under the posterior."""
+    if post.weights is not None:
+        return min(
+            1.0, math.fsum(w for w, g in zip(post.weights, GRID, strict=True) if g > threshold + 1e-12)
+        )
+    if post.sd <= 0:
+        return 1.0 if post.mean > threshold else 0.0
+    return 1 - _NORMAL.cdf((threshold - post.mean) / post.sd)
+
+
+def expected_loss(post: Posterior) -> float:
+    """E[max(0, -true gain)]: what merging anyway costs on average, points / 100."""
+    if post.weights is not None:
+        return math.fsum(w * -g for w, g in zip(post.weights, GRID, strict=True) if g < 0)
+    m, s = post.mean, post.sd
+    if s <= 0:
+        return max(0.0, -m)
+    z = m / s
+    return max(0.0, s * _NORMAL.pdf(z) - m * _NORMAL.cdf(-z))
+
+
+def instances_needed(sd: float, effect: float, level: float, power: float = POWER) -> int | None:
+    """Instances a one-sided level-``level`` test needs to detect a true ``effect``
+    (its distance from the threshold) with ``power``, per-instance spread ``sd``
+    (normal approximation). None when the effect is 0 or nothing varies."""
+    if effect <= 0 or sd <= 0 or not 0 < level < 1:
+        return None
+    n = ((_NORMAL.inv_cdf(1 - level) + _NORMAL.inv_cdf(power)) * sd / effect) ** 2
+    return min(MOST_INSTANCES, max(2, math.ceil(n)))
+
+
+def numbers(
+    prior: Prior,
+    gain: float,
+    se: float,
+    sd: float,
+    *,
+    verdict: Verdict,
+    min_effect: float,
+    levels: tuple[float, float],
+) -> Numbers:
+    """The numbers a verdict states. ``sd``: the per-instance spread of the paired
+    differences (cluster-robust: se * sqrt(n)); ``levels``: the (pass, fail) levels
+    of this attempt, for what would decide."""
+    post = posterior(prior, gain, se)
+    needed = None
+    if verdict == "inconclusive":
+        if gain > min_effect:
+            needed = instances_needed(sd, gain - min_effect, levels[0])
+        else:
+            needed = instances_needed(sd, min_effect - gain, levels[1])
+    return Numbers(
+        chance_better=chance_above(post),
+        expected_loss=expected_loss(post),
+        corrected=post.mean,
+        posterior_sd=post.sd,
+        needed=needed,
+    )
+
+
+def legacy_verdict(passed: bool) -> Verdict:
+    """The verdict of a record written before there were three: a rejection then
+    meant "did not pass" and exited 1, which is what ``fail`` exits."""
+    return "pass" if passed else "fail"
