@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from harnessgit import layout
 from harnessgit.calibrate.noise import (
@@ -35,15 +36,19 @@ from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
+from harnessgit.gate.prior import all_gate_records, prior_before
 from harnessgit.gate.settings import committed_settings, warn_ignored
 from harnessgit.records import CalibrationRecord, EvalRecord, live, this_worker
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores
+from harnessgit.stats.verdict import Prior
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import base_tip, resolve
 
 SPLIT = "selection"
 MAX_REPEATS = 50
+Policy = Literal["strict", "bayes", "elond"]
+POLICIES: tuple[Policy, ...] = ("strict", "bayes", "elond")  # [gate] policy: each on the same A/A pairs
 
 
 @dataclass(frozen=True)
@@ -55,13 +60,27 @@ class Request:
 
 
 @dataclass(frozen=True)
+class PolicyCheck:
+    """One policy's rule on the A/A pairs, against the rate its promise allows there:
+    alpha for strict; q for bayes and elond (with every candidate null, any pass is a
+    false one, so the share of false passes among passes is the chance of a pass)."""
+
+    policy: str
+    limit: float
+    false_passes: FalsePasses
+    holds: bool  # the rate is not above ``limit`` with 95% confidence
+
+
+@dataclass(frozen=True)
 class Calibration:
     commit: str
     instances: int
     repeats: int
     noise: Noise
+    policy: str  # the configured [gate] policy: `false_passes` and `holds` are its
     false_passes: FalsePasses
-    holds: bool  # the false-pass rate is not above alpha with 95% confidence
+    holds: bool  # the false-pass rate is not above its limit with 95% confidence
+    policies: list[PolicyCheck]  # every policy on the same pairs, the configured one included
     effect: float
     needed: list[Needed]
     record: CalibrationRecord = field(metadata={"json": False})
@@ -98,7 +117,10 @@ def calibrate(
     alpha_1 = alpha_for_attempt(gate.alpha, 1)
     pairs = aa_pairs(draws, request.draws, gate.seed)
     found = noise(draws)
-    passes = false_passes(pairs, lambda pair: _passes(pair, deciding), gate.alpha)
+    prior = prior_before(all_gate_records(store), (context.key.harness, context.key.harness))
+    checks = [_check(pairs, deciding, policy, prior) for policy in POLICIES]
+    configured = next(check for check in checks if check.policy == gate.policy)
+    passes = configured.false_passes
     rows = needed(
         found.within_variance, request.effect, min_effect=gate.min_effect, alpha=alpha_1, n=len(ids)
     )
@@ -130,6 +152,8 @@ def calibrate(
         seed=gate.seed,
         effect=request.effect,
         needed_instances=rows[0].instances,
+        policy=gate.policy,
+        policies={check.policy: check.false_passes.rate for check in checks},
         wall_time=wall,
         worker=this_worker(),
     )
@@ -141,8 +165,10 @@ def calibrate(
         instances=len(ids),
         repeats=request.repeats,
         noise=found,
+        policy=gate.policy,
         false_passes=passes,
-        holds=passes.lower <= gate.alpha,
+        holds=configured.holds,
+        policies=checks,
         effect=request.effect,
         needed=rows,
         record=record,
@@ -150,9 +176,18 @@ def calibrate(
     )
 
 
-def _passes(pair: PairedScores, config: Config) -> bool:
-    """The gate's rule on one A/A pair, at a first attempt's level."""
-    return decide(pair, config.gate, attempt=1, allow_small=True).passed
+def _check(pairs: list[PairedScores], config: Config, policy: Policy, prior: Prior) -> PolicyCheck:
+    """``policy``'s rule on the A/A pairs, at a first attempt's level (no pass before it),
+    under the prior the repository's gate records give; its settings otherwise the
+    committed ones."""
+    rules = replace(config.gate, policy=policy)
+
+    def passes(pair: PairedScores) -> bool:
+        return decide(pair, rules, attempt=1, allow_small=True, prior=prior).passed
+
+    limit = rules.alpha if policy == "strict" else rules.q
+    found = false_passes(pairs, passes, limit)
+    return PolicyCheck(policy, limit, found, found.lower <= limit)
 
 
 def _fresh_draws(

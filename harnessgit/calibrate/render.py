@@ -10,7 +10,6 @@ from harnessgit.render import EMPTY, rough_points, share, short, table
 
 def calibration_text(result: Calibration) -> str:
     noise, passes = result.noise, result.false_passes
-    verdict = "holds" if result.holds else "DOES NOT HOLD"
     lines = [
         f"calibrated {short(result.commit)} on {result.instances} selection instances"
         f" x {result.repeats} fresh repeats ({result.wall_time:.1f} s)",
@@ -23,10 +22,21 @@ def calibration_text(result: Calibration) -> str:
         f"  mean per repeat      {', '.join(f'{m * 100:.1f}' for m in noise.repeat_means)}"
         f"  (spread {rough_points(noise.mean_spread)} points)",
         "",
-        f"gate on A/A pairs (one repeat against another, {passes.draws} draws, at a first attempt's level):",
-        f"  false-pass rate      {share(passes.rate)}  ({passes.passes} of {passes.draws};"
-        f" 95% bounds {share(passes.lower)} - {share(passes.upper)});"
-        f" must be <= alpha {passes.alpha:g}: {verdict}",
+        f"gate on A/A pairs (one repeat against another, {passes.draws} draws, at a first attempt's level;"
+        " every pass is false):",
+        table(
+            [
+                [
+                    check.policy + (" (configured)" if check.policy == result.policy else ""),
+                    f"{share(check.false_passes.rate)} ({check.false_passes.passes})",
+                    f"{share(check.false_passes.lower)} - {share(check.false_passes.upper)}",
+                    f"{'alpha' if check.policy == 'strict' else 'q'} {check.limit:g}",
+                    "holds" if check.holds else "DOES NOT HOLD",
+                ]
+                for check in result.policies
+            ],
+            ["policy", "false-pass rate", "95% bounds", "must be <=", ""],
+        ),
         "",
         f"to see a true gain of {rough_points(result.effect)} points at 80% power"
         " (from the noise alone: a lower bound):",

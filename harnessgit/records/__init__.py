@@ -236,7 +236,8 @@ class CalibrationRecord(Record):
     seed: int
     effect: Annotated[float, Field(gt=0, le=1)]  # the effect `needed_instances` is for
     needed_instances: Count | None = None  # for 80% power with one repeat per side; None: no noise
-    policy: str | None = None  # the gate policy whose rule was applied (None: the only one)
+    policy: str | None = None  # the configured gate policy: the false-pass figures above are its
+    policies: dict[str, Probability] | None = None  # every policy's false-pass rate on the same pairs
     wall_time: Seconds
     worker: str
 

@@ -53,10 +53,10 @@ def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def noisy_repo(make_repo: Callable[..., Path], evaluator: str = NOISY) -> Path:
+def noisy_repo(make_repo: Callable[..., Path], evaluator: str = NOISY, gate: str = "") -> Path:
     return make_repo(
         {"eval.py": evaluator, "splits.json": json.dumps(SPLITS), "SKILL.md": skill(10)},
-        config=CONFIG + "batch_size = 36\n",
+        config=CONFIG + "batch_size = 36\n" + gate,
     )
 
 
@@ -101,7 +101,25 @@ def test_calibrate_text_names_every_number(make_repo: Callable[..., Path], calls
     assert result.exit_code == 0, result.output
     for words in ("flip rate", "repeat agreement", "per-instance sd", "false-pass rate", "holds"):
         assert words in result.stdout
+    for policy in ("strict (configured)", "bayes", "elond"):
+        assert policy in result.stdout
     assert "true gain of 10 points" in result.stdout
+
+
+def test_every_policy_is_checked_and_the_configured_one_decides(
+    make_repo: Callable[..., Path], calls: Path
+) -> None:
+    repo = noisy_repo(make_repo, gate='\n[gate]\npolicy = "elond"\nq = 0.2\n')
+    result = run(repo, "calibrate", "--repeats", "3", "--draws", "40", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    checks = {check["policy"]: check for check in data["policies"]}
+    assert sorted(checks) == ["bayes", "elond", "strict"]
+    assert data["policy"] == "elond" and data["false_passes"] == checks["elond"]["false_passes"]
+    assert (checks["strict"]["limit"], checks["elond"]["limit"], checks["bayes"]["limit"]) == (0.05, 0.2, 0.2)
+    [record] = calibrations(repo)
+    assert record.policy == "elond" and record.policies is not None
+    assert record.policies["strict"] == checks["strict"]["false_passes"]["rate"]
 
 
 def test_a_deterministic_evaluator_calibrates_to_no_noise(
