@@ -5,7 +5,8 @@
 Each repository is real (git init, the harness committed) and calibrated through the
 CLI (`python -m harnessgit calibrate --json`), so the figures are what a user sees:
 flip rate, repeat agreement, per-instance sd, the gate's false-pass rate on A/A pairs
-(with its 95% upper bound) and the instances a 5-point gain needs with one repeat.
+under each policy (with its 95% upper bound; the default settings: alpha 0.05, q 0.1)
+and the instances a 5-point gain needs with one repeat.
 
 - triage: templates/triage (the demo's simulated rule-following agent: deterministic);
 - noisy-36, noisy-120: a SIMULATED sampled judge, no model called: instance i passes
@@ -106,6 +107,10 @@ def calibrate(repo: Path, repeats: int, draws: int) -> dict[str, object]:
     return result
 
 
+def _rate(passes: dict[str, float]) -> str:
+    return f"{passes['rate'] * 100:.1f}% ({passes['upper'] * 100:.1f}%)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=4)
@@ -113,9 +118,9 @@ def main() -> None:
     args = parser.parse_args()
     print(
         "| evaluator | instances | flip rate | repeat agreement | per-instance sd (points)"
-        " | gate false-pass rate (95% upper) | alpha | instances for +5 points, 1 repeat | holds |"
+        " | false-pass rate, strict (95% upper) | bayes | elond | instances for +5 points, 1 repeat | holds |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="hg-calibrate-") as tmp:
         root = Path(tmp)
         repos = [
@@ -129,11 +134,13 @@ def main() -> None:
             noise, passes, needed = r["noise"], r["false_passes"], r["needed"]
             assert isinstance(noise, dict) and isinstance(passes, dict) and isinstance(needed, list)
             one = needed[0]["instances"]
+            rates = {c["policy"]: c["false_passes"] for c in r["policies"]}  # type: ignore[union-attr]
             print(
                 f"| {name} | {r['instances']} | {noise['flip_rate'] * 100:.1f}%"
                 f" | {noise['agreement'] * 100:.1f}%"
                 f" | {noise['within_variance'] ** 0.5 * 100:.1f} | {passes['rate'] * 100:.1f}%"
-                f" ({passes['upper'] * 100:.1f}%) | {passes['alpha']:g} | {one if one is not None else '-'}"
+                f" ({passes['upper'] * 100:.1f}%) | {_rate(rates['bayes'])} | {_rate(rates['elond'])}"
+                f" | {one if one is not None else '-'}"
                 f" | {r['holds']} |",
                 flush=True,
             )
