@@ -520,6 +520,46 @@ def print_table(runs: list[Run]) -> None:
         )
 
 
+def print_targets(runs: list[Run]) -> None:
+    """Issue 25's item 6 per task, budget and harnessgit policy, against GEPA's runs of
+    the same seeds: where proposals mostly help, a mean held-out gain at least GEPA's;
+    where they mostly hurt, no more regressions, a better worst run, and a mean gain at
+    least GEPA's minus 1 point."""
+    print("\nissue 25, item 6 (against GEPA on the same seeds):")
+    keys = sorted({(r.task, r.budget, r.label) for r in runs if r.tool != "GEPA"})
+    for task, budget, label in keys:
+        said = []
+        for regime in ("helpful", "hard"):
+            ours = {
+                r.seed: r
+                for r in runs
+                if (r.task, r.budget, r.label, r.regime) == (task, budget, label, regime)
+            }
+            gepa = {
+                r.seed: r
+                for r in runs
+                if (r.task, r.budget, r.tool, r.regime) == (task, budget, "GEPA", regime) and r.seed in ours
+            }
+            if not ours or set(gepa) != set(ours):
+                continue
+            mine, theirs = [ours[s].gain for s in sorted(ours)], [gepa[s].gain for s in sorted(ours)]
+            mean, other = statistics.fmean(mine), statistics.fmean(theirs)
+            if regime == "helpful":
+                said.append(
+                    f"helpful: gain {mean:+.1f} vs {other:+.1f} {'met' if mean >= other else 'NOT met'}"
+                )
+                continue
+            regress = sum(g < -1e-9 for g in mine), sum(g < -1e-9 for g in theirs)
+            checks = [regress[0] <= regress[1], min(mine) > min(theirs), mean >= other - 1]
+            said.append(
+                f"hard: regressions {regress[0]} vs {regress[1]},"
+                f" worst {min(mine):+.2f} vs {min(theirs):+.2f},"
+                f" gain {mean:+.1f} vs {other:+.1f} {'met' if all(checks) else 'NOT met'}"
+            )
+        seeds = len({r.seed for r in runs if (r.task, r.budget, r.label) == (task, budget, label)})
+        print(f"- {task}, {budget} rollouts, {label} ({seeds} seeds): " + "; ".join(said))
+
+
 def print_diagnosis(runs: list[Run]) -> None:
     print("\nharnessgit's decisions (issue 13's diagnosis, recomputed from the records):")
     keys = sorted({(r.task, r.label, r.regime, r.budget) for r in runs if r.tool == "harnessgit"})
@@ -578,6 +618,7 @@ def main() -> None:
             Run(**json.loads(line)) for path in args.table for line in path.read_text().splitlines() if line
         ]
         print_table(saved)
+        print_targets(saved)
         print_diagnosis(saved)
         return
     if args.quick:
@@ -608,6 +649,7 @@ def main() -> None:
                     out.write(json.dumps(dataclasses.asdict(r)) + "\n")
     print()
     print_table(runs)
+    print_targets(runs)
     print_diagnosis(runs)
     print(f"\n{len(runs)} runs in {time.perf_counter() - started:.0f} s (--jobs {args.jobs})")
 
