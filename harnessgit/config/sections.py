@@ -366,6 +366,9 @@ class GateSection:
     # of false passes among passes at most q over any stream (e-LOND on e-values).
     policy: Literal["strict", "bayes", "elond"] = "strict"
     q: float = field(default=0.1, metadata={"gt": 0, "lt": 1})
+    # policy elond: evaluate the selection split this many instances at a time and stop
+    # once the e-values settle the verdict (0: the whole split at once; docs/gate.md).
+    batch: int = field(default=0, metadata={"ge": 0})
 
 
 @dataclass(frozen=True)

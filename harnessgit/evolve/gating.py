@@ -20,6 +20,7 @@ from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
+from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
 from harnessgit.records import GateRecord
 from harnessgit.targets import proposal_chain
 
@@ -57,6 +58,8 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
     session.evaluate(tip, "selection", session.selection)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
+    pair = (base_key.harness, cand_key.harness)
+    gates = all_gate_records(session.store) if session.config.gate.policy != "strict" else []
     return judge(
         session.config.gate,
         session.config.harness.base,
@@ -68,6 +71,8 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
         allowed=looks_allowed(
             budget.max_rollouts, budget.max_proposals, len(session.selection), session.config.evolve.minibatch
         ),
+        prior=prior_before(gates, pair),
+        passed_before=passes_before(gates, session.split_hash, pair),
     )
 
 

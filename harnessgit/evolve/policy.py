@@ -13,7 +13,8 @@ from harnessgit.proposers import ReflectiveExample
 from harnessgit.render import points
 from harnessgit.stats.bootstrap import SMALLEST_ALPHA
 from harnessgit.stats.decision import alpha_for_attempt, compare, decide
-from harnessgit.stats.pairing import Scored, pair_scores
+from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
+from harnessgit.stats.verdict import DEFAULT_PRIOR, Prior
 
 
 def choose_component(
@@ -121,6 +122,8 @@ def judge(
     looks: Looks,
     base_harness: str,
     allowed: int | None,
+    prior: Prior = DEFAULT_PRIOR,
+    passed_before: int = 0,
 ) -> Verdict:
     """Whether to gate a candidate just scored on the selection split (``rules``: the
     [gate] section; ``attempt``: the gate attempt it would be).
@@ -131,6 +134,8 @@ def judge(
     instances (docs/evolve.md). So each look is tested at its own share of alpha_k
     (`look_level`), with the gate's own bound; the gate then passes it at alpha_k,
     which is looser. The reason always quotes the numbers the decision compared.
+    Under the policies bayes and elond (docs/gate.md, "Policies") a candidate is gated
+    when the gate would pass it with the same ``prior`` and ``passed_before``.
     """
     paired = pair_scores(base, candidate)
     if paired is None:
@@ -142,6 +147,8 @@ def judge(
     gain = points(look.gain)
     if look.gain <= rules.min_effect:
         return Verdict(False, f"selection gain {gain} points over {base_branch}: nothing to gate")
+    if rules.policy != "strict":
+        return _by_policy(paired, rules, attempt, prior, passed_before)
     level = look_level(alpha_for_attempt(rules.alpha, attempt), number, allowed)
     of = f" of at most {allowed}" if allowed is not None else ""
     where = f"look {number}{of} against this base, level {level:.2g}"
@@ -166,6 +173,23 @@ def judge(
         f"looks); lower bound {bound} points at {where}",
         level,
         estimate,
+    )
+
+
+def _by_policy(paired: PairedScores, rules: GateSection, attempt: int, prior: Prior, before: int) -> Verdict:
+    """Gate when the gate's own policy would pass the candidate on these scores."""
+    decision = decide(paired, rules, attempt=attempt, prior=prior, passed_before=before)
+    said = decision.numbers
+    corrected = said.corrected if said else None
+    if not decision.passed:
+        return Verdict(False, f"policy {rules.policy}: " + "; ".join(decision.reasons), None, corrected)
+    chance = f"chance better {said.chance_better:.0%}, " if said else ""
+    return Verdict(
+        True,
+        f"selection gain {points(decision.comparison.difference.mean)} points ({chance}"
+        f"{points(corrected)} corrected for selection); policy {rules.policy}",
+        None,
+        corrected,
     )
 
 

@@ -42,6 +42,7 @@ from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_befo
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
+from harnessgit.gate.sequential import evaluate_in_batches
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
@@ -78,13 +79,13 @@ def run_gate(
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
-    evaluate_sides(store, sides, book, execution)
+    read = _evaluate(store, sides, book, execution)
     remote = sides.settings.config.gate.remote
     others = other_models(sides, models)
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre), book, others)
+        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -94,6 +95,21 @@ def run_gate(
     raise ConcurrentUpdate(
         f"gave up after {RACES} gates recorded while this one decided: nothing was written"
     )
+
+
+def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution) -> list[str] | None:
+    """Evaluate what the decision needs: the whole selection split, or with ``[gate]
+    batch`` and policy elond, batches until the evidence settles (the instances read)."""
+    gate = sides.settings.config.gate
+    if not gate.batch or gate.policy != "elond":
+        evaluate_sides(store, sides, book, execution)
+        return None
+    manifest = sides.settings.manifest
+    pair = (sides.base.key.harness, sides.candidate.key.harness)
+    attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
+    gates = all_gate_records(store)
+    before = passes_before(gates, manifest.split_hash(SELECTION), pair)
+    return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
 
 def preview_gate(
@@ -218,10 +234,13 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     return Preconditions(checks, failing, refused)
 
 
-def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> Comparison:
-    """What the gate needs to decide, read from the store and the record; writes nothing."""
+def compare(
+    store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
+) -> Comparison:
+    """What the gate needs to decide, read from the store and the record; writes nothing.
+    ``read``: the instances a sequential evaluation read (None: the whole split)."""
     manifest = sides.settings.manifest
-    ids = manifest.ids(SELECTION)
+    ids = sorted(read) if read is not None else manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
     base_scores = book.summary(sides.base.key, SELECTION, ids, for_decision=True)
     cand_scores = book.summary(sides.candidate.key, SELECTION, ids, for_decision=True)
@@ -249,6 +268,7 @@ def compare(store: Store, sides: Sides, book: ScoreBook, pre: Preconditions) -> 
         failing_checks=pre.failing_checks,
         prior=prior_before(gates, pair),
         passed_before=passes_before(gates, split_hash, pair),
+        read=read,
     )
 
 
@@ -372,6 +392,8 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
         "e_fail": decision.e_fail,
         "level": decision.level,
         "passed_before": decision.passed_before,
+        "batch": c.sides.settings.config.gate.batch if c.read is not None else None,
+        "selection_size": len(c.sides.settings.manifest.ids(SELECTION)) if c.read is not None else None,
         "reasons": decision.reasons,
         "n": comparison.n,
         "base_mean": comparison.base.mean,

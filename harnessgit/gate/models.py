@@ -67,7 +67,7 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
     if not models:
         return comparison
     sides, gate = comparison.sides, comparison.sides.settings.config.gate
-    ids = sides.settings.manifest.ids(SELECTION)
+    ids = sorted(comparison.read) if comparison.read is not None else sides.settings.manifest.ids(SELECTION)
     flipped, conditions, missing = {}, list(comparison.conditions), []
     read: list[str] = []  # the eval records the loss tests read, named in the gate record
     commands = list(comparison.not_evaluated)

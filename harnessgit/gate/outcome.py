@@ -48,6 +48,7 @@ class Comparison:
     model_records: list[str] = field(default_factory=list)  # ids of the eval records they read
     prior: Prior = DEFAULT_PRIOR  # the prior of true gains, from the earlier gate records
     passed_before: int = 0  # policy elond's D: comparisons on this set that passed before
+    read: list[str] | None = None  # sequential evaluation: the instances read; None: the split
 
 
 @dataclass(frozen=True)

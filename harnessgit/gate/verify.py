@@ -32,12 +32,13 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.prior import passes_before, prior_before
+from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records
 from harnessgit.gate.verify_models import model_problems
 from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
-from harnessgit.stats.decision import alpha_for_attempt, decide
+from harnessgit.stats.decision import GateDecision, alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
 from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict
 from harnessgit.store import Store
@@ -228,6 +229,9 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
                 f"records) does not recompute from the gate records before it: mean {prior.mean:+.4f}, sd "
                 f"{prior.sd:.4f} from {prior.looks}"
             )
+    if gate.batch is not None and gate.selection_size is not None:
+        stop = stopped_where_settled(gate, paired, gate.selection_size)
+        problems += [stop] if stop else []
     pair = (gate.base_harness, gate.harness)
     before = passes_before(all_gates, gate.split_hash, pair, gate.ts)
     if gate.passed_before is not None and gate.passed_before != before:
@@ -250,7 +254,28 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"{recorded_bound:+.4f} ({gate.shown_verdict}), recomputed "
             f"{again.bound.lower_bound:+.4f} ({again.verdict})"
         )
-    return problems
+    return problems + _stated(gate, again)
+
+
+def _stated(gate: GateRecord, again: GateDecision) -> list[str]:
+    """The numbers a verdict states, recomputed (records from before have none)."""
+    said = again.numbers
+    recomputed = {
+        "chance_better": said.chance_better if said else None,
+        "expected_loss": said.expected_loss if said else None,
+        "corrected": said.corrected if said else None,
+        "e_value": again.e_value,
+        "level": again.level,
+    }
+    off = [
+        name
+        for name, value in recomputed.items()
+        if (recorded := getattr(gate, name)) is not None
+        and (value is None or not math.isclose(recorded, value, rel_tol=1e-9, abs_tol=1e-12))
+    ]
+    if not off:
+        return []
+    return [f"what it states does not recompute from the stored scores: {', '.join(off)}"]
 
 
 def _attempt_counted(gate: GateRecord, all_gates: list[GateRecord]) -> list[str]:

@@ -344,6 +344,10 @@ class GateRecord(Record):
     e_fail: Annotated[float, Field(ge=0)] | None = None
     level: Probability | None = None
     passed_before: Count | None = None
+    # sequential evaluation (`harnessgit.gate.sequential`): the batch size, and the size
+    # of the whole selection split of which the first `n` in reading order were read
+    batch: Count | None = None
+    selection_size: Count | None = None
 
     @property
     def shown_verdict(self) -> Literal["pass", "fail", "inconclusive"]:

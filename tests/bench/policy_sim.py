@@ -66,9 +66,13 @@ def run_stream(rules: GateSection, regime: Regime, *, candidates: int, n: int, s
     rng = random.Random(seed)
     stream = Stream()
     looks: list[tuple[float, float]] = []
+    passes = 0
     for attempt in range(1, candidates + 1):
         gain = regime(rng)
-        decision = decide(scores(rng, n, gain), rules, attempt=attempt, prior=learn_prior(looks))
+        decision = decide(
+            scores(rng, n, gain), rules, attempt=attempt, prior=learn_prior(looks), passed_before=passes
+        )
+        passes += decision.verdict == "pass"
         looks.append((decision.comparison.difference.mean, decision.comparison.difference.se))
         stream.decisions.append((gain, decision))
     return stream
@@ -82,6 +86,8 @@ class Summary:
     inconclusive: int
     candidates: int
     merged_gain: float  # sum of the true gains merged
+    merged_observed: float  # sum of their observed selection gains
+    merged_corrected: float  # sum of their gains corrected for selection
     # per stated-chance decile: (stated chances, truly better)
     deciles: list[tuple[list[float], list[bool]]]
 
@@ -93,24 +99,32 @@ class Summary:
 def summarise(streams: list[Stream]) -> Summary:
     deciles: list[tuple[list[float], list[bool]]] = [([], []) for _ in range(10)]
     merges = false = fails = unsure = total = 0
-    merged_gain = 0.0
+    merged_gain = merged_observed = merged_corrected = 0.0
     for stream in streams:
         for gain, decision in stream.decisions:
             total += 1
+            assert decision.numbers is not None
             if decision.verdict == "pass":
                 merges += 1
                 false += gain <= 0
                 merged_gain += gain
+                merged_observed += decision.comparison.difference.mean
+                merged_corrected += decision.numbers.corrected
             fails += decision.verdict == "fail"
             unsure += decision.verdict == "inconclusive"
-            assert decision.numbers is not None
             chance = decision.numbers.chance_better
             stated, truth = deciles[min(9, int(chance * 10))]
             stated.append(chance)
             truth.append(gain > 0)
-    return Summary(merges, false, fails, unsure, total, merged_gain, deciles)
+    return Summary(
+        merges, false, fails, unsure, total, merged_gain, merged_observed, merged_corrected, deciles
+    )
 
 
 def policies(resamples: int = 2000) -> dict[str, GateSection]:
     strict = GateSection(resamples=resamples, min_instances=2)
-    return {"strict": strict, "bayes": replace(strict, policy="bayes", q=0.1)}
+    return {
+        "strict": strict,
+        "bayes": replace(strict, policy="bayes", q=0.1),
+        "elond": replace(strict, policy="elond", q=0.1),
+    }

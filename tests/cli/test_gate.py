@@ -56,3 +56,27 @@ def test_cli_exit_codes(gate_repo: Path) -> None:
     assert "production" in out and "ship" in out
     code, out, _ = run("log")
     assert good in out
+
+
+def test_a_bad_policy_setting_is_one_line_and_writes_nothing(gate_repo: Path) -> None:
+    """Issue 25: an unknown policy, or q outside (0, 1), names the setting, exits 3 and
+    leaves the repository as it was."""
+    from click.testing import CliRunner
+
+    from harnessgit.cli import cli
+    from harnessgit.cli._base import State
+
+    with Store.discover(gate_repo) as store:
+        good = propose(store, load_config(gate_repo), {"SKILL.md": skill(30)}).candidate
+    toml = gate_repo / "harnessgit.toml"
+    original = toml.read_text()
+    for setting, message in (
+        ('policy = "fdr"', "gate.policy: must be one of 'strict', 'bayes', 'elond', not 'fdr'"),
+        ("q = 1.0", "gate.q: must be less than 1, not 1.0"),
+        ("q = 0", "gate.q: must be greater than 0, not 0"),
+    ):
+        toml.write_text(original + f"\n[gate]\n{setting}\n")
+        before = snapshot(gate_repo)
+        result = CliRunner().invoke(cli, ["-C", str(gate_repo), "gate", good], obj=State())
+        assert result.exit_code == 3 and message in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and snapshot(gate_repo) == before

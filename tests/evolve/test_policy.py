@@ -29,6 +29,7 @@ from harnessgit.evolve.state import Budget
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.stats.decision import alpha_for_attempt, minimum_detectable_effect
 from harnessgit.stats.pairing import Scored
+from harnessgit.stats.verdict import Prior
 from harnessgit.store import Store
 from harnessgit.targets import base_tip
 from tests.conftest import CONFIG
@@ -214,3 +215,15 @@ def test_a_selection_split_the_gate_would_refuse_is_not_gated() -> None:
     small: Scored = {**small_base, **{f"s{i}": (1.0, None) for i in range(8)}}
     verdict = judged(small, base=small_base)
     assert not verdict.gate and "only 10 instances on the selection split" in verdict.reason
+
+
+def test_under_policy_bayes_evolve_gates_what_the_gate_would_pass() -> None:
+    """Issue 25: strict charges each of 15 looks a share of alpha_1, so +10 points on
+    120 instances is not gated; policy bayes gates it when the repository's recorded
+    gains say edits often help, and not when they say edits rarely do."""
+    bayes = replace(Config().gate, policy="bayes", q=0.1)
+    hopeful = judged(mixed(20, 8), base=HALF, allowed=15, rules=bayes, prior=Prior(0.04, 0.04, 30))
+    doubtful = judged(mixed(20, 8), base=HALF, allowed=15, rules=bayes, prior=Prior(-0.05, 0.01, 30))
+    assert hopeful.gate and "policy bayes" in hopeful.reason and "corrected for selection" in hopeful.reason
+    assert not doubtful.gate and doubtful.reason.startswith("policy bayes: the chance that the edit gains")
+    assert hopeful.estimate is not None and 0 < hopeful.estimate < 0.1  # shrunk towards the prior

@@ -82,6 +82,11 @@ def test_verify_recomputes_the_verdict_and_the_prior(gate_repo: Path) -> None:
     assert problems and all("its prior (mean +0.2000" in problem for problem in problems)
 
 
+def test_verify_finds_a_stated_chance_that_does_not_recompute(gate_repo: Path) -> None:
+    problems = verify_tampered(gate_repo, chance_better=0.5)
+    assert problems == ["what it states does not recompute from the stored scores: chance_better"]
+
+
 def test_verify_finds_a_verdict_that_does_not_recompute(gate_repo: Path) -> None:
     problems = verify_tampered(gate_repo, verdict="inconclusive")
     assert any("does not recompute" in problem and "(inconclusive)" in problem for problem in problems)

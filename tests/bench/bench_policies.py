@@ -1,0 +1,145 @@
+"""The gate's policies on simulated streams of candidates, and sequential stopping (issue 25).
+
+Run:  PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py           (about 6 minutes)
+      PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --n 150   ((a), (b) on 150 instances)
+      PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --quick   (a smoke run)
+
+SIMULATED (tests/bench/policy_sim.py): no evaluator runs; 0/1 scores on n selection
+instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmarks.md,
+"Gate policies (issue 25)", is a copy of one run):
+
+(a) per regime and policy, over streams of 40 candidates gated on one selection set of
+    36: merges, the share of merges that are not really better (false merges / merges;
+    the FDR promise is about its expectation), fails, inconclusive verdicts and the true
+    points merged;
+(b) calibration of the stated chance that the edit is better, per decile (policy-free:
+    every verdict states it);
+(c) sequential stopping: rollouts the e-process reads, stopping after every batch of 10
+    instances, against a fixed-n test of the same e-value (the same error promise) on a
+    selection pool of 300, per true gain.
+
+Not a test: tests never assert figures (STYLE.md); tests/stats/test_policies.py checks
+the promises on a smaller run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from statistics import NormalDist
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harnessgit.stats.eprocess import stopping_point
+from tests.bench.policy_sim import REGIMES, policies, run_stream, scores, summarise
+
+
+def table_a(streams: int, candidates: int, n: int) -> None:
+    print(
+        f"(a) {streams} streams of {candidates} candidates on {n} selection instances, "
+        "q = 0.1, alpha = 0.05\n"
+    )
+    print(
+        "| regime | policy | merges | false merges / merges | fail | inconclusive | true points merged "
+        "| per merge: observed / corrected / true gain |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    calibration = {}
+    for rname, regime in REGIMES.items():
+        for pname, rules in policies().items():
+            runs = [run_stream(rules, regime, candidates=candidates, n=n, seed=k) for k in range(streams)]
+            s = summarise(runs)
+            per = "-"
+            if s.merges:
+                per = " / ".join(
+                    f"{100 * x / s.merges:+.1f}"
+                    for x in (s.merged_observed, s.merged_corrected, s.merged_gain)
+                )
+            print(
+                f"| {rname} | {pname} | {s.merges} | {s.false_share:.3f} ({s.false_merges}) | {s.fails} | "
+                f"{s.inconclusive} | {100 * s.merged_gain:+.1f} | {per} |"
+            )
+            calibration[rname] = s.deciles
+    print("\n(b) stated chance better vs share truly better, per decile (cells with >= 30 verdicts)\n")
+    print("| regime | " + " | ".join(f"{10 * d}-{10 * d + 10}%" for d in range(10)) + " |")
+    print("|---|" + "---|" * 10)
+    for rname, deciles in calibration.items():
+        cells = []
+        for stated, truth in deciles:
+            if len(stated) < 30:
+                cells.append("-")
+            else:
+                cells.append(f"{100 * statistics.fmean(stated):.0f} / {100 * sum(truth) / len(truth):.0f}")
+        print(f"| {rname} | " + " | ".join(cells) + " |")
+
+
+def table_c(runs: int, pool: int, batch: int) -> None:
+    print(
+        f"\n(c) sequential stopping on a pool of {pool}, batches of {batch}, both levels 0.05 ({runs} runs)\n"
+    )
+    print(
+        "| true gain | sequential: mean rollouts | pass / fail / inconclusive "
+        "| fixed n (z-test): rollouts | pass / fail / inconclusive | saved |"
+    )
+    print("|---|---|---|---|---|---|")
+    rng = random.Random(2026)
+    for gain in (-0.1, -0.05, 0.0, 0.05, 0.1):
+        seq_read, seq, fixed = (
+            [],
+            {"pass": 0, "fail": 0, "inconclusive": 0},
+            {"pass": 0, "fail": 0, "inconclusive": 0},
+        )
+        for _ in range(runs):
+            diffs = scores(rng, pool, gain).differences
+            verdict, read = stopping_point(diffs, 0.0, pass_level=0.05, fail_level=0.05, batch=batch)
+            seq[verdict] += 1
+            seq_read.append(read)
+            # fixed n: the same e-values, looked at once, after the whole pool
+            fixed[_fixed_n(diffs)] += 1
+        mean_read = statistics.fmean(seq_read)
+        print(
+            f"| {100 * gain:+.0f} points | {mean_read:.0f} | {_counts(seq)} | {pool} | {_counts(fixed)} "
+            f"| {100 * (1 - mean_read / pool):.0f}% |"
+        )
+
+
+def _counts(verdicts: dict[str, int]) -> str:
+    return f"{verdicts['pass']} / {verdicts['fail']} / {verdicts['inconclusive']}"
+
+
+def _fixed_n(diffs: list[float]) -> str:
+    """A classical one-sided test each way at level 0.05 after the whole pool (normal
+    approximation): the fixed-n design at the same error rate."""
+    mean = statistics.fmean(diffs)
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5
+    z = NormalDist().inv_cdf(0.95)
+    if se > 0 and mean / se > z:
+        return "pass"
+    if se > 0 and mean / se < -z:
+        return "fail"
+    return "inconclusive"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--n", type=int, help="only (a) and (b): this many selection instances")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    if args.n:
+        table_a(streams=10, candidates=20, n=args.n)
+    elif args.quick:
+        table_a(streams=3, candidates=20, n=36)
+        table_c(runs=50, pool=300, batch=10)
+    else:
+        table_a(streams=25, candidates=40, n=36)
+        table_c(runs=400, pool=300, batch=10)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
