@@ -598,6 +598,9 @@ def _mean(values: Iterator[float] | list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1"
+    )
     parser.add_argument("--budgets", default="600,1500")
     parser.add_argument("--regime", default="helpful,hard", help="helpful, hard or both (comma-separated)")
     parser.add_argument("--tools", default="GEPA,harnessgit")
@@ -631,7 +634,8 @@ def main() -> None:
     regimes = args.regime.split(",")
     tools = args.tools.split(",")
     print(f"wirings agree on scores and proposals: {check_wirings()} cases checked", flush=True)
-    jobs = [(t, s, g, b) for g in regimes for b in budgets for s in range(args.seeds) for t in tools]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    jobs = [(t, s, g, b) for g in regimes for b in budgets for s in seeds for t in tools]
     started = time.perf_counter()
     runs = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
