@@ -244,15 +244,18 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
     )
     recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
     verdict = gate.shown_verdict if gate.verdict is not None else legacy_verdict(again.passed)
+    expected = again.verdict
+    if gate.checks or any(m.loss for m in gate.models or []):  # failures beside the statistics
+        expected = "fail"
     if (
         again.passed != gate.passed
-        or again.verdict != verdict
+        or expected != verdict
         or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9)
     ):
         problems.append(
             f"the decision does not recompute from the stored scores: recorded lower bound "
             f"{recorded_bound:+.4f} ({gate.shown_verdict}), recomputed "
-            f"{again.bound.lower_bound:+.4f} ({again.verdict})"
+            f"{again.bound.lower_bound:+.4f} ({expected})"
         )
     return problems + _stated(gate, again)
 

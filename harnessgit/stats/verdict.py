@@ -42,6 +42,8 @@ MIN_LOOKS = 5
 # sceptical guess (a wider one made the stated chances overconfident on simulated
 # streams: docs/benchmarks.md, "Gate policies").
 DEFAULT_PRIOR_SD = 0.05
+TAIL_SHARE = 0.1
+TAIL_SD = 0.25
 # A learned prior never gets narrower than this (a run of identical looks would
 # otherwise make every later gain collapse onto their mean).
 SMALLEST_PRIOR_SD = 0.005
@@ -69,9 +71,6 @@ class Prior:
     # The root-mean-square standard error of the looks: the floor of a look's standard
     # error (on 0/1 scores a look with few discordant pairs understates its own).
     noise: float = 0.0
-
-
-DEFAULT_PRIOR = Prior(0.0, DEFAULT_PRIOR_SD, 0)
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ def learn_prior(gains: Sequence[tuple[float, float]]) -> Prior:
     import numpy as np
 
     grid = np.array(GRID)
-    start = _normal_weights(DEFAULT_PRIOR)
+    start = DEFAULT_PRIOR.weights or _normal_weights(DEFAULT_PRIOR)
     noise = math.sqrt(statistics.fmean(s * s for _, s in gains))
     x = np.array([g for g, _ in gains])[:, None]
     se = np.maximum(np.array([s for _, s in gains]), max(noise, SMALLEST_PRIOR_SD))[:, None]
@@ -127,6 +126,19 @@ def _grid_prior(weights: tuple[float, ...], looks: int, noise: float) -> Prior:
     mean = math.fsum(w * g for w, g in zip(weights, GRID, strict=True))
     var = math.fsum(w * (g - mean) ** 2 for w, g in zip(weights, GRID, strict=True))
     return Prior(mean, max(math.sqrt(var), SMALLEST_PRIOR_SD), looks, weights, noise)
+
+
+def _mixture_prior() -> Prior:
+    """The default prior: sceptical about small gains (normal, sd DEFAULT_PRIOR_SD) with
+    a fat tail (a share TAIL_SHARE with sd TAIL_SD), so that a large observed effect is
+    believed: true effects of product changes are fat-tailed (Azevedo et al. 2020)."""
+    narrow = _normal_weights(Prior(0.0, DEFAULT_PRIOR_SD, 0))
+    wide = _normal_weights(Prior(0.0, TAIL_SD, 0))
+    mixed = tuple((1 - TAIL_SHARE) * a + TAIL_SHARE * b for a, b in zip(narrow, wide, strict=True))
+    return _grid_prior(mixed, 0, 0.0)
+
+
+DEFAULT_PRIOR = _mixture_prior()
 
 
 def posterior(prior: Prior, gain: float, se: float) -> Posterior:

@@ -82,6 +82,22 @@ def test_verify_recomputes_the_verdict_and_the_prior(gate_repo: Path) -> None:
     assert problems and all("its prior (mean +0.2000" in problem for problem in problems)
 
 
+def test_a_record_from_before_three_verdicts_reads_and_verifies_as_before(gate_repo: Path) -> None:
+    """A gate record written before issue 25 has none of its fields: it reads as pass
+    (or fail), and verify re-checks it as it always did."""
+    new = (
+        "verdict", "se", "upper_bound", "chance_better", "expected_loss", "corrected", "needed",
+        "prior_mean", "prior_sd", "prior_looks", "q",
+    )  # fmt: skip
+    assert verify_tampered(gate_repo, **dict.fromkeys(new)) == []
+    with Store.discover(gate_repo) as store:
+        (old,) = [
+            r for rs in store.notes(layout.NOTES_GATE).values() for r in rs
+            if isinstance(r, GateRecord) and r.verdict is None and r.merge
+        ]  # fmt: skip
+        assert old.shown_verdict == "pass" and old.policy == "strict"
+
+
 def test_verify_finds_a_stated_chance_that_does_not_recompute(gate_repo: Path) -> None:
     problems = verify_tampered(gate_repo, chance_better=0.5)
     assert problems == ["what it states does not recompute from the stored scores: chance_better"]

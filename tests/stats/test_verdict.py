@@ -61,13 +61,20 @@ def test_what_would_decide_is_the_size_that_gives_80_percent_power() -> None:
 
 
 def test_chance_and_expected_loss_match_their_definitions() -> None:
-    post = posterior(DEFAULT_PRIOR, 0.03, 0.04)
+    post = posterior(Prior(0.0, 0.05, 0), 0.03, 0.04)  # normal: draws check the closed forms
     rng = random.Random(3)
     draws = [rng.gauss(post.mean, post.sd) for _ in range(200_000)]
     assert abs(chance_above(post) - sum(d > 0 for d in draws) / len(draws)) < 0.005
     assert abs(expected_loss(post) - sum(max(0.0, -d) for d in draws) / len(draws)) < 0.0005
     # The prior shrinks a noisy gain towards what edits usually gain.
     assert 0 < post.mean < 0.03 and post.sd < 0.04
+
+
+def test_the_default_prior_is_sceptical_with_a_fat_tail() -> None:
+    """Small gains are shrunk hard; a large one is believed (Azevedo et al. 2020)."""
+    small, large = posterior(DEFAULT_PRIOR, 0.05, 0.05), posterior(DEFAULT_PRIOR, 0.4, 0.05)
+    assert small.mean < 0.03 and large.mean > 0.3
+    assert chance_above(large) > 0.99 and expected_loss(large) < 0.001
 
 
 def test_the_prior_is_learned_from_recorded_gains() -> None:
