@@ -14,6 +14,7 @@ NOTES_EVIDENCE = "refs/notes/harnessgit/evidence"
 NOTES_GATE = "refs/notes/harnessgit/gate"
 NOTES_LABELS = "refs/notes/harnessgit/labels"  # the audit trail of label moves
 NOTES_MODELS = "refs/notes/harnessgit/models"  # model checkpoints and their parents (issue 19)
+NOTES_CALIBRATION = "refs/notes/harnessgit/calibration"  # A/A calibrations (`harnessgit calibrate`)
 
 # A trailer on every candidate commit, so `git log` alone tells which candidate it is.
 CANDIDATE_TRAILER = "Harnessgit-Candidate"

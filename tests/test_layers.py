@@ -25,7 +25,7 @@ LAYERS = [
     {"checks", "evaluation", "proposers"},
     {"candidates"},
     {"gate"},
-    {"review", "bisect", "evolve", "repair"},
+    {"review", "bisect", "evolve", "repair", "calibrate"},
     {"report"},  # pictures of what review, the frontier and the history audit read
     {"api"},  # the documented Python API: a facade over the commands' functions
     {"integrations"},  # optimisers' hooks (GEPA's callbacks), written against the API

@@ -168,6 +168,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
     **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
     "check": "check",
+    "calibrate": "calibrate",
     "review": "review",
     "report": "report",
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
 from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.errors import EXIT_NO, EXIT_OK, verdict_exit
+
+if TYPE_CHECKING:
+    from harnessgit.records import GateRecord
+    from harnessgit.store import Store
 
 
 def _gate_options(command: Callable[..., int]) -> Callable[..., int]:
@@ -65,8 +70,20 @@ def gate(
         outcome = run_gate(
             store, config, candidate, base=base, allow_small=allow_small, execution=execution, models=models
         )
+        calibration = None if as_json else _calibration(store, outcome.record)
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
+    if calibration is not None:
+        echo(calibration)
     return verdict_exit(outcome.verdict)
+
+
+def _calibration(store: Store, record: GateRecord) -> str:
+    """The line about the evaluator's calibration on this selection set (or its absence)."""
+    from harnessgit.calibrate.calibrate import latest
+    from harnessgit.calibrate.render import calibration_line
+
+    found = latest(store, fingerprint=record.fingerprint, model=record.model, split_hash=record.split_hash)
+    return calibration_line(found)
 
 
 @cli.command()

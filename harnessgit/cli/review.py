@@ -40,6 +40,9 @@ def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | No
     shows the rest: files, sizes, checks, rationale, diff. Exits 0 whatever the
     verdict (use `harnessgit gate` to decide).
     """
+    from harnessgit.calibrate.calibrate import for_commit
+    from harnessgit.calibrate.render import calibration_line
+    from harnessgit.records import CalibrationRecord
     from harnessgit.render import to_json
     from harnessgit.review.markdown import review_markdown
     from harnessgit.review.render import review_text
@@ -53,12 +56,16 @@ def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | No
     store, config = state.open(writes=False)
     with store:
         result = run(store, config, base, head)
+        found = for_commit(store, result.base)
+    # A line about the evaluator's calibration, when there is an evaluator to calibrate.
+    record = found if isinstance(found, CalibrationRecord) else None
+    calibration = "" if found is False else f"\n{calibration_line(record)}\n"
     if fmt == "md":
-        text = review_markdown(result)
+        text = review_markdown(result) + calibration
     elif fmt == "json":
         text = to_json(result)
     else:
-        text = review_text(result)
+        text = review_text(result).rstrip("\n") + "\n" + calibration
     if output is None:
         echo(text.rstrip("\n"))
     else:

@@ -57,6 +57,7 @@ class Batches:
         fresh: bool,
         scrubber: Scrubber | None = None,
         executor: str = "local",
+        keep: list[EvalRecord] | None = None,
     ) -> None:
         self.store, self.config, self.context = store, config, context
         # Everything the evaluator says is scrubbed before it is recorded or shown.
@@ -64,6 +65,9 @@ class Batches:
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
         self.executor = executor  # "local", or "ray": each batch a Ray task (`remote`)
+        # Finished batches go to this list, not to the notes, and write no evidence blob:
+        # `calibrate`'s fresh draws must not become the cache's scores.
+        self.keep = keep
         self.running = Running()
         self.evaluators = Evaluators()  # replaced by the caller's
         self._unwritten: list[EvalRecord] = []  # finished batches not on record yet
@@ -242,6 +246,9 @@ class Batches:
     def _write(self, book: ScoreBook) -> None:
         records, self._unwritten = self._unwritten, []
         self._written_at = time.monotonic()
+        if self.keep is not None:
+            self.keep.extend(records)
+            return
         if not records:
             return
         txn = Transaction(f"eval {self.context.commit[:12]} {self.split}")
@@ -257,7 +264,7 @@ class Batches:
         """The batch's record. Failure classes, clusters and cost names are the
         evaluator's strings like its feedback: scrubbed too."""
         results = output.results
-        evidence_blob = self._evidence(batch, results)
+        evidence_blob = None if self.keep is not None else self._evidence(batch, results)
         scrub = self.scrubber.text
         cost: dict[str, float] = {}
         for result in results:

@@ -203,6 +203,45 @@ class LabelRecord(Record):
     forced: bool = False
 
 
+class CalibrationRecord(Record):
+    """An A/A calibration (`harnessgit calibrate`): one harness scored again with fresh
+    repeats on the selection split, the evaluator's noise, and the gate's rule applied
+    to pairs of those repeats. On the calibrated commit, on
+    ``refs/notes/harnessgit/calibration`` (a ref older versions never read). Holds the
+    draws themselves, so every number can be recomputed."""
+
+    kind: Literal["calibration"] = "calibration"
+    commit: str
+    harness: str
+    fingerprint: str
+    model: str
+    split: str
+    split_hash: str
+    manifest: str
+    instances: list[str]
+    scores: list[list[Score]]  # scores[i]: instance i's fresh score in each repeat
+    clusters: list[str | None] | None = None
+    repeats: Annotated[int, Field(ge=2)]
+    flip_rate: Probability
+    agreement: Probability
+    within_variance: Probability
+    false_pass_rate: Probability
+    false_passes: Count
+    draws: Annotated[int, Field(ge=1)]
+    alpha: Level
+    alpha_1: Level  # the level of a first attempt, which the A/A pairs are tested at
+    min_effect: Difference
+    method: str
+    resamples: Count
+    seed: int
+    effect: Annotated[float, Field(gt=0, le=1)]  # the effect `needed_instances` is for
+    needed_instances: Count | None = None  # for 80% power with one repeat per side; None: no noise
+    policy: str | None = None  # the configured gate policy: the false-pass figures above are its
+    policies: dict[str, Probability] | None = None  # every policy's false-pass rate on the same pairs
+    wall_time: Seconds
+    worker: str
+
+
 class ModelCheck(BaseModel):
     """One other model's "no significant loss" test inside a gate record."""
 
@@ -424,7 +463,8 @@ AnyRecord = Annotated[
     | OverrideRecord
     | RetireRecord
     | IterationRecord
-    | RunRecord,
+    | RunRecord
+    | CalibrationRecord,
     Field(discriminator="kind"),
 ]
 
@@ -441,6 +481,7 @@ _KINDS: dict[str, type[Record]] = {
     "retire": RetireRecord,
     "evolve-iteration": IterationRecord,
     "run": RunRecord,
+    "calibration": CalibrationRecord,
 }
 
 

@@ -2,14 +2,19 @@
 
     python tests/bench/bench_vs_gepa.py [--seeds 10] [--budgets 600,1500]
                                         [--regime helpful,hard] [--jobs 1] [--quick]
-                                        [--wiring command|python]
+                                        [--wiring command|python] [--task prompt|judge]
+                                        [--policy NAME] [--out RUNS.jsonl]
+    python tests/bench/bench_vs_gepa.py --table RUNS.jsonl [RUNS.jsonl ...]
 
-Nothing here calls a model. The task (tests/bench/sim_prompt_task.py) is a
+Nothing here calls a model. The task (tests/bench/sim_prompt_task.py, `--task prompt`) is a
 simulated code-review agent whose system prompt is built from rules, and the
 "reflection LM" is a seeded function proposing one rule edit, right, distracting
 or harmful with the regime's shares ("helpful": 55/30/15%, "hard": 15/35/50%).
-Both tools get the same task, the same splits (150 train, 36 selection = GEPA's
-valset, 300 held-out test), the same LM and the same budget in rollouts:
+`--task judge` (tests/bench/sim_judge_task.py) is a second SIMULATED task of another
+shape: the same prompt and LM, scored with partial credit by a noisy judge on
+instances clustered by repository. Both tools get the same task, the same splits
+(150 train, 36 selection = GEPA's valset, 300 held-out test), the same LM and the
+same budget in rollouts:
 
 - GEPA 0.1.4 (`gepa.optimize`, its defaults, max_metric_calls = budget) with an
   in-process adapter and the LM as `reflection_lm`; adopted = `best_candidate`;
@@ -25,11 +30,17 @@ success probability: no outcome noise), in points. A gate false accept is a merg
 whose true test gain is <= 0. Overhead per iteration is wall time minus the time
 spent inside the simulated task and LM (measured inside the commands for harnessgit,
 so process start-up counts as overhead).
+
+`--policy NAME` runs evolve with `[gate] policy = NAME` (none: the configuration's
+default); `--out FILE` appends every run as a JSON line, and `--table FILE...` prints
+the table of runs saved by several invocations (one per policy, say) together.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 import json
 import re
 import statistics
@@ -46,6 +57,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sim_prompt_task as sim
+
+# --task: the module that simulates the task (rebound in main, before the pool forks).
+TASKS = {"prompt": "sim_prompt_task", "judge": "sim_judge_task"}
+TASK = "prompt"
+POLICY: str | None = None  # --policy: [gate] policy for evolve; None leaves the default
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -67,6 +83,12 @@ class Run:
     merges: list[dict[str, float]] = field(default_factory=list)  # harnessgit: per merge
     withheld: list[dict[str, float]] = field(default_factory=list)  # not gated, would have passed
     rollouts: int = 0
+    task: str = "prompt"
+    policy: str | None = None  # harnessgit's [gate] policy; None: the default
+
+    @property
+    def label(self) -> str:
+        return self.tool if self.policy is None else f"{self.tool} ({self.policy})"
 
 
 # --- GEPA ----------------------------------------------------------------------------
@@ -161,6 +183,7 @@ def run_gepa(seed: int, regime: str, budget: int) -> Run:
         iterations,
         1000 * (wall - adapter.clock[0]) / iterations,
         rollouts=result.total_metric_calls or 0,
+        task=TASK,
     )
 
 
@@ -179,8 +202,10 @@ for line in sys.stdin:
     iid = line.strip()
     if iid:
         score = world.outcome(iid, rules)
-        feedback = world.feedback(iid, rules, score)
-        out.append(json.dumps({"instance": iid, "score": score, "feedback": feedback}))
+        result = {"instance": iid, "score": score, "feedback": world.feedback(iid, rules, score)}
+        if hasattr(world, "cluster"):
+            result["cluster"] = world.cluster(iid)
+        out.append(json.dumps(result))
 print("\\n".join(out))
 with open(task["clock"], "a") as clock:
     clock.write(f"{time.perf_counter() - start}\\n")
@@ -215,7 +240,10 @@ def evaluate(request):
     out = []
     for iid in request.instances:
         score = WORLD.outcome(iid, rules)
-        out.append({"instance": iid, "score": score, "feedback": WORLD.feedback(iid, rules, score)})
+        result = {"instance": iid, "score": score, "feedback": WORLD.feedback(iid, rules, score)}
+        if hasattr(WORLD, "cluster"):
+            result["cluster"] = WORLD.cluster(iid)
+        out.append(result)
     _clock(start)
     return out
 def propose(request):
@@ -247,7 +275,7 @@ collapse = false
 duplication = false
 max_hunks = 100
 max_changed_lines = 10000
-"""
+{gate}"""
 
 # "command": an evaluator and a proposer command per call (the protocol on main);
 # "python": in-process functions ([evaluator] python, [proposer] kind = "python"),
@@ -259,19 +287,24 @@ def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
     """The harnessgit side of the task in ``repo``: the one place that says how
     evolve reaches the simulation (`WIRING`)."""
     if WIRING == "python":
-        evaluator = 'python = "simwire:evaluate"\nfiles = ["simwire.py", "sim_task.py", "task.json"]'
+        files = '["simwire.py", "sim_task.py", "sim_prompt_task.py", "task.json"]'
+        evaluator = f'python = "simwire:evaluate"\nfiles = {files}'
         proposer = 'kind = "python"\nfunction = "simwire:propose"'
     else:
         evaluator = (
-            f'command = ["{PYTHON}", "-S", "eval.py"]\nfiles = ["eval.py", "sim_task.py", "task.json"]'
+            f'command = ["{PYTHON}", "-S", "eval.py"]\n'
+            'files = ["eval.py", "sim_task.py", "sim_prompt_task.py", "task.json"]'
         )
         proposer = f'kind = "command"\ncommand = ["{PYTHON}", "-S", "propose.py"]'
     files = {
-        "harnessgit.toml": CONFIG.format(evaluator=evaluator, proposer=proposer),
+        "harnessgit.toml": CONFIG.format(
+            evaluator=evaluator, proposer=proposer, gate=f'[gate]\npolicy = "{POLICY}"\n' if POLICY else ""
+        ),
         "eval.py": EVALUATOR,
         "propose.py": PROPOSER,
         "simwire.py": IN_PROCESS,
-        "sim_task.py": (HERE / "sim_prompt_task.py").read_text(),
+        "sim_task.py": (HERE / f"{TASKS[TASK]}.py").read_text(),
+        "sim_prompt_task.py": (HERE / "sim_prompt_task.py").read_text(),
         "task.json": json.dumps({"seed": seed, "regime": regime, "clock": str(clock)}),
         "prompt.md": sim.seed_prompt(),
     }
@@ -335,6 +368,8 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
         merges,
         withheld,
         report.spend.rollouts,
+        task=TASK,
+        policy=POLICY,
     )
 
 
@@ -456,7 +491,7 @@ def summary(runs: list[Run]) -> dict[str, str]:
     tool = runs[0].tool
     return {
         "gain": f"{statistics.fmean(gains):+.1f} ± {sd:.1f}",
-        "nothing": f"{sum(1 for r in runs if not r.adopted)}/{len(runs)}",
+        "adopted": f"{sum(1 for r in runs if r.adopted)}/{len(runs)}",
         "regressions": f"{len(regressions)}/{len(runs)}",
         "worst": f"{worst:+.2f}",
         "false": f"{false}/{len(merges)} merges" if tool == "harnessgit" else "n/a (no gate)",
@@ -464,33 +499,84 @@ def summary(runs: list[Run]) -> dict[str, str]:
     }
 
 
+def _order(key: tuple[str, str, int, str]) -> tuple[bool, bool, int, bool, str]:
+    task, regime, budget, label = key
+    return (task != "prompt", regime != "helpful", budget, label != "GEPA", label)
+
+
 def print_table(runs: list[Run]) -> None:
     print(
-        "| regime | tool | rollouts | held-out test gain (points) | runs that adopted nothing"
+        "| task | regime | rollouts | tool (policy) | seeds | held-out test gain (points) | runs that adopted"
         " | regressions | worst run | gate false accepts | overhead per iteration (median) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    keys = sorted({(r.regime, r.budget, r.tool) for r in runs}, key=lambda k: (k[0] != "helpful", k[1], k[2]))
-    for regime, budget, tool in keys:
-        s = summary([r for r in runs if (r.regime, r.budget, r.tool) == (regime, budget, tool)])
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    keys = sorted({(r.task, r.regime, r.budget, r.label) for r in runs}, key=_order)
+    for task, regime, budget, label in keys:
+        group = [r for r in runs if (r.task, r.regime, r.budget, r.label) == (task, regime, budget, label)]
+        s = summary(group)
         print(
-            f"| {regime} | {tool} | {budget} | {s['gain']} | {s['nothing']} | {s['regressions']}"
-            f" | {s['worst']} | {s['false']} | {s['overhead']} |"
+            f"| {task} | {regime} | {budget} | {label} | {len(group)} | {s['gain']} | {s['adopted']}"
+            f" | {s['regressions']} | {s['worst']} | {s['false']} | {s['overhead']} |"
         )
+
+
+def print_targets(runs: list[Run]) -> None:
+    """Issue 25's item 6 per task, budget and harnessgit policy, against GEPA's runs of
+    the same seeds: where proposals mostly help, a mean held-out gain at least GEPA's;
+    where they mostly hurt, no more regressions, a better worst run, and a mean gain at
+    least GEPA's minus 1 point."""
+    print("\nissue 25, item 6 (against GEPA on the same seeds):")
+    keys = sorted({(r.task, r.budget, r.label) for r in runs if r.tool != "GEPA"})
+    for task, budget, label in keys:
+        said = []
+        for regime in ("helpful", "hard"):
+            ours = {
+                r.seed: r
+                for r in runs
+                if (r.task, r.budget, r.label, r.regime) == (task, budget, label, regime)
+            }
+            gepa = {
+                r.seed: r
+                for r in runs
+                if (r.task, r.budget, r.tool, r.regime) == (task, budget, "GEPA", regime) and r.seed in ours
+            }
+            if not ours or set(gepa) != set(ours):
+                continue
+            mine, theirs = [ours[s].gain for s in sorted(ours)], [gepa[s].gain for s in sorted(ours)]
+            mean, other = statistics.fmean(mine), statistics.fmean(theirs)
+            if regime == "helpful":
+                said.append(
+                    f"helpful: gain {mean:+.1f} vs {other:+.1f} {'met' if mean >= other else 'NOT met'}"
+                )
+                continue
+            regress = sum(g < -1e-9 for g in mine), sum(g < -1e-9 for g in theirs)
+            checks = [regress[0] <= regress[1], min(mine) > min(theirs), mean >= other - 1]
+            said.append(
+                f"hard: regressions {regress[0]} vs {regress[1]},"
+                f" worst {min(mine):+.2f} vs {min(theirs):+.2f},"
+                f" gain {mean:+.1f} vs {other:+.1f} {'met' if all(checks) else 'NOT met'}"
+            )
+        seeds = len({r.seed for r in runs if (r.task, r.budget, r.label) == (task, budget, label)})
+        print(f"- {task}, {budget} rollouts, {label} ({seeds} seeds): " + "; ".join(said))
 
 
 def print_diagnosis(runs: list[Run]) -> None:
     print("\nharnessgit's decisions (issue 13's diagnosis, recomputed from the records):")
-    keys = sorted({(r.regime, r.budget) for r in runs if r.tool == "harnessgit"})
-    for regime, budget in keys:
-        group = [r for r in runs if r.tool == "harnessgit" and (r.regime, r.budget) == (regime, budget)]
+    keys = sorted({(r.task, r.label, r.regime, r.budget) for r in runs if r.tool == "harnessgit"})
+    for task, label, regime, budget in keys:
+        group = [
+            r
+            for r in runs
+            if r.tool == "harnessgit"
+            and (r.task, r.label, r.regime, r.budget) == (task, label, regime, budget)
+        ]
         withheld = [w for r in group for w in r.withheld]
         merges = [m for r in group for m in r.merges]
         stuck = sum(1 for r in group if r.withheld and not r.merges)
         over = [m["selection_gain"] - m["test_gain"] for m in merges]
         corrected = [m["corrected_gain"] - m["test_gain"] for m in merges if "corrected_gain" in m]
         print(
-            f"- {regime}, {budget} rollouts: {len(withheld)} candidates in"
+            f"- {task}, {label}, {regime}, {budget} rollouts: {len(withheld)} candidates in"
             f" {sum(1 for r in group if r.withheld)}/{len(group)} runs were not gated but would have passed"
             f" (true test gain {_mean(w['test_gain'] for w in withheld)} points on average,"
             f" {sum(1 for w in withheld if w['test_gain'] <= 0)} of them <= 0); in {stuck} of those runs main"
@@ -512,6 +598,9 @@ def _mean(values: Iterator[float] | list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1"
+    )
     parser.add_argument("--budgets", default="600,1500")
     parser.add_argument("--regime", default="helpful,hard", help="helpful, hard or both (comma-separated)")
     parser.add_argument("--tools", default="GEPA,harnessgit")
@@ -519,32 +608,52 @@ def main() -> None:
     parser.add_argument(
         "--wiring", choices=["command", "python"], default="command", help="how evolve calls the simulation"
     )
+    parser.add_argument("--task", choices=sorted(TASKS), default="prompt", help="the simulated task")
+    parser.add_argument("--policy", help="[gate] policy for evolve (default: the configuration's default)")
+    parser.add_argument("--out", type=Path, help="append every run to this file as a JSON line")
+    parser.add_argument("--table", type=Path, nargs="+", help="print the table of runs saved with --out")
     parser.add_argument(
         "--quick", action="store_true", help="2 seeds, 300 rollouts, helpful only: a smoke run"
     )
     args = parser.parse_args()
+    if args.table:
+        saved = [
+            Run(**json.loads(line)) for path in args.table for line in path.read_text().splitlines() if line
+        ]
+        print_table(saved)
+        print_targets(saved)
+        print_diagnosis(saved)
+        return
     if args.quick:
         args.seeds, args.budgets, args.regime = 2, "300", "helpful"
-    global WIRING
-    WIRING = args.wiring  # the pool's processes are forked: they see it
+    global WIRING, TASK, POLICY, sim
+    # The pool's processes are forked: they see these.
+    WIRING, TASK, POLICY = args.wiring, args.task, args.policy
+    sim = importlib.import_module(TASKS[TASK])
     budgets = [int(b) for b in args.budgets.split(",")]
     regimes = args.regime.split(",")
     tools = args.tools.split(",")
     print(f"wirings agree on scores and proposals: {check_wirings()} cases checked", flush=True)
-    jobs = [(t, s, g, b) for g in regimes for b in budgets for s in range(args.seeds) for t in tools]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    jobs = [(t, s, g, b) for g in regimes for b in budgets for s in seeds for t in tools]
     started = time.perf_counter()
+    runs = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(one, jobs))
-    for r in runs:
-        print(
-            f"  {r.regime:8} {r.tool:10} {r.budget:5} seed {r.seed:2}: gain {r.gain:+6.2f}"
-            f" adopted {r.adopted!s:5} iterations {r.iterations:4} rollouts {r.rollouts:5}"
-            f" overhead {r.overhead_ms:7.1f} ms merges {[round(m['test_gain'], 1) for m in r.merges]}"
-            f" withheld {len(r.withheld)}",
-            flush=True,
-        )
+        for r in pool.map(one, jobs):
+            runs.append(r)
+            print(
+                f"  {r.task:6} {r.regime:8} {r.label:10} {r.budget:5} seed {r.seed:2}: gain {r.gain:+6.2f}"
+                f" adopted {r.adopted!s:5} iterations {r.iterations:4} rollouts {r.rollouts:5}"
+                f" overhead {r.overhead_ms:7.1f} ms merges {[round(m['test_gain'], 1) for m in r.merges]}"
+                f" withheld {len(r.withheld)}",
+                flush=True,
+            )
+            if args.out:
+                with args.out.open("a") as out:
+                    out.write(json.dumps(dataclasses.asdict(r)) + "\n")
     print()
     print_table(runs)
+    print_targets(runs)
     print_diagnosis(runs)
     print(f"\n{len(runs)} runs in {time.perf_counter() - started:.0f} s (--jobs {args.jobs})")
 
