@@ -169,5 +169,9 @@ def test_a_one_line_fix_in_a_file_already_too_long_passes_the_hook(harness_repo:
     result = try_repo(harness_repo, "skills/demo/SKILL.md", long.replace("http://", "https://"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "not blocking: 2 existing" in result.stdout
-    worse = try_repo(harness_repo, "skills/demo/SKILL.md", long + "One more line.\n")
+    # Growing a little past a limit it is already over warns ([checks] over_limit_tolerance,
+    # 5% of the limit: issue 27); growing past the tolerance fails.
+    little = try_repo(harness_repo, "skills/demo/SKILL.md", long + "One more line.\n")
+    assert little.returncode == 0, little.stdout + little.stderr
+    worse = try_repo(harness_repo, "skills/demo/SKILL.md", long + "One more line.\n" * 40)
     assert worse.returncode == 1 and "lines, over the skill limit of 500" in worse.stdout

@@ -53,11 +53,12 @@ def collection(make_repo: Callable[..., Path]) -> Path:
 def test_init_finds_the_skill_folders_and_lists_what_it_wrote(collection: Path) -> None:
     result = run(collection, "init")
     assert result.exit_code == 0, result.output
-    assert "found skills (2 folders holding a SKILL.md): 6 files -> skills/*/**, **/SKILL.md" in result.output
+    # Prose only (issue 27): the skill's script and its image are not harness text.
+    assert "found skills (2 folders holding a SKILL.md): 4 files -> skills/*/**/*.md, **/SKILL.md" in result.output
     assert "found agent instruction files: 1 file -> **/AGENTS.md" in result.output
     assert "Scores, the gate and bisect need an evaluator: docs/evaluator.md" in result.output
     config = load_config(collection)
-    assert config.harness.paths == ["skills/*/**", "**/SKILL.md", "**/AGENTS.md"]
+    assert config.harness.paths == ["skills/*/**/*.md", "**/SKILL.md", "**/AGENTS.md"]
     assert config.evaluator.command is None
 
 
