@@ -138,6 +138,7 @@ def github_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_workflow_fetches_the_notes_reviews_and_keeps_one_sticky_comment(
     remote: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -170,6 +171,7 @@ def test_the_workflow_fetches_the_notes_reviews_and_keeps_one_sticky_comment(
     assert comments[:3] == others
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_without_the_fetch_step_the_scores_are_not_there(remote: tuple[Path, str], tmp_path: Path) -> None:
     bare, head = remote
     work = checkout(bare, head, tmp_path / "plain")
@@ -215,6 +217,7 @@ def run_workflow(
     return work, outputs, json.loads(state.read_text())
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_at_level_2_a_skills_collection_gets_a_comment_that_is_not_evaluated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -229,6 +232,7 @@ def test_at_level_2_a_skills_collection_gets_a_comment_that_is_not_evaluated(
     assert "Reviewers missed regressions in fixes." in ours  # the rationale
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_pull_request_without_harness_changes_gets_no_comment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,6 +245,7 @@ def test_a_pull_request_without_harness_changes_gets_no_comment(
     assert [method for method, _path in state["calls"]] == ["GET"]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_stale_review_is_updated_when_the_harness_changes_are_gone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -185,6 +185,7 @@ def every_family(repo: Path, fired: Callable[[], list[str]], tmp_path: Path) -> 
     return seen
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_no_command_runs_the_repository_s_code(
     hostile: tuple[Path, Callable[[], list[str]]], tmp_path: Path
 ) -> None:
@@ -192,6 +193,7 @@ def test_no_command_runs_the_repository_s_code(
     assert {step: what for step, what in seen.items() if what} == {}
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_with_the_opt_in_git_runs_them_as_it_would(
     hostile: tuple[Path, Callable[[], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

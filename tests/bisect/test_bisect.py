@@ -68,6 +68,7 @@ def test_finds_the_planted_regression_within_the_evaluation_bound(review_repo: P
     assert first.own.difference == pytest.approx(-0.2) and first.own.regressed == [f"s-{i}" for i in range(8)]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_zero_evaluations_when_every_score_is_stored(review_repo: Path, calls: Path) -> None:
     history = build_history(review_repo, N)
     store_scores(review_repo, [history.good, *history.chain])
@@ -77,6 +78,7 @@ def test_zero_evaluations_when_every_score_is_stored(review_repo: Path, calls: P
     assert {step.source for step in result.steps} == {"stored"}
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_stored_scores_narrow_the_search_before_any_evaluation(review_repo: Path, calls: Path) -> None:
     history = build_history(review_repo, N)
     # Scores on record for good, bad and every eighth edit: the range shrinks to 39..48 for free.
@@ -122,6 +124,7 @@ def test_threshold_and_the_answers_that_are_no(review_repo: Path) -> None:
         assert already.outcome == "good is bad"
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_first_commits_predate_harnessgit(review_repo: Path) -> None:
     history = build_history(review_repo, 8, breaks_one=99, breaks_many=2, override_at=None, direct=3)
     result = bisect_to_main(review_repo, history.good)
@@ -138,6 +141,7 @@ if "CRASH" in Path("SKILL.md").read_text():
 """
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_commit_that_cannot_be_evaluated_is_skipped(review_repo: Path) -> None:
     eval_py = (review_repo / "eval.py").read_text()
     write(review_repo, "eval.py", CRASHING + eval_py)
@@ -239,6 +243,7 @@ def test_a_drop_made_by_a_regrade_is_not_blamed_on_the_harness(review_repo: Path
     assert f"judged with bad's evaluator ({chain[2][:12]})" in note
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_regression_behind_a_lenient_regrade_is_found(review_repo: Path) -> None:
     # A lenient grader (s-30 and up always pass: +10 points) and then a harness edit
     # that breaks s-0..s-4 (-12.5 points). Scored each with its own evaluator, bad

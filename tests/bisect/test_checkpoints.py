@@ -67,6 +67,7 @@ def state_of(repo: Path) -> str:
     return git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_bisect_over_checkpoints_names_the_first_bad_one_within_the_bound(
     lineage_repo: Path, calls: Path
 ) -> None:
@@ -93,6 +94,7 @@ def test_bisect_over_checkpoints_names_the_first_bad_one_within_the_bound(
     assert "first bad checkpoint: #3 ck3 <- ck2" in text
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_checkpoint_bisect_where_the_weights_are_not_the_regression(lineage_repo: Path) -> None:
     result = run(lineage_repo, "bisect", "--good-model", "ck0", "--bad-model", "ck2")
     assert result.exit_code == 1
@@ -132,6 +134,7 @@ def test_the_two_axes_do_not_mix(lineage_repo: Path) -> None:
         assert result.exit_code == 2 and f"usage error: {message}" in result.stderr
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_weights_change_at_a_fixed_harness_is_reported_as_such(lineage_repo: Path, calls: Path) -> None:
     # good measured with ck0; then a harmless rewording; bad judged with ck5.
     good = git(lineage_repo, "rev-parse", "main").strip()
@@ -152,6 +155,7 @@ def test_a_weights_change_at_a_fixed_harness_is_reported_as_such(lineage_repo: P
     assert f"harnessgit bisect --good-model ck0 --bad-model ck5 --harness {good[:12]}" in text
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_given_good_model_is_evaluated_for_the_model_step(lineage_repo: Path, calls: Path) -> None:
     good = git(lineage_repo, "rev-parse", "main").strip()
     commit_skill(lineage_repo, skill(20).replace("Read the task.", "Read the task twice."), "Reword")
@@ -184,6 +188,7 @@ def test_a_harness_edit_under_a_fixed_model_is_still_found(lineage_repo: Path, c
     assert both["model_change"]["regressed"] and "is bad on its own too" in both["message"]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_checkpoints_are_judged_on_instances_too(lineage_repo: Path) -> None:
     # At LEVEL 20, s-15 is solved until ck3's weights drop the level to 10; s-25 never is.
     result = run(

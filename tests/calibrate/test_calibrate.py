@@ -68,6 +68,7 @@ def calibrations(repo: Path) -> list[CalibrationRecord]:
     return found
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_calibrate_runs_fresh_repeats_and_leaves_the_cache_alone(
     make_repo: Callable[..., Path], calls: Path
 ) -> None:
@@ -95,6 +96,7 @@ def test_calibrate_runs_fresh_repeats_and_leaves_the_cache_alone(
     assert cached.exit_code == 0
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_calibrate_text_names_every_number(make_repo: Callable[..., Path], calls: Path) -> None:
     repo = noisy_repo(make_repo)
     result = run(repo, "calibrate", "--repeats", "3", "--effect", "10", "--draws", "50")
@@ -155,6 +157,7 @@ def test_bad_input_is_one_line_exit_3_and_nothing_written(
     assert not calls.exists()  # refused before the evaluator ran
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_gate_and_review_say_whether_a_calibration_is_on_record(
     make_repo: Callable[..., Path], calls: Path
 ) -> None:

@@ -18,6 +18,7 @@ from tests.conftest import git, snapshot
 from tests.gating_fixtures import skill
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.render import log_text
 from harnessgit.config import load_config
@@ -48,6 +50,7 @@ def test_limit_keeps_the_newest(review_repo: Path) -> None:
     assert [e.commit for e in result.entries] == history.chain[:-3:-1]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_merge_lists_every_proposal_it_landed(gate_repo: Path) -> None:
     """Issue 12, finding 5: a merge of a candidate proposed on three others landed four
     proposals; the log counts them and its JSON lists them, oldest first."""

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from harnessgit.candidates.render import show_text
 from harnessgit.candidates.show import show
 from harnessgit.config import load_config
@@ -35,6 +37,7 @@ def test_a_merged_candidate_shows_its_proposal(review_repo: Path) -> None:
     assert "@@" in show_text(result)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_show_json_is_utf8_when_the_harness_is_not(make_repo: Callable[..., Path]) -> None:
     # Issue 15 (defect 14): a file whose content and name are not UTF-8 made `show --json`
     # print the raw bytes (invalid UTF-8 at byte 509 of 985), or, on a strict stdout, die

@@ -117,6 +117,7 @@ def test_status_shows_each_live_candidate_and_the_base(review_repo: Path) -> Non
     assert spend.alpha_spent == pytest.approx(alpha_spent(0.05, 2))
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_frontier_membership_is_the_frontier_commands(review_repo: Path) -> None:
     scene(review_repo)
     result = status_of(review_repo)

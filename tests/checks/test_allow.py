@@ -44,6 +44,7 @@ def test_an_allow_comment_suppresses_its_rules_and_all_shows_them(repo: Path) ->
     assert "suppressed" in text and "not blocking: " in text
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_comment_covers_only_what_it_names_and_only_outside_code(repo: Path) -> None:
     example = "```markdown\n<!-- harnessgit: allow length -->\n```\n"
     write(repo, "skills/demo/SKILL.md", FRONT + example + LONG_BODY)

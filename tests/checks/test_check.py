@@ -137,6 +137,7 @@ def test_symlinks_are_noted_not_followed(harness: Path) -> None:
             assert named.files == [] and named.notes == ["prompts/link.md is a symbolic link: not checked"]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:
     big = harness / "prompts" / "huge.md"
     with open(big, "wb") as handle:

@@ -73,6 +73,7 @@ def test_the_hook_sees_it_too_and_a_change_that_does_not_grow_is_not_blocked(rep
     assert same.exit_code == 0 and "existing" in same.output, same.output
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_on_the_base_branch_the_last_label_is_the_reference(repo: Path) -> None:
     assert commit_steps(repo, STEPS[1:3]) == [0, 0]  # no label: nothing to add up from
     git(repo, "update-ref", "refs/harnessgit/labels/production", "HEAD~2")

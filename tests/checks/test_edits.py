@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from harnessgit.checks.compare import compare
 from harnessgit.checks.edits import check_change_edit, check_file_edit
 
@@ -173,6 +175,7 @@ const tokens = {
     assert (comparison.removed, comparison.added, comparison.hunks) == (7, 0, 1)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_filling_an_empty_file_is_writing_it_not_editing_it() -> None:
     # Held out (VoltAgent/awesome-claude-code-subagents e9123b1b44): 64 agent files that
     # were 0 bytes in the parent, filled in one commit, were each a 250-300-line edit over

@@ -3,6 +3,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from harnessgit.checks.markdown import heading_key, parse
 
 
@@ -80,6 +82,7 @@ def test_sections_span_their_subsections() -> None:
     assert document.sections[1].body.strip() == "b text"
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_markdown_it_is_imported_only_when_markdown_is_parsed() -> None:
     code = (
         "import sys, harnessgit.checks, harnessgit.checks.markdown; "

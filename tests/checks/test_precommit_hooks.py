@@ -92,6 +92,7 @@ def test_an_invalid_frontmatter_name_fails(harness_repo: Path) -> None:
     assert "skills/demo/SKILL.md:2: format: name 'Demo_Skill' is not a valid skill name" in result.stdout
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_project_checks_its_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The project's own .pre-commit-config.yaml runs harnessgit on templates/, and they pass.
 

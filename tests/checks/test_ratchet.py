@@ -32,6 +32,7 @@ def messy(make_repo: Callable[..., Path]) -> Path:
     return make_repo({"skills/demo/SKILL.md": long_skill(675)})
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_one_line_link_fix_in_a_file_already_too_long_passes(messy: Path) -> None:
     # On main: exit 1 ("body is 675 lines, over the skill limit of 500").
     write(messy, "skills/demo/SKILL.md", long_skill(675, "https://example.com/new"))

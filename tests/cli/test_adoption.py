@@ -54,7 +54,10 @@ def test_init_finds_the_skill_folders_and_lists_what_it_wrote(collection: Path) 
     result = run(collection, "init")
     assert result.exit_code == 0, result.output
     # Prose only (issue 27): the skill's script and its image are not harness text.
-    assert "found skills (2 folders holding a SKILL.md): 4 files -> skills/*/**/*.md, **/SKILL.md" in result.output
+    assert (
+        "found skills (2 folders holding a SKILL.md): 4 files -> skills/*/**/*.md, **/SKILL.md"
+        in result.output
+    )
     assert "found agent instruction files: 1 file -> **/AGENTS.md" in result.output
     assert "Scores, the gate and bisect need an evaluator: docs/evaluator.md" in result.output
     config = load_config(collection)

@@ -115,6 +115,7 @@ def _env_with_venv_path() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_real_subprocess_entry_points(repo: Path) -> None:
     env = _env_with_venv_path()
     out = subprocess.run(
@@ -213,6 +214,7 @@ def test_a_signal_ends_the_evaluators_and_removes_the_temporary_directories(
     assert snapshot(repo) == before
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="checks processes in /proc")
 def test_the_next_eval_sweeps_what_a_sigkill_left(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     # SIGKILL cannot be handled: the next evaluation removes the temporary directories

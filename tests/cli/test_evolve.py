@@ -3,12 +3,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.runner import run
 from tests.evolve.evolve_fixtures import triage
 
 __all__ = ["triage"]  # a fixture, used by name
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_evolve_cli_needs_a_budget_and_prints_one_line_per_iteration(triage: Path) -> None:
     assert run(triage, "evolve").exit_code == 2
     result = run(triage, "evolve", "--max-proposals", "2", "--seed", "3", "--json")
@@ -30,6 +33,7 @@ def test_evolve_cli_needs_a_budget_and_prints_one_line_per_iteration(triage: Pat
     assert all(r["run"] == report["run"] and r["seed"] == 3 for r in report["iterations"])
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_evolve_cli_prints_the_report_as_text(triage: Path) -> None:
     result = run(triage, "evolve", "--max-proposals", "1", "--seed", "3")
     assert result.exit_code == 0, result.output

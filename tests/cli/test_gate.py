@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.store import Store
@@ -12,6 +14,7 @@ from tests.conftest import snapshot
 from tests.gating_fixtures import skill
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_cli_exit_codes(gate_repo: Path) -> None:
     from click.testing import CliRunner
 

@@ -108,6 +108,7 @@ def marked_repo(make_repo: Callable[..., Path], tmp_path: Path) -> tuple[Path, P
     return repo, mark
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_eval_under_a_stale_lock_fails_before_running_the_evaluator(marked_repo: tuple[Path, Path]) -> None:
     repo, mark = marked_repo
     left_lock(repo, "refs/heads/main.lock", 300)  # minutes: the age shown does not tick during the test
@@ -176,6 +177,7 @@ def test_a_killed_merge_is_finished_by_the_next_command(gate_repo: Path, tmp_pat
 # -- a landing whose working tree did not follow (gate/checkout.py) -------------------
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_finishes_a_merge_killed_before_its_working_tree_followed(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     landed = killed_merge(gate_repo, cand)  # a real SIGKILL right after main moved
@@ -203,6 +205,7 @@ def test_doctor_finishes_a_merge_killed_before_its_working_tree_followed(gate_re
     assert run(gate_repo, "merge", cand).exit_code == 1  # merged already: nothing left to finish
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_leaves_a_file_edited_since_the_kill_alone(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     killed_merge(gate_repo, cand)
@@ -216,6 +219,7 @@ def test_doctor_leaves_a_file_edited_since_the_kill_alone(gate_repo: Path) -> No
     assert "my own line" in (gate_repo / "SKILL.md").read_text()
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_finishes_a_killed_revert_no_gate(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     accepted = run(gate_repo, "merge", cand)
@@ -265,6 +269,7 @@ def test_doctor_fix_finishes_a_merge_killed_inside_its_ref_transaction(
     assert git(gate_repo, "status", "--porcelain") == "" and (gate_repo / "SKILL.md").read_text() == skill(30)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_ends_the_evaluator_and_removes_the_directories_a_killed_eval_left(
     make_repo: Callable[..., Path], tmp_path: Path, own_temp_dir: Path
 ) -> None:

@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
@@ -12,6 +14,7 @@ from tests.conftest import git, snapshot, write
 from tests.gating_fixtures import skill
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_review_in_three_formats_and_to_a_file(review_repo: Path) -> None:
     with Store.discover(review_repo) as store:
         config = load_config(review_repo)

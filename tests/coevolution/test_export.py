@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.turns import chat_messages, failing_turn
@@ -63,6 +65,7 @@ def test_export_writes_chat_jsonl_with_the_failing_turn_last_and_marked(models_r
     assert all(set(m) <= {"role", "content", "weight"} for line in lines for m in line["messages"])
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_pairs_take_the_passing_trajectory_of_a_later_harness(models_repo: Path) -> None:
     cand = strict_candidate(models_repo)  # alpha solves t-20..t-34 there
     for rev in ("main", cand):
@@ -81,6 +84,7 @@ def test_pairs_take_the_passing_trajectory_of_a_later_harness(models_repo: Path)
     assert pair["rejected"][-1]["content"] == "view payroll.csv"
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_selection_split_needs_force_and_a_forced_export_is_recorded(models_repo: Path) -> None:
     run(models_repo, "eval", "main", "--model", "alpha")
     before = git(models_repo, "for-each-ref")

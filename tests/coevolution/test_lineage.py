@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.runner import one_error_line, run
 from tests.coevolution.fixtures import models_repo
 from tests.coevolution.test_models import strict_candidate
@@ -39,6 +41,7 @@ def test_bad_lineage_is_refused_and_writes_nothing(models_repo: Path) -> None:
     assert "registered already" in one_error_line(run(models_repo, "model", "add", "beta"))
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_review_says_which_model_is_a_checkpoint_of_which(models_repo: Path) -> None:
     run(models_repo, "model", "add", "beta")
     run(models_repo, "model", "add", "beta-ft1", "--parent", "beta", "--note", "tuned on corrections")

@@ -47,6 +47,7 @@ def test_eval_runs_once_per_model_and_the_evaluator_hears_the_label(models_repo:
     assert fresh["model"] == "gamma" and fresh["evaluated"] == 40
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_transfer_flags_an_edit_that_helps_one_model_and_hurts_another(models_repo: Path) -> None:
     cand = strict_candidate(models_repo)
     for rev in ("main", cand):
@@ -164,6 +165,7 @@ def with_gate_models(repo: Path) -> None:
     git(repo, "commit", "-qam", "Require no loss on beta")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_review_says_what_the_gate_would_over_the_listed_models(models_repo: Path) -> None:
     with_gate_models(models_repo)
     cand = strict_candidate(models_repo)

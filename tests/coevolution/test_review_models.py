@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.cli.runner import run
 from tests.coevolution.fixtures import models_repo
 from tests.coevolution.test_models import strict_candidate
@@ -11,6 +13,7 @@ from tests.coevolution.test_models import strict_candidate
 __all__ = ["models_repo"]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_review_shows_the_failure_class_shift_of_each_model(models_repo: Path) -> None:
     cand = strict_candidate(models_repo)
     for rev in ("main", cand):

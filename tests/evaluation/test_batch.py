@@ -55,6 +55,7 @@ BAD_OUTPUTS = {
 }
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 @pytest.mark.parametrize("case", sorted(BAD_OUTPUTS))
 def test_bad_evaluator_output_records_nothing(make_repo: Callable[..., Path], case: str) -> None:
     body, message = BAD_OUTPUTS[case]
@@ -72,6 +73,7 @@ def test_bad_evaluator_output_records_nothing(make_repo: Callable[..., Path], ca
     assert snapshot(repo) == before
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_hang_kills_the_whole_process_group(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     script = (

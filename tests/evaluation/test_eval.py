@@ -27,6 +27,7 @@ from tests.conftest import CONFIG, git, write
 from tests.evaluation.conftest import SPLITS, calls
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_evaluate_records_scores_and_never_repeats_work(eval_repo: Path, tmp_path: Path) -> None:
     status = git(eval_repo, "status", "--porcelain")
     with Store.discover(eval_repo) as store:
@@ -61,6 +62,7 @@ def test_evaluate_records_scores_and_never_repeats_work(eval_repo: Path, tmp_pat
     assert git(eval_repo, "status", "--porcelain") == status  # never ran in the working tree
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_failed_batch_keeps_earlier_batches(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     script = (
         "import json, sys\n"
@@ -152,6 +154,7 @@ with open(os.environ["CALLS_FILE"], "a") as handle:
     ],
     ids=["crash", "hang"],
 )
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_failed_batch_starts_no_other(
     make_repo: Callable[..., Path],
     tmp_path: Path,

@@ -92,6 +92,7 @@ def test_the_config_default_is_local(repo: Path) -> None:
         load_config(repo)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_unreachable_ray_address_is_one_line_at_once(
     make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

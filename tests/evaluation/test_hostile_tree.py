@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git
 
 
@@ -41,6 +43,7 @@ def run_eval(repo: Path, rev: str, **env: str) -> subprocess.CompletedProcess[st
     )
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_eval_refuses_a_tree_that_writes_through_a_symlink(gate_repo: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -57,6 +60,7 @@ def test_eval_refuses_a_tree_that_writes_through_a_symlink(gate_repo: Path, tmp_
     assert git(gate_repo, "for-each-ref") == refs  # nothing evaluated, nothing recorded
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_eval_refuses_a_tree_that_climbs_out_with_dot_dot(gate_repo: Path, tmp_path: Path) -> None:
     pwn = git(gate_repo, "hash-object", "-w", "--stdin", input="pwned\n").strip()
     sub = git(gate_repo, "mktree", input=f"100644 blob {pwn}\tpwn.txt\n").strip()

@@ -92,6 +92,7 @@ def test_one_process_answers_every_batch_and_scores_as_the_command(
     assert sorted(persistent.values()).count(1.0) == 8
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_crash_mid_batch_fails_the_evaluation_and_ends_the_group(server_repo: Path, tmp_path: Path) -> None:
     with Store.discover(server_repo) as store:
         config = load_config(server_repo)

@@ -69,6 +69,7 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         assert again.spend.rollouts < rollouts  # main's selection scores were on record already
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_budgets_and_the_stop_file(triage: Path) -> None:
     with Store.discover(triage) as store:
         config = load_config(triage)

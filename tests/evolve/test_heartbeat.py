@@ -48,6 +48,7 @@ def test_heartbeat_says_how_long_it_has_waited_until_the_block_ends(lines: Lines
     assert len(lines.lines) == count  # nothing after the block
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_evolve_says_it_is_waiting_for_a_slow_proposer(
     triage: Path, lines: Lines, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import Config, load_config
@@ -45,6 +47,7 @@ def use_proposer(repo: Path, script: str) -> None:
     git(repo, "commit", "-qm", "use another proposer")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     use_proposer(triage, REJECTING)
     before = set(candidate_tips(Store.discover(triage)))
@@ -59,6 +62,7 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     assert report.spend.proposals == 2
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path) -> None:
     use_proposer(triage, GROWING)
     with Store.discover(triage) as store:
@@ -118,6 +122,7 @@ def climbing_repo(
     )
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_one_chain_is_gated_once_without_auto_merge(make_repo: Callable[..., Path]) -> None:
     """Issue 12, finding 6: without --auto-merge nothing merges, so a candidate that
     builds on one that passed the gate against this base is not gated (only one of the two
@@ -137,6 +142,7 @@ def test_one_chain_is_gated_once_without_auto_merge(make_repo: Callable[..., Pat
         assert blocked[0].reason.startswith(f"it builds on {first.candidate}, which passed the gate")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[..., Path]) -> None:
     """The passes on the record count too (a resumed run, a `harnessgit gate` by hand),
     not only the ones this run made."""
@@ -164,6 +170,7 @@ print(json.dumps({"text": text, "rationale": f"Rules in {request['component']}",
 """
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]) -> None:
     """[evolve] components = 2: one proposer call per component, one candidate holding
     both edits, and the record counting both calls and their cost."""

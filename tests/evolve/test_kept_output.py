@@ -77,6 +77,7 @@ def rejected_evidence(store: Store, parent: str) -> tuple[EvidenceRecord, dict[s
     return record, item
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_huge_rejected_proposal_keeps_a_bounded_excerpt(
     small_repo: Callable[[str], tuple[Path, Path]],
 ) -> None:
@@ -111,6 +112,7 @@ def test_the_bytes_of_a_rejected_proposal_count_bytes(
     assert item["raw_output_truncated"] is False and item["raw_output_bytes"] == len(copy.read_bytes())
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_adopted_edit_keeps_a_bounded_output_and_rationale(
     small_repo: Callable[[str], tuple[Path, Path]],
 ) -> None:

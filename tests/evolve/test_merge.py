@@ -6,6 +6,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -67,6 +69,7 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
         assert "fix s-1" in skill_text and "fix s-3" in prompt_text
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_conflict_means_no_merge_proposal(make_repo: Callable[..., Path]) -> None:
     """Both changed SKILL.md's LEVEL line: git cannot merge it, so no merge is
     proposed and the iteration is an ordinary reflective one."""

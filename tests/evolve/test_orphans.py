@@ -133,6 +133,7 @@ INTERRUPTING = CLIMBING.replace(
 )
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_ctrl_c_half_way_is_recorded_and_reported(make_repo: Callable[..., Path]) -> None:
     """Ctrl-C during the second proposal: the iteration is on record as interrupted
     (its proposal counted), and the report, which the CLI prints before exiting 130,

@@ -141,6 +141,7 @@ def test_the_reported_gain_is_shrunk_towards_the_runs_looks() -> None:
     assert 0.29 < corrected_gain(precise, precise[-1]) < 0.30
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_run_of_null_candidates_passes_one_in_at_most_alpha_runs() -> None:
     """The family-wise guarantee with evolve choosing what to gate: 300 runs of 15
     looks at candidates no better than the base (0/1 scores, the exact sign test)."""

@@ -27,6 +27,7 @@ from tests.gating_fixtures import EVALUATOR
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_iteration_that_is_not_gated_is_one_transaction(
     make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -71,6 +72,7 @@ RUN = (
 )
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_kill_mid_iteration_leaves_none_of_it(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     """SIGKILL while the second candidate is evaluated on its minibatch. Before: that
     candidate's branch and proposal were on record with no iteration record (an

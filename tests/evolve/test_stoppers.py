@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.state import Budget
@@ -15,6 +17,7 @@ from tests.evolve.evolve_fixtures import assert_on_record
 from tests.evolve.test_iteration import REJECTING, climbing_repo
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_target_mean_stops_the_run_once_a_candidate_reaches_it(make_repo: Callable[..., Path]) -> None:
     # Each climbing edit raises the selection mean by 0.2 (LEVEL + 8 of 40 instances).
     repo = climbing_repo(make_repo)
@@ -26,6 +29,7 @@ def test_a_target_mean_stops_the_run_once_a_candidate_reaches_it(make_repo: Call
         assert_on_record(store, report)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_wall_time_stops_before_the_next_iteration(make_repo: Callable[..., Path]) -> None:
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
@@ -33,6 +37,7 @@ def test_wall_time_stops_before_the_next_iteration(make_repo: Callable[..., Path
         assert report.stopped == "max time (0.01 s)" and len(report.iterations) == 1
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_no_improvement_stops_the_run_from_the_cli(make_repo: Callable[..., Path]) -> None:
     """Every proposal is refused, so nothing raises the best mean after the first
     iteration sets it: --no-improvement 2 stops after three iterations."""

@@ -64,6 +64,7 @@ def killed_merge(repo: Path, cand: str, kill_at: str = "after-branch-move") -> s
     return git(repo, "rev-parse", "main").strip()
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_rerunning_merge_finishes_a_checkout_a_kill_interrupted(gate_repo: Path) -> None:
     before = git(gate_repo, "rev-parse", "main").strip()
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
@@ -86,6 +87,7 @@ def test_rerunning_merge_finishes_a_checkout_a_kill_interrupted(gate_repo: Path)
     assert run(gate_repo, "merge", cand).exit_code == 1  # and then: merged already, refused
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_kill_in_the_readme_flow_is_finished_too(gate_repo: Path) -> None:
     # The working tree holds the edit (propose took it from there); the candidate also
     # changes a file the working tree does not. Killed after staging the first.
@@ -108,6 +110,7 @@ def test_a_kill_in_the_readme_flow_is_finished_too(gate_repo: Path) -> None:
     assert (gate_repo / "prompts/system.md").read_text() == "You are brief.\n"
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_file_edited_since_the_kill_is_left_alone(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     killed_merge(gate_repo, cand)
@@ -122,6 +125,7 @@ def test_a_file_edited_since_the_kill_is_left_alone(gate_repo: Path) -> None:
     assert "my own line" in (gate_repo / "SKILL.md").read_text()
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_kill_inside_git_read_tree_is_finished_once_its_lock_is_gone(gate_repo: Path) -> None:
     """git writes the files, then the index: killed in between, it leaves the new file,
     the old index and its index.lock. That state, made by hand after a real kill."""
@@ -140,6 +144,7 @@ def test_a_kill_inside_git_read_tree_is_finished_once_its_lock_is_gone(gate_repo
     assert git(gate_repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_nothing_else_lands_on_an_unfinished_checkout(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     killed_merge(gate_repo, cand)
@@ -153,6 +158,7 @@ def test_nothing_else_lands_on_an_unfinished_checkout(gate_repo: Path) -> None:
     assert written(gate_repo) == before  # refused before the gate: nothing evaluated or recorded
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_rerunning_revert_no_gate_finishes_its_checkout(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     with Store.discover(gate_repo) as store:
@@ -174,6 +180,7 @@ def test_rerunning_revert_no_gate_finishes_its_checkout(gate_repo: Path) -> None
     assert written(gate_repo) == refs  # no second revert candidate, no second override
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 @pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
 def test_sigterm_and_sigint_wait_until_the_working_tree_followed(
     gate_repo: Path, name: str, code: int
@@ -188,6 +195,7 @@ def test_sigterm_and_sigint_wait_until_the_working_tree_followed(
     assert git(gate_repo, "log", "-1", "--format=%s", "main").startswith(f"Merge candidate {cand}")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_can_find_and_finish_an_unfinished_checkout(gate_repo: Path) -> None:
     """The functions `harnessgit doctor` calls: what is unfinished, and finishing it."""
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})

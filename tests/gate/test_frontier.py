@@ -25,6 +25,7 @@ from tests.gating_fixtures import EVALUATOR, SPLITS, skill
 from tests.stats.test_frontier import gepa_state
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_frontier_keeps_leaders_and_retires_the_dominated(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -88,6 +89,7 @@ def test_candidates_scored_with_another_evaluator_are_not_compared(gate_repo: Pa
     assert [row.candidate for row in view.frontier.rows] == ["main"]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Callable[..., Path]) -> None:
     """Issue 13: archiving dominated candidates made the frontier depend on the path.
     Four candidates, each scored and the frontier updated as evolve does: c2 is

@@ -77,6 +77,7 @@ def test_a_candidate_that_does_not_descend_from_the_tip_is_refused_before_anythi
     assert written(gate_repo) == before  # no evaluation, no gate record: no attempt spent
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
     from tests.gating_fixtures import EVALUATOR
 
@@ -100,6 +101,7 @@ def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
         assert "on 12 instances" in str(getattr(allowed.decision, "detectable", ""))
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_attempts_spend_alpha_and_a_regate_keeps_its_k(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -150,6 +152,7 @@ def test_config_needed(make_repo: object) -> None:
         run_gate(store, load_config(repo), "main")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_repo: Path) -> None:
     # `review` asks what the gate would say about BASE..HEAD where BASE is any commit.
     with Store.discover(gate_repo) as store:
@@ -244,6 +247,7 @@ def test_the_gate_names_uncommitted_evaluator_edits_as_ignored(
     ]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: Path) -> None:
     # Issue 12, finding 1: moving one id into selection in an uncommitted splits.json
     # reset the gate to "attempt 1, alpha spent 0.0304".

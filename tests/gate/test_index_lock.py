@@ -102,6 +102,7 @@ def test_doctor_finds_a_stale_index_lock_and_leaves_a_running_gits_alone(gate_re
         editor.wait()
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_right_after_a_kill_judges_a_new_lock_once_it_is_old_enough(gate_repo: Path) -> None:
     """A lock no git holds, made just now (doctor run at once after a kill): doctor waits
     until it is a second old, sees that still no git runs here, and removes it."""

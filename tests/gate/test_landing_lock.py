@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -46,6 +48,7 @@ def gate_decisions(repo: Path) -> set[str]:
     return {r.id for records in notes.values() for r in records if isinstance(r, GateRecord)}
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_two_merges_in_one_checkout_spend_one_attempt_and_say_what_happened(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)

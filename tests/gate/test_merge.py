@@ -100,6 +100,7 @@ def test_the_readme_flow_edit_propose_merge(gate_repo: Path) -> None:
     assert git(gate_repo, "rev-parse", "HEAD").strip() == result.merge
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_merging_a_merged_candidate_again_is_refused_and_spends_nothing(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -119,6 +120,7 @@ sys.exit(main(["-C", sys.argv[1], "-q", "merge", sys.argv[2]]))
 """
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -151,6 +153,7 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
         assert "another harnessgit merge (pid " in next(err for code, err in results if code == 3)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_merged_chain_lists_every_proposal_with_its_own_effect(gate_repo: Path) -> None:
     """Issue 12, finding 5: a candidate proposed on three others lands all four. The
     message lists them oldest first, each with its own measured effect, and its title

@@ -61,6 +61,7 @@ def test_cache_equals_the_records_over_a_random_history(gate_repo: Path) -> None
                 assert to_json(frontier_view(store, config)) == from_records(store, config)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_damaged_or_foreign_cache_is_rebuilt_not_trusted(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -93,6 +94,7 @@ def forged(data: bytes) -> bytes:
     return json.dumps(header, sort_keys=True).encode() + b"\n" + body
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_doctor_finds_a_forged_cache_that_readers_trust_and_fix_rebuilds_it(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)

@@ -19,6 +19,7 @@ from tests.conftest import git
 from tests.gating_fixtures import skill
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)

@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -59,6 +61,7 @@ def test_a_clear_gain_stops_early_and_verify_rechecks_the_stopping_point(
         assert any("but the evidence settles after" in p for p in problems), problems
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_no_clear_evidence_reads_the_whole_split(make_repo: Callable[..., Path]) -> None:
     repo = sequential_repo(make_repo)
     with Store.discover(repo) as store:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -22,6 +24,7 @@ def eval_records(store: Store) -> list[EvalRecord]:
     return [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
@@ -65,6 +68,7 @@ def test_a_gate_record_from_before_evals_were_named_still_verifies(gate_repo: Pa
     assert "1 gated merge" in result.output
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_named_eval_record_this_clone_lacks_is_a_verify_problem(gate_repo: Path) -> None:
     landed, record = landed_gate(gate_repo)
     assert record.evals is not None

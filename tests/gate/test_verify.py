@@ -208,6 +208,7 @@ def test_verify_reads_a_merge_whose_gate_note_another_commit_shares(gate_repo: P
     assert report.ok and report.gated == 1, [f.problem for f in report.findings]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_verify_finds_an_attempt_number_counted_too_low(gate_repo: Path) -> None:
     # One repository, no second clone: a record that claims attempt 1 after another
     # comparison took it, with no two comparisons sharing a k, is a forged count.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -53,6 +55,7 @@ def recorded_models(repo: Path, landed: str) -> list[ModelCheck]:
     return list(real.models or [])
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_verify_recomputes_the_loss_test_of_each_model(models_repo: Path) -> None:
     gate_over_beta(models_repo)
     landed = merged(models_repo, 35)  # helps both alpha and beta
@@ -73,6 +76,7 @@ def test_verify_recomputes_the_loss_test_of_each_model(models_repo: Path) -> Non
     assert any(p.startswith("model gamma: no stored scores for the base on 40") for p in problems), problems
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_verify_finds_a_model_the_base_lists_but_the_record_skipped(models_repo: Path) -> None:
     gate_over_beta(models_repo)
     landed = merged(models_repo, 35)
@@ -80,6 +84,7 @@ def test_verify_finds_a_model_the_base_lists_but_the_record_skipped(models_repo:
     assert any("[gate] models at its base lists beta" in p for p in problems), problems
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_verify_finds_a_merge_that_passed_with_a_loss_on_a_model(models_repo: Path) -> None:
     # The gate refuses the STRICT PLAN edit for its loss on beta; merged by hand with a
     # copy of that gate record turned into a pass, every number in it recomputes, and

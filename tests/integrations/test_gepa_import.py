@@ -77,6 +77,7 @@ def eval_records(repo: Path) -> list[EvalRecord]:
     return [r for records in notes.values() for r in records if isinstance(r, EvalRecord)]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_imported_run_equals_gepas(repo: Path, gepa_run: tuple[Path, GEPAState[Any, Any]]) -> None:
     run_dir, state = gepa_run
     assert any(len(parents) == 2 for parents in state.parent_program_for_candidate)  # a merge happened

@@ -173,6 +173,7 @@ def test_non_zero_exit_shows_the_last_stderr_lines(tmp_path: Path) -> None:
     assert "line 4 | line 5 | line 6 | line 7 | line 8" in message and "line 3" not in message
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_timeout_kills_the_command_and_what_it_started(tmp_path: Path) -> None:
     # The grandchild inherits stdout and would keep the pipe open for 60 s if
     # only the direct child were killed.
@@ -258,6 +259,7 @@ def test_an_answer_is_not_held_by_a_process_that_left_the_group(tmp_path: Path) 
         _daemon_ended(tmp_path, within=0)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_timeout_is_not_held_by_a_process_that_left_the_group(tmp_path: Path) -> None:
     # After the timeout, the old code killed the group and then waited for EOF again,
     # without a timeout: for as long as the daemon lived.

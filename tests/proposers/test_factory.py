@@ -24,6 +24,7 @@ def test_command_runs_in_the_given_directory(tmp_path: Path) -> None:
     assert proposer.name.startswith("command:")
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_openai_reads_the_key_from_the_named_variable() -> None:
     config = parse_config(b'[proposer]\nkind = "openai"\nmodel = "gpt-4.1-mini"\napi_key_env = "MY_KEY"\n')
     proposer = make_proposer(config.proposer, environ={"MY_KEY": "sk-abc"})

@@ -178,6 +178,7 @@ def test_retry_after_beyond_the_cap_fails_at_once(server: ChatServer) -> None:
     assert len(server.requests) == 1
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_timeout_is_an_error_after_bounded_retries(server: ChatServer) -> None:
     server.replies += [Reply(completion(DELTA_REPLY), delay=30)] * 2
     with pytest.raises(ProposerFailed) as info:

@@ -48,6 +48,7 @@ def test_a_stale_lock_is_found_with_its_age_and_removed_by_fix(repo: Path) -> No
     assert doctor(repo) == []
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_interrupted_transaction_is_explained_then_rolled_forward(repo: Path, tmp_path: Path) -> None:
     candidate_repo(repo)
     first = git(repo, "rev-parse", "main").strip()
@@ -68,6 +69,7 @@ def test_an_interrupted_transaction_is_explained_then_rolled_forward(repo: Path,
     assert after.merged and after.locks == [] and after.journals == []
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_transaction_it_cannot_finish_is_left_for_a_person(repo: Path, tmp_path: Path) -> None:
     candidate_repo(repo)
     first = git(repo, "rev-parse", "main").strip()

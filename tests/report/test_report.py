@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.gate.merge import merge
@@ -34,6 +36,7 @@ def landed_and_rejected(repo: Path) -> tuple[str, str]:
     return good.candidate, bad.candidate
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(gate_repo: Path) -> None:
     good, bad = landed_and_rejected(gate_repo)
     git(gate_repo, "commit", "-q", "--allow-empty", "-m", "a commit that skipped the gate")
@@ -71,6 +74,7 @@ def test_the_page_draws_each_merge_each_candidate_and_escapes_what_records_say(g
     assert good in page and bad in page and "landed by " in page
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_report_of_a_range_and_a_bad_range(gate_repo: Path) -> None:
     landed_and_rejected(gate_repo)
     with Store.discover(gate_repo) as store:
@@ -101,6 +105,7 @@ def test_a_repository_without_scores_still_gets_lengths_and_its_tree(make_repo: 
     )
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_page_goes_where_it_cannot_be_committed_by_accident(gate_repo: Path) -> None:
     landed_and_rejected(gate_repo)
     before = snapshot(gate_repo)

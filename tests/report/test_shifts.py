@@ -47,6 +47,7 @@ def shift_rows(page: str, panel: int) -> list[tuple[str, ...]]:
     return [tuple(row) for row in cells if row]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_report_shows_each_models_failure_classes_before_and_after_a_merge(classed_repo: Path) -> None:
     with Store.discover(classed_repo) as store:
         config = load_config(classed_repo)
@@ -71,6 +72,7 @@ def test_the_report_shows_each_models_failure_classes_before_and_after_a_merge(c
     assert f'content="{CSP}"' in page and page.count("<script>") == 1 and "https://" not in page
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_report_without_failure_classes_says_so(make_repo: Callable[..., Path]) -> None:
     unclassed = EVALUATOR.replace('"failure_class"', '"no_class"')
     repo = make_repo(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from harnessgit.candidates.propose import propose
@@ -126,6 +127,7 @@ def test_the_cli_reviews_a_skills_collection_without_an_evaluator(tmp_path: Path
     assert_no_verdict(result.output)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_with_an_evaluator_and_scores_failing_checks_still_reject(review_repo: Path) -> None:
     """Only a review with no evaluation never says REJECT: with scores on both sides,
     a failing check is the gate's own refusal and the comment says so."""

@@ -58,6 +58,7 @@ def test_a_binary_file_and_a_rename(review_repo: Path) -> None:
     balanced(md)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_huge_diff_stays_under_githubs_comment_limit(review_repo: Path) -> None:
     git(review_repo, "checkout", "-q", "-b", "huge")
     for i in range(3):
@@ -104,6 +105,7 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
     assert "| train | m | 0/60 | - (6 scored) | - (3 scored) | - | - | - | 0/0/0 |" in md
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> None:
     from harnessgit.candidates.propose import propose
     from harnessgit.evaluation.eval import evaluate

@@ -139,6 +139,7 @@ def test_a_merge_shows_the_rationale_of_the_candidate_it_merged(review_repo: Pat
     assert edit.effect is not None and edit.effect.difference == result.verdict.difference
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_merged_chain_is_every_proposal_it_landed_with_its_own_effect(gate_repo: Path) -> None:
     """Issue 12, finding 5: the merge of a candidate proposed on three others is four
     edits, not one, each with its rationale and its own effect where scores exist."""

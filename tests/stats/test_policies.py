@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tests.bench.policy_sim import REGIMES, policies, run_stream, summarise
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_elond_keeps_false_merges_among_merges_under_q() -> None:
     """e-LOND's promise, on 150 instances (where it merges): across both regimes the
     share of merges that are not really better stays under q = 0.1."""

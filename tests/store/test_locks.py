@@ -44,6 +44,7 @@ def test_a_write_under_a_stale_lock_fails_at_once_naming_it_and_the_fix(
     assert left.exists()  # a write never removes a lock it did not take
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_lock_that_is_never_released_is_reported_once_it_is_stale(repo: Path) -> None:
     with Store.discover(repo) as store:
         left_lock(repo, "refs/notes/harnessgit/evals.lock", 0)

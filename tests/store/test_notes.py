@@ -39,6 +39,7 @@ def test_notes_are_readable_by_git_and_back(repo: Path) -> None:
         assert git(repo, "rev-parse", f"{PINS_PREFIX}{head}").strip() == head
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_notes_written_by_git_with_fanout_are_found(repo: Path) -> None:
     # 300 notes make git use a fanout layout; we must find and extend them in place.
     shas = []

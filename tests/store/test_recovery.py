@@ -40,6 +40,7 @@ def next_command(repo: Path) -> None:
         ("cut", "untouched"),  # git read 3 lines of the input and hit its end
     ],
 )
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_kill_in_a_transaction_leaves_all_of_it_to_the_next_command(
     repo: Path, tmp_path: Path, point: str, left: str
 ) -> None:
@@ -54,6 +55,7 @@ def test_a_kill_in_a_transaction_leaves_all_of_it_to_the_next_command(
     assert after.merged and after.locks == [] and after.journals == [], after
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_kill_midway_through_gits_renames_is_finished_by_the_next_command(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -72,6 +74,7 @@ def test_a_kill_midway_through_gits_renames_is_finished_by_the_next_command(
     assert after.merged and after.locks == [] and after.journals == []
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_git_failing_midway_through_its_commit_is_finished_by_the_same_command(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -81,6 +84,7 @@ def test_git_failing_midway_through_its_commit_is_finished_by_the_same_command(
     assert after.merged and after.locks == [] and after.journals == []
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_notes_written_on_top_of_a_landed_update_count_as_landed(repo: Path, tmp_path: Path) -> None:
     candidate_repo(repo)
     first = git(repo, "rev-parse", "main").strip()
@@ -108,6 +112,7 @@ def test_a_transaction_that_never_landed_and_whose_ref_moved_on_is_dropped(
     assert "refs/heads/harnessgit/cand/c1" in after.refs and "refs/harnessgit/archive/c1" not in after.refs
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_transaction_that_cannot_be_finished_without_guessing_stops_every_command(
     repo: Path, tmp_path: Path
 ) -> None:

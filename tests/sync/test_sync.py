@@ -86,6 +86,7 @@ def retire_here(repo: Path, candidate: str) -> None:
         store.commit(txn)
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_labels_travel_and_the_last_recorded_move_wins(gate_repo: Path, tmp_path: Path) -> None:
     # Issue 17: templates/sync/harnessgit-sync.sh left labels behind, so `production`
     # meant one commit on the laptop and another in CI.
@@ -109,6 +110,7 @@ def test_labels_travel_and_the_last_recorded_move_wins(gate_repo: Path, tmp_path
     assert sorted(m.reason for m in moves) == ["ship 12", "ship 14"]  # both moves stay on record
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_template_script_now_runs_harnessgit_sync(gate_repo: Path, tmp_path: Path) -> None:
     # The script used to carry no label at all (it said so: "Labels are not synced").
     remote, (a,) = clones(gate_repo, tmp_path, ("a",))
@@ -129,6 +131,7 @@ def test_the_template_script_now_runs_harnessgit_sync(gate_repo: Path, tmp_path:
     assert candidate in candidates(remote)[0]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_an_archive_move_wins_over_a_live_ref_pushed_back(gate_repo: Path, tmp_path: Path) -> None:
     # Issue 17: candidates retired in one clone came back live (6 of an audit were both
     # live and archived in every clone): an unleased push of a live branch, racing the
@@ -165,6 +168,7 @@ def test_a_checked_out_retired_candidate_keeps_its_branch_here_only(gate_repo: P
     assert candidates(b) == (set(), {candidate})
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_push_that_loses_the_race_fetches_merges_and_pushes_again(
     gate_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,6 +240,7 @@ def test_retire_records_and_evidence_survive_gc_on_the_remote(gate_repo: Path, t
     assert made.candidate in candidates(remote)[0]
 
 
+@pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_live_ref_at_another_commit_than_its_archive_is_pinned_and_retired(
     gate_repo: Path, tmp_path: Path
 ) -> None:
