@@ -51,9 +51,10 @@ def peek_test_split(
         if (since is None or peek.ts > since) and peek.harness != context.key.harness
     ]
     if earlier and not force:
+        harnesses = len({peek.harness for peek in earlier})  # a harness looked at twice is one
         raise HarnessgitError(
-            f"the test split was already evaluated for {len(earlier)} other harness"
-            f"{'es' if len(earlier) > 1 else ''} (first on {earlier[0].commit[:12]}) since the last "
+            f"the test split was already evaluated for {harnesses} other harness"
+            f"{'es' if harnesses > 1 else ''} (first on {earlier[0].commit[:12]}) since the last "
             "label move; a second look turns it into a selection set. Pass --force to look anyway "
             "(recorded as forced)"
         )
