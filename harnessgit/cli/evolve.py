@@ -64,7 +64,13 @@ from harnessgit.errors import EXIT_OK
     metavar="FILE",
     help="Stop before the next iteration once FILE exists. Default: .git/harnessgit-stop.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON at the end.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the report as JSON at the end (standard output holds only it; the iteration "
+    "lines go to standard error).",
+)
 @click.pass_obj
 def evolve(
     state: State,
@@ -113,7 +119,10 @@ def evolve(
             # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
             execution=state.execution(jobs, "eval" if sys.stderr.isatty() else None),
             stop_file=stop,
-            on_iteration=None if state.quiet else lambda record: echo(render_evolve.iteration_line(record)),
+            # With --json, standard output holds the JSON alone: the lines go to stderr.
+            on_iteration=None
+            if state.quiet
+            else lambda record: echo(render_evolve.iteration_line(record), err=as_json),
         )
     echo(to_json(report) if as_json else render_evolve.report_text(report))
     if report.interruption is not None:  # exit 130 (143 for SIGTERM), after the report

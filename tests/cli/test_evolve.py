@@ -16,8 +16,9 @@ def test_evolve_cli_needs_a_budget_and_prints_one_line_per_iteration(triage: Pat
     assert run(triage, "evolve").exit_code == 2
     result = run(triage, "evolve", "--max-proposals", "2", "--seed", "3", "--json")
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.stdout.splitlines() if line.startswith("evolve ")]
-    report = json.loads(result.stdout[result.stdout.index("{") :])
+    # stdout is the JSON alone (a program parses it whole); the lines went to stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("evolve ")]
+    report = json.loads(result.stdout)
     assert len(lines) == len(report["iterations"]) and report["proposals"] == 2
     assert list(report) == [
         "run",
