@@ -27,6 +27,7 @@ from harnessgit.checks.collect import is_harness
 from harnessgit.checks.models import Unread
 from harnessgit.checks.sections import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
+from harnessgit.checks.trailers import deliberate
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
 from harnessgit.store import RawChange, Side, Store
@@ -63,6 +64,9 @@ class RuleCount:
     failures: int
     warnings: int
     commits: int  # how many commits brought one
+    # Findings a commit message said were deliberate (`checks.trailers`): counted apart,
+    # in neither column above.
+    allowed: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -312,13 +316,21 @@ def _steps(entries: list[HistoryEntry], *, grew: bool) -> list[Step]:
 def _by_rule(entries: list[HistoryEntry]) -> list[RuleCount]:
     failures: Counter[str] = Counter()
     warnings: Counter[str] = Counter()
+    allowed: Counter[str] = Counter()
     commits: Counter[str] = Counter()
     for entry in entries:
         brought = [f for f in entry.findings if f.state == "new"]
         for finding in brought:
             (failures if finding.level == "failure" else warnings)[finding.rule] += 1
+        allowed.update(f.rule for f in entry.findings if deliberate(f))
         commits.update({f.rule for f in brought})
     return [
-        RuleCount(rule=rule, failures=failures[rule], warnings=warnings[rule], commits=commits[rule])
-        for rule in sorted(commits, key=lambda r: (-failures[r] - warnings[r], r))
+        RuleCount(
+            rule=rule,
+            failures=failures[rule],
+            warnings=warnings[rule],
+            commits=commits[rule],
+            allowed=allowed[rule],
+        )
+        for rule in sorted(commits | allowed, key=lambda r: (-failures[r] - warnings[r], r))
     ]

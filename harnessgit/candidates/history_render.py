@@ -84,11 +84,11 @@ def _history_summary(result: HistoryResult) -> str:
         if steps:
             lines += ["", f"{name}:", _steps_table(steps)]
     if result.findings_by_rule:
-        rows = [[r.rule, r.failures, r.warnings, r.commits] for r in result.findings_by_rule]
+        rows = [[r.rule, r.failures, r.warnings, r.commits, r.allowed] for r in result.findings_by_rule]
         lines += [
             "",
             "findings the changes brought, by rule (not those a file already had):",
-            table(rows, ["rule", "failures", "warnings", "commits"]),
+            table(rows, ["rule", "failures", "warnings", "commits", "allowed (Harness-Allow)"]),
         ]
     elif result.entries:
         lines += ["", "no findings"]

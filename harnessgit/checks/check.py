@@ -13,8 +13,13 @@ from harnessgit.checks.collect import Collected, Source, collect, missing_file, 
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
 from harnessgit.checks.models import CheckReport, Rule
+from harnessgit.checks.trailers import allow
 from harnessgit.config import CheckSections
 from harnessgit.store import Store
+
+# The newest commits of a change whose messages can allow a finding (a release sync of a
+# long-lived branch is not read back to its first commit).
+MESSAGES = 500
 
 
 def check_change(
@@ -51,7 +56,15 @@ def check_change(
     if reference is not None:
         collected = with_references(store, collected, reference.commit, config.checks.max_file_bytes)
     collected.notes.extend(notes)
-    return report_for(collected, config, rules, ratchet=ratchet, since=reference.name if reference else None)
+    report = report_for(
+        collected, config, rules, ratchet=ratchet, since=reference.name if reference else None
+    )
+    if new is None or not report.findings:
+        return report
+    # What the commits of the change say is deliberate (`trailers`): the gate, CI's
+    # `check --rev`, review and the history audit all read the same messages.
+    commits = store.commits_between(new, old, limit=MESSAGES)
+    return allow(report, ((commit, store.commit_info(commit).message) for commit in commits))
 
 
 def report_for(

@@ -69,6 +69,12 @@ FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
     help="text: `path:line: rule: message` lines; json: the report; github: workflow annotations.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json).")
+@click.option(
+    "--message-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The message of the commit being made (the commit-msg hook passes it): its "
+    "Harness-Allow trailers allow findings, as a commit's own trailers do with --rev.",
+)
 @click.pass_obj
 def check(
     state: State,
@@ -81,6 +87,7 @@ def check(
     since: str | None,
     form: Format,
     as_json: bool,
+    message_file: Path | None,
 ) -> int:
     """Check harness files for bloat, collapse, bad format, duplication and large edits.
 
@@ -143,8 +150,23 @@ def check(
                     ratchet=not all_files,
                     since=since,
                 )
+    if message_file is not None:
+        from harnessgit.checks.trailers import allow
+
+        report = allow(report, [(None, _message(message_file))])
     echo(render(report, "json" if as_json else form, quiet=state.quiet))
     return 1 if report.failed else 0
+
+
+def _message(path: Path) -> str:
+    from harnessgit.errors import HarnessgitError
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise HarnessgitError(f"cannot read the commit message {path}: {exc.strerror}") from None
+    # git's comment lines (the template, the status) say nothing the author wrote
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
 def _head(store: Store) -> str | None:

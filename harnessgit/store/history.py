@@ -55,6 +55,14 @@ class HistoryMixin:
             args.append(f"^{stop}")
         return self.git.out(args).split()
 
+    def commits_between(self, tip: str, stop: str | None, *, limit: int) -> list[str]:
+        """Every commit reachable from ``tip`` and not from ``stop`` (a range's commits, a
+        merge's second parents included), newest first, at most ``limit``."""
+        args = ["rev-list", f"--max-count={limit}", tip]
+        if stop:
+            args.append(f"^{stop}")
+        return self.git.out(args).split()
+
     def first_parent_changes(self, tip: str) -> list[tuple[str, list[RawChange]]]:
         """Every commit on tip's first-parent chain, newest first, with what it changed
         against its first parent (a merge: the change it brought; a root commit: its
