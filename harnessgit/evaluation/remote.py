@@ -40,11 +40,13 @@ import harnessgit
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Progress, Running, Stopped
 from harnessgit.evaluation.command import CommandJob, command_job, run_command
-from harnessgit.evaluation.context import EvalContext
 from harnessgit.processes.scratch import ScratchDir, sweep
 
+# Names for the batch runner's protocol only: what a Ray node imports must be the
+# standard library and harnessgit (on Python 3.10 the config reader needs tomli).
 if TYPE_CHECKING:
     from harnessgit.config import Config
+    from harnessgit.evaluation.context import EvalContext
     from harnessgit.evaluation.scores import ScoreBook
 
 log = logging.getLogger("harnessgit")

@@ -228,6 +228,9 @@ def _remove(path: Path) -> None:
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
         else:
-            child.unlink()
-    (path / MARKER).unlink(missing_ok=True)
-    path.rmdir()
+            os.unlink(child)
+    # os.unlink and os.rmdir, not Path's: on Python 3.10 pathlib holds its own reference to
+    # them, which tests/processes/test_scratch.py could not watch for the order.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path / MARKER)
+    os.rmdir(path)
