@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from harnessgit.candidates.history_cache import HistoryCache, fingerprint
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.checks import Content, check_change
+from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
 from harnessgit.checks.models import Unread
 from harnessgit.checks.sections import Outline, compare, is_markdown, outline
@@ -235,7 +236,9 @@ def _entry(
     parent = info.parents[0] if info.parents else None
     texts = reader.texts(_sides(changes))
     files = [_file(reader, change, texts) for change in changes]
-    report = check_change(store, config, parent, commit) if judge else None
+    report = (
+        with_trailers(store, check_change(store, config, parent, commit), parent, commit) if judge else None
+    )
     # A file renamed into the harness paths (or out of them) is harness on one side only.
     growth = sum(
         (f.bytes_after or 0) * is_harness(f.path, config)

@@ -56,13 +56,16 @@ def check_change(
     if reference is not None:
         collected = with_references(store, collected, reference.commit, config.checks.max_file_bytes)
     collected.notes.extend(notes)
-    report = report_for(
-        collected, config, rules, ratchet=ratchet, since=reference.name if reference else None
-    )
-    if new is None or not report.findings:
+    return report_for(collected, config, rules, ratchet=ratchet, since=reference.name if reference else None)
+
+
+def with_trailers(store: Store, report: CheckReport, old: str | None, new: str) -> CheckReport:
+    """``report`` with what the commits of old..new say is deliberate (`trailers`): read by
+    CI's `check --rev`, `review` and the history audit. Never by the gate: an automated
+    decision is not switched off by text inside the change it judges (a proposer writes
+    its commits' messages); a person decides that with `harnessgit override`."""
+    if not report.findings:
         return report
-    # What the commits of the change say is deliberate (`trailers`): the gate, CI's
-    # `check --rev`, review and the history audit all read the same messages.
     commits = store.commits_between(new, old, limit=MESSAGES)
     return allow(report, ((commit, store.commit_info(commit).message) for commit in commits))
 

@@ -98,7 +98,7 @@ def check(
     when a failure blocks, 0 otherwise. Limits come from [checks] in
     harnessgit.toml; the defaults need no configuration.
     """
-    from harnessgit.checks.check import check_change
+    from harnessgit.checks.check import check_change, with_trailers
     from harnessgit.checks.render import render
     from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
@@ -136,6 +136,7 @@ def check(
                     ratchet=not all_files,
                     since=since,
                 )
+                report = with_trailers(store, report, old, new)
             else:
                 old = store.resolve_commit(against) if against else _head(store)
                 source: Source = "index" if staged else "worktree"

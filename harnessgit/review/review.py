@@ -23,6 +23,7 @@ from harnessgit import globs, layout
 from harnessgit.candidates.chain import Measure
 from harnessgit.candidates.log import landing, landing_mismatch
 from harnessgit.checks import CheckReport, Content, check_change
+from harnessgit.checks.check import with_trailers
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
@@ -143,7 +144,9 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             head_label=head_label,
             verdict=Verdict(state="not evaluated", reasons=[unevaluated], commands=[], evaluable=False),
             files=files,
-            checks=check_change(store, deciding, base_sha, head_target.sha),
+            checks=with_trailers(
+                store, check_change(store, deciding, base_sha, head_target.sha), base_sha, head_target.sha
+            ),
             scores=[],
             flips=[],
             failure_shift=[],

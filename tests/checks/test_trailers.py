@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.history import harness_history
-from harnessgit.checks import check_change
+from harnessgit.checks import CheckReport, check_change
+from harnessgit.checks.check import with_trailers
 from harnessgit.checks.trailers import allowances
 from harnessgit.config import load_config
 from harnessgit.store import Store
@@ -58,6 +59,12 @@ def test_a_malformed_trailer_allows_nothing_and_says_so(line: str, why: str) -> 
     assert found == [] and len(notes) == 1 and why in notes[0] and "ignored" in notes[0]
 
 
+def checked(repo: Path, base: str) -> CheckReport:
+    with Store.discover(repo) as store:
+        report = check_change(store, load_config(repo), base, head(repo))
+        return with_trailers(store, report, base, head(repo))
+
+
 def test_the_commit_message_allows_what_it_names_and_nothing_else(harness: Path) -> None:
     base = head(harness)
     write(harness, "prompts/long.md", CUT)
@@ -68,7 +75,9 @@ def test_the_commit_message_allows_what_it_names_and_nothing_else(harness: Path)
         "Cut the prompt\n\nHarness-Allow: collapse -- moved into workflows/triage.js",
     )
     with Store.discover(harness) as store:
-        report = check_change(store, load_config(harness), base, head(harness))
+        # what the gate calls: a proposer writes its commits' messages, so none allows
+        assert check_change(store, load_config(harness), base, head(harness)).failed
+    report = checked(harness, base)
     (finding,) = [f for f in report.findings if f.rule == "collapse"]
     assert not report.failed and finding.state == "suppressed"
     assert f"allowed by Harness-Allow in commit {head(harness)[:12]}: moved into workflows/triage.js" in (
@@ -76,8 +85,7 @@ def test_the_commit_message_allows_what_it_names_and_nothing_else(harness: Path)
     )
     # the same change without the trailer (or allowing another rule) still blocks
     git(harness, "commit", "-q", "--amend", "-m", "Cut the prompt\n\nHarness-Allow: growth -- not this one")
-    with Store.discover(harness) as store:
-        report = check_change(store, load_config(harness), base, head(harness))
+    report = checked(harness, base)
     assert report.failed and [f.state for f in report.findings if f.rule == "collapse"] == ["new"]
 
 
