@@ -11,8 +11,9 @@ a finding is intended, with why, in a trailer of its message::
 Every finding of a named rule that the change brings is then kept and shown as
 suppressed, with the commit and the reason, and blocks nothing in `check --rev`, `review`
 and the pre-commit hook at the commit-msg stage; `log --all-history` counts it apart. The
-gate never reads trailers (`check.with_trailers` says why). The reason is required. A trailer naming no rule or an unknown one, or
-giving no reason, allows nothing and is a note in the report. Pure: messages in, findings out.
+gate never reads trailers (`check.with_trailers` says why). The reason is required. A
+trailer naming no rule or an unknown one, or giving no reason, allows nothing and is a
+note in the report. Pure: messages in, findings out.
 """
 
 from __future__ import annotations

@@ -122,35 +122,25 @@ def check(
             # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
-            if rev:
-                new = store.resolve_commit(rev)
-                old = store.resolve_commit(against) if against else _first_parent(store, new)
-                report = check_change(
-                    store,
-                    config,
-                    old,
-                    new,
-                    paths=paths,
-                    rules=selected,
-                    all_files=all_files,
-                    ratchet=not all_files,
-                    since=since,
-                )
+            new = store.resolve_commit(rev) if rev else None
+            old: str | None = store.resolve_commit(against) if against else None
+            if not against:
+                old = _first_parent(store, new) if new else _head(store)
+            source: Source = "tree" if new else "index" if staged else "worktree"
+            report = check_change(
+                store,
+                config,
+                old,
+                new,
+                source=source,
+                paths=paths,
+                rules=selected,
+                all_files=all_files,
+                ratchet=not all_files,
+                since=since,
+            )
+            if new:  # a commit's messages may say a finding is deliberate (`checks.trailers`)
                 report = with_trailers(store, report, old, new)
-            else:
-                old = store.resolve_commit(against) if against else _head(store)
-                source: Source = "index" if staged else "worktree"
-                report = check_change(
-                    store,
-                    config,
-                    old,
-                    source=source,
-                    paths=paths,
-                    rules=selected,
-                    all_files=all_files,
-                    ratchet=not all_files,
-                    since=since,
-                )
     if message_file is not None:
         from harnessgit.checks.trailers import allow
 
