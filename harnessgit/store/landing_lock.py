@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def landing(common_dir: Path, branch: str, *, checked_out: bool) -> Iterator[Non
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            holder = _holder(fd)
             who = (
                 f"another harnessgit merge (pid {holder})" if holder.isdigit() else "another harnessgit merge"
             )
@@ -59,3 +60,14 @@ def landing(common_dir: Path, branch: str, *, checked_out: bool) -> Iterator[Non
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _holder(fd: int) -> str:
+    """The holder's pid as it wrote it. It writes right after taking the lock, so a
+    loser that came in between finds the file empty: it looks again for a moment."""
+    for _ in range(40):
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        if holder:
+            return holder
+        time.sleep(0.005)
+    return ""
