@@ -1,0 +1,132 @@
+"""`harnessgit frontier --type` against GEPA's own front for each of GEPA's frontier
+types (issue 29): real gepa 0.1.4 runs with an adapter that gives ``objective_scores``,
+recorded by `GitRecorder` through `GitRecorder.watch`, and harnessgit's frontier from
+the record compared with ``find_dominator_programs`` on GEPA's final state."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from gepa import api, gepa_utils
+from gepa.core.adapter import EvaluationBatch
+
+from harnessgit import layout
+from harnessgit.cli import cli
+from harnessgit.integrations.gepa import GitRecorder
+from harnessgit.records import EvalRecord
+from harnessgit.store import Store
+from tests.integrations.gepa_task import SEED, TRAIN, VAL, WordAdapter, component, reflection_lm
+from tests.integrations.test_gepa_recorder import COMPONENTS, Quiet, gepa_repo
+
+__all__ = ["gepa_repo"]
+
+
+class ObjectivesAdapter(WordAdapter):
+    """Three objectives per example: the word found (the score), brevity (the same for
+    every example: shorter candidates score more) and how early in its component the
+    word comes. Eighths and sixteenths: sums of them are exact, so the candidates' means
+    tie as the tests intend, whatever the order of the sum."""
+
+    def evaluate(
+        self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
+    ) -> EvaluationBatch[dict[str, Any], Any]:
+        result = super().evaluate(batch, candidate, capture_traces)
+        length = sum(len(text) for text in candidate.values())
+        brevity = max(0.0, 1.0 - min(length // 16, 16) / 16)
+        objectives = []
+        for example, score in zip(batch, result.scores, strict=True):
+            text = candidate[component(example)]
+            place = text.find(example["word"])
+            early = 0.0 if place < 0 else 1.0 - min(8 * place // max(len(text), 1), 7) / 8
+            objectives.append({"found": score, "brevity": brevity, "early": early})
+        return EvaluationBatch(
+            outputs=result.outputs, scores=result.scores, trajectories=result.trajectories,
+            objective_scores=objectives,
+        )  # fmt: skip
+
+
+class Final:
+    def __init__(self) -> None:
+        self.state: Any = None
+
+    def on_optimization_end(self, event: Any) -> None:
+        self.state = event["final_state"]
+
+
+def optimize(repo: Path, frontier_type: str, *, watch: bool = True) -> tuple[GitRecorder, Any]:
+    final = Final()
+    recorder = GitRecorder(str(repo), COMPONENTS, adapter="objectives", valset=VAL, evaluator="repository")
+    adapter = ObjectivesAdapter()
+    optimize_with: Any = api.optimize  # gepa's annotations want its own protocol classes
+    optimize_with(
+        seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL,
+        adapter=recorder.watch(adapter) if watch else adapter,
+        reflection_lm=reflection_lm, max_metric_calls=300, reflection_minibatch_size=3, seed=7,
+        callbacks=[recorder, final], logger=Quiet(), frontier_type=frontier_type,
+    )  # fmt: skip
+    recorder.close()
+    assert recorder.error is None
+    return recorder, final.state
+
+
+@pytest.mark.parametrize("frontier_type", ["instance", "objective", "hybrid", "cartesian"])
+def test_frontier_of_each_type_is_gepas(gepa_repo: Path, frontier_type: str) -> None:
+    recorder, state = optimize(gepa_repo, frontier_type)
+    assert state.frontier_type == frontier_type and len(state.program_candidates) >= 4
+    # GEPA's front after its removal of dominated programs, and each program's weight
+    # in its parent sampling (the fronts it leads)
+    remove: Any = gepa_utils.remove_dominated_programs  # unannotated in gepa
+    pruned = remove(state.get_pareto_front_mapping(), state.per_program_tracked_scores)
+    weights = Counter(p for front in pruned.values() for p in front)
+    assert len(set(recorder.commits.values())) == len(state.program_candidates), "one commit per program"
+
+    shown = CliRunner().invoke(cli, ["-C", str(gepa_repo), "frontier", "--type", frontier_type, "--json"])
+    assert shown.exit_code == 0, shown.output
+    view = json.loads(shown.output)
+    assert view["frontier_type"] == frontier_type and view["waiting"] == []
+    got = {view["commits"][row["candidate"]]: row["weight"] for row in view["rows"]}
+    assert got == {recorder.commits[p]: n for p, n in weights.items()}
+    assert len(view["dominated"]) + len(view["never_best"]) + len(got) == len(state.program_candidates)
+
+
+def test_each_example_objective_scores_are_gepas(gepa_repo: Path) -> None:
+    """The eval records hold each valset example's objective scores, and their means
+    are GEPA's per-program objective means."""
+    recorder, state = optimize(gepa_repo, "hybrid")
+    with Store.discover(gepa_repo) as store:
+        evals = store.notes(layout.NOTES_EVALS)
+    for idx, means in enumerate(state.prog_candidate_objective_scores):
+        (record,) = [r for r in evals[recorder.commits[idx]] if isinstance(r, EvalRecord)]
+        assert record.objective_scores is not None and len(record.objective_scores) == len(VAL)
+        rows = [row for row in record.objective_scores if row is not None]
+        for name, mean in means.items():
+            assert sum(row[name] for row in rows) / len(rows) == mean
+    seed = ObjectivesAdapter().evaluate(VAL, dict(SEED))
+    (record,) = [r for r in evals[recorder.commits[0]] if isinstance(r, EvalRecord)]
+    assert record.objective_scores == list(seed.objective_scores or [])
+
+
+def test_objective_frontier_needs_objective_scores(gepa_repo: Path) -> None:
+    """Without `watch` GEPA's valset objective scores reach no callback: the record has
+    none, and the objectives' frontier says so on one line (the instance one works)."""
+    optimize(gepa_repo, "objective", watch=False)
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["-C", str(gepa_repo), "frontier", "--type", "objective"])
+    assert refused.exit_code == 3
+    assert "needs objective scores on every selection instance" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    assert runner.invoke(cli, ["-C", str(gepa_repo), "frontier"]).exit_code == 0
+    bad = runner.invoke(cli, ["-C", str(gepa_repo), "frontier", "--type", "pareto"])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
+
+
+def test_watch_needs_the_valset(gepa_repo: Path) -> None:
+    recorder = GitRecorder(str(gepa_repo), COMPONENTS)
+    with pytest.raises(Exception, match="watch needs the valset"):
+        recorder.watch(ObjectivesAdapter())
+    recorder.close()
