@@ -49,6 +49,7 @@ from harnessgit.gate.merge import MergeResult, merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvalRecord
 from harnessgit.scrub import Scrubber
+from harnessgit.stats.frontier_keys import FrontierType
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
 
@@ -265,9 +266,9 @@ class Repository:
         """`harnessgit eval REV`: run the configured evaluator on what is not on record."""
         return evaluate(self.store, self.config, rev, split=split, instances=instances)
 
-    def frontier(self, *, update: bool = False) -> FrontierView:
-        """`harnessgit frontier [--update]`."""
-        view = frontier_view(self.store, self.config)
+    def frontier(self, *, update: bool = False, frontier_type: FrontierType | None = None) -> FrontierView:
+        """`harnessgit frontier [--update] [--type TYPE]`."""
+        view = frontier_view(self.store, self.config, frontier_type=frontier_type)
         return update_frontier(self.store, self.config, view) if update else view
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:

@@ -10,6 +10,7 @@ import click
 
 from harnessgit.cli._base import State, cli, echo, jobs_option
 from harnessgit.errors import EXIT_NO, EXIT_OK, verdict_exit
+from harnessgit.stats.frontier_keys import FRONTIER_TYPES, FrontierType
 
 if TYPE_CHECKING:
     from harnessgit.records import GateRecord
@@ -204,7 +205,7 @@ def verify(state: State, base: str | None, as_json: bool) -> int:
 @click.option(
     "--type",
     "frontier_type",
-    type=click.Choice(["instance", "objective", "hybrid", "cartesian"]),
+    type=click.Choice(FRONTIER_TYPES),
     help="What a front is kept for, as GEPA's frontier_type: each selection instance, each "
     "objective (mean objective score), both, or each (instance, objective) pair. "
     "Default: [gate] frontier_type (instance).",
@@ -218,7 +219,7 @@ def frontier(
     state: State,
     split: str,
     update: bool,
-    frontier_type: str | None,
+    frontier_type: FrontierType | None,
     sample: bool,
     seed: int,
     base: str | None,
@@ -235,7 +236,7 @@ def frontier(
         raise HarnessgitError("the frontier decides, so it is computed on the selection split only")
     store, config = state.open()
     with store:
-        view = frontier_view(store, config, base=base, frontier_type=frontier_type)  # type: ignore[arg-type]
+        view = frontier_view(store, config, base=base, frontier_type=frontier_type)
         if update:
             view = update_frontier(store, config, view)
     if sample:

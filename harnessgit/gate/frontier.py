@@ -21,8 +21,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
-from harnessgit.stats.frontier_arrays import frontier_of, row_means
-from harnessgit.stats.frontier_keys import FrontierType, Objectives, frontier_columns
+from harnessgit.stats.frontier_keys import FrontierType, Objectives, frontier_by_type
 from harnessgit.stats.frontier_types import Frontier
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
@@ -161,9 +160,8 @@ def _view(
         pool_ids.append(branch if sha == tip else name)
         parents.append(parent)
         rows.append(row)
-    labels, columns = frontier_columns(kind, ids, matrix[rows], [objectives[row] or {} for row in rows])
-    means = None if kind == "instance" else row_means(matrix[rows])
-    frontier = frontier_of(pool_ids, parents, labels, columns, means)
+    chosen = [objectives[row] or {} for row in rows]
+    frontier = frontier_by_type(kind, pool_ids, parents, ids, matrix[rows], chosen)
     on_pool = set(pool_ids)
     members = {name: member for name, member in members.items() if name in on_pool}
     return FrontierView(branch, frontier, waiting, incomparable, members=members, frontier_type=kind)

@@ -20,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from harnessgit.stats.frontier_arrays import frontier_of, row_means
+from harnessgit.stats.frontier_types import Frontier
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -65,6 +68,21 @@ def frontier_columns(
     if frontier_type == "hybrid":
         return [*instances, *labels], np.concatenate([scores, means], axis=1)
     raise ValueError(f"unknown frontier type {frontier_type!r}")
+
+
+def frontier_by_type(
+    frontier_type: FrontierType,
+    ids: list[str],
+    parents: list[str | None],
+    instances: Sequence[str],
+    scores: NDArray[np.float64],
+    objectives: Sequence[Objectives],
+) -> Frontier:
+    """GEPA's frontier of this type: fronts on `frontier_columns`, dominated candidates
+    removed in order of each candidate's mean score on the instances."""
+    labels, columns = frontier_columns(frontier_type, instances, scores, objectives)
+    means = None if frontier_type == "instance" else row_means(scores)
+    return frontier_of(ids, parents, labels, columns, means)
 
 
 def objective_means(cube: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -94,6 +94,34 @@ def test_frontier_of_each_type_is_gepas(gepa_repo: Path, frontier_type: str) -> 
     assert len(view["dominated"]) + len(view["never_best"]) + len(got) == len(state.program_candidates)
 
 
+def test_gate_frontier_type_sets_the_default_for_frontier_and_status(gepa_repo: Path) -> None:
+    """``[gate] frontier_type`` is what `frontier` and `status` use without ``--type``;
+    here every GEPA program is the base or a live candidate, so `status`'s pool is
+    `frontier`'s."""
+    optimize(gepa_repo, "objective")
+    config = gepa_repo / "harnessgit.toml"
+    config.write_text(config.read_text() + '\n[gate]\nfrontier_type = "objective"\n')
+    runner = CliRunner()
+
+    def frontier(*options: str) -> Any:
+        shown = runner.invoke(cli, ["-C", str(gepa_repo), "frontier", *options, "--json"])
+        return json.loads(shown.output)
+
+    view, typed, by_instance = frontier(), frontier("--type", "objective"), frontier("--type", "instance")
+    assert view["frontier_type"] == "objective" and view["rows"] == typed["rows"]
+    assert view["rows"] != by_instance["rows"], "the task should give the two types different fronts"
+    on = {view["commits"][row["candidate"]] for row in view["rows"]}
+    status = json.loads(runner.invoke(cli, ["-C", str(gepa_repo), "status", "--json"]).output)
+    flags = {c["commit"]: c["on_frontier"] for c in status["candidates"]}
+    assert flags == {commit: commit in on for commit in flags} and set(flags.values()) == {True, False}
+    text = runner.invoke(cli, ["-C", str(gepa_repo), "frontier"]).output
+    assert "fronts, frontier type objective" in text and "fronts led" in text
+    config.write_text(config.read_text().replace('"objective"', '"pareto"'))
+    refused = runner.invoke(cli, ["-C", str(gepa_repo), "frontier"])
+    assert refused.exit_code == 3 and "gate.frontier_type: must be one of" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+
+
 def test_each_example_objective_scores_are_gepas(gepa_repo: Path) -> None:
     """The eval records hold each valset example's objective scores, and their means
     are GEPA's per-program objective means."""
