@@ -58,25 +58,47 @@ class Final:
         self.state = event["final_state"]
 
 
-def optimize(repo: Path, frontier_type: str, *, watch: bool = True) -> tuple[GitRecorder, Any]:
+class BatchObjectivesAdapter(ObjectivesAdapter):
+    """The same task with ``batch_evaluate``, which GEPA then calls for valset evaluations."""
+
+    def batch_evaluate(self, items: list[tuple[dict[str, str], list[dict[str, str]]]]) -> list[Any]:
+        return [self.evaluate(batch, candidate, capture_traces=True) for candidate, batch in items]
+
+
+def optimize(
+    repo: Path, frontier_type: str, *, watch: bool = True, adapter: ObjectivesAdapter | None = None, **kw: Any
+) -> tuple[GitRecorder, Any]:
     final = Final()
     recorder = GitRecorder(str(repo), COMPONENTS, adapter="objectives", valset=VAL, evaluator="repository")
-    adapter = ObjectivesAdapter()
+    adapter = adapter or ObjectivesAdapter()
     optimize_with: Any = api.optimize  # gepa's annotations want its own protocol classes
     optimize_with(
         seed_candidate=dict(SEED), trainset=TRAIN, valset=VAL,
         adapter=recorder.watch(adapter) if watch else adapter,
         reflection_lm=reflection_lm, max_metric_calls=300, reflection_minibatch_size=3, seed=7,
-        callbacks=[recorder, final], logger=Quiet(), frontier_type=frontier_type,
+        callbacks=[recorder, final], logger=Quiet(), frontier_type=frontier_type, **kw,
     )  # fmt: skip
     recorder.close()
     assert recorder.error is None
     return recorder, final.state
 
 
-@pytest.mark.parametrize("frontier_type", ["instance", "objective", "hybrid", "cartesian"])
-def test_frontier_of_each_type_is_gepas(gepa_repo: Path, frontier_type: str) -> None:
-    recorder, state = optimize(gepa_repo, frontier_type)
+@pytest.mark.parametrize(
+    ("frontier_type", "how"),
+    [
+        ("instance", {}),
+        ("objective", {}),
+        ("hybrid", {}),
+        ("cartesian", {}),
+        # GEPA's cache answers val ids with train examples' evaluations (the same ids):
+        # the recorder reads what GEPA used from the cache
+        ("cartesian", {"cache_evaluation": True}),
+        ("hybrid", {"adapter": BatchObjectivesAdapter()}),
+    ],
+    ids=["instance", "objective", "hybrid", "cartesian", "cartesian-cached", "hybrid-batch"],
+)
+def test_frontier_of_each_type_is_gepas(gepa_repo: Path, frontier_type: str, how: dict[str, Any]) -> None:
+    recorder, state = optimize(gepa_repo, frontier_type, **how)
     assert state.frontier_type == frontier_type and len(state.program_candidates) >= 4
     # GEPA's front after its removal of dominated programs, and each program's weight
     # in its parent sampling (the fronts it leads)
@@ -122,10 +144,11 @@ def test_gate_frontier_type_sets_the_default_for_frontier_and_status(gepa_repo: 
     assert len(refused.output.strip().splitlines()) == 1
 
 
-def test_each_example_objective_scores_are_gepas(gepa_repo: Path) -> None:
+@pytest.mark.parametrize("cached", [False, True], ids=["plain", "cached"])
+def test_each_example_objective_scores_are_gepas(gepa_repo: Path, cached: bool) -> None:
     """The eval records hold each valset example's objective scores, and their means
     are GEPA's per-program objective means."""
-    recorder, state = optimize(gepa_repo, "hybrid")
+    recorder, state = optimize(gepa_repo, "hybrid", cache_evaluation=cached)
     with Store.discover(gepa_repo) as store:
         evals = store.notes(layout.NOTES_EVALS)
     for idx, means in enumerate(state.prog_candidate_objective_scores):
@@ -137,6 +160,22 @@ def test_each_example_objective_scores_are_gepas(gepa_repo: Path) -> None:
     seed = ObjectivesAdapter().evaluate(VAL, dict(SEED))
     (record,) = [r for r in evals[recorder.commits[0]] if isinstance(r, EvalRecord)]
     assert record.objective_scores == list(seed.objective_scores or [])
+
+
+def test_with_gepas_cache_only_the_seed_needs_watch(gepa_repo: Path) -> None:
+    """GEPA's evaluation cache holds what every added program's valset evaluation used,
+    the seed's excepted (GEPA evaluates it outside the cache)."""
+    recorder, state = optimize(gepa_repo, "objective", watch=False, cache_evaluation=True)
+    with Store.discover(gepa_repo) as store:
+        evals = store.notes(layout.NOTES_EVALS)
+    for idx, means in enumerate(state.prog_candidate_objective_scores):
+        (record,) = [r for r in evals[recorder.commits[idx]] if isinstance(r, EvalRecord)]
+        if idx == 0:
+            assert record.objective_scores is None
+            continue
+        assert record.objective_scores is not None
+        for name, mean in means.items():
+            assert sum(row[name] for row in record.objective_scores if row) / len(VAL) == mean
 
 
 def test_objective_frontier_needs_objective_scores(gepa_repo: Path) -> None:

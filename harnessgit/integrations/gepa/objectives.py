@@ -14,6 +14,14 @@ cache the valset evaluation is the candidate's last call on those examples befor
 ``on_valset_evaluated``; with it, a cached example was not evaluated again, so the
 last call is the one GEPA cached. The recorder takes them at ``on_valset_evaluated``
 and keeps them only when every score agrees with GEPA's event.
+
+With GEPA's evaluation cache (``cache_evaluation=True``) the recorder needs no tap for
+the programs an iteration adds: `cached_objectives` reads their examples' objective
+scores from the cache in the state ``on_iteration_end`` carries, which is what GEPA
+used even where its cache answers a val id with a train example's evaluation (gepa
+keys the cache by (candidate, data id), and puts minibatch evaluations in it under their
+train ids). The seed's valset evaluation is never cached (gepa/core/engine.py ``run``):
+its objective scores come from the tap only.
 """
 
 from __future__ import annotations
@@ -79,6 +87,23 @@ class ObjectiveTap:
                 return None
             found[val_id] = entry[1]
         return found
+
+
+def cached_objectives(state: Any, valsets: Sequence[Any]) -> None:
+    """Set each valset evaluation's ``objectives`` from GEPA's evaluation cache, where
+    the state has one and it holds every example with GEPA's score for it."""
+    cache = getattr(state, "evaluation_cache", None)
+    if cache is None:
+        return
+    for valset in valsets:
+        found: dict[Any, dict[str, float]] = {}
+        for val_id, score in valset.scores.items():
+            entry = cache.get(valset.candidate, val_id)
+            if entry is None or entry.objective_scores is None or entry.score != score:
+                break
+            found[val_id] = {str(k): float(v) for k, v in entry.objective_scores.items()}
+        else:
+            valset.objectives = found
 
 
 _NOT_VAL = object()

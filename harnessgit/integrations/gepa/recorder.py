@@ -34,7 +34,7 @@ from harnessgit.canonical import dumps_canonical
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
-from harnessgit.integrations.gepa.objectives import ObjectiveTap
+from harnessgit.integrations.gepa.objectives import ObjectiveTap, cached_objectives
 from harnessgit.integrations.gepa.staging import Staging
 from harnessgit.integrations.gepa.usage import Meter
 from harnessgit.integrations.gepa.writer import Writer
@@ -397,6 +397,7 @@ class GitRecorder(Staging):
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         iteration, self._iteration = self._iteration, None
         if iteration is not None:
+            cached_objectives(event.get("state"), iteration.valsets)
             self._end(iteration)
 
     def _end(self, iteration: Iteration) -> None:
