@@ -180,7 +180,8 @@ def _objectives(
     if found[0] is None:
         raise HarnessgitError(
             f"frontier type {kind} needs objective scores on every selection instance, and {branch} "
-            'has none on record (the GEPA recorder records them: docs/gepa.md, "Objectives")'
+            "has none on record (an evaluator's objective_scores, or GEPA's through GitRecorder.watch: "
+            'docs/gepa.md, "Objectives")'
         )
     names = sorted(found[0])
     return [scores if scores is not None and sorted(scores) == names else None for scores in found]
