@@ -291,6 +291,7 @@ class Batches:
                 if any(r.failure_class for r in results)
                 else None
             ),
+            objective_scores=[r.objectives for r in results] if any(r.objectives for r in results) else None,
             evidence=evidence_blob,
             cost=cost or None,
             wall_time=round(output.wall_time, 4),
