@@ -41,7 +41,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[2]
 
 
-def _name(code: CodeType) -> str:
+def _qualname(code: CodeType) -> str:
     name: str = getattr(code, "co_qualname", code.co_name)  # Python 3.11+
     return name
 
@@ -70,9 +70,9 @@ def _child(out: Path, argv: list[str]) -> None:
             if code.co_name == "<module>":
                 modules.add(code.co_filename)
             else:
-                functions.add((code.co_filename, code.co_firstlineno, _name(code)))
+                functions.add((code.co_filename, code.co_firstlineno, _qualname(code)))
                 if not code.co_flags & inspect.CO_OPTIMIZED:  # a class body, run at import
-                    classes.add((code.co_filename, code.co_firstlineno, _name(code)))
+                    classes.add((code.co_filename, code.co_firstlineno, _qualname(code)))
         elif event == "return":
             local.depth = getattr(local, "depth", 1) - 1
 
@@ -116,7 +116,9 @@ def _measure(tree: Path, repo: Path, *args: str) -> dict[str, Any]:
         out = Path(handle.name)
     env = {**os.environ, "PYTHONPATH": str(tree)}
     command = [sys.executable, __file__, "--child", str(out), "-C", str(repo), "-q", *args]
-    subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if not out.stat().st_size:
+        raise SystemExit(f"{' '.join(args)}: no counts written: {done.stderr.strip()[-2000:]}")
     data: dict[str, Any] = json.loads(out.read_text())
     out.unlink()
     return data
