@@ -173,7 +173,7 @@ COMMAND_MODULES = {
     "report": "report",
     **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
     "evolve": "evolve",
-    "doctor": "repair",
+    "doctor": "doctor",
     "sync": "sync",
     "demo": "demo",
     "import": "integrations",
