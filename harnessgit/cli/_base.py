@@ -176,7 +176,7 @@ COMMAND_MODULES = {
     "doctor": "doctor",
     "sync": "sync",
     "demo": "demo",
-    "import": "integrations",
+    "import": "import_",
     **dict.fromkeys(["transfer", "export", "model"], "coevolution"),
 }
 
