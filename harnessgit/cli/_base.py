@@ -163,7 +163,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 # run on every commit) does not import the other commands' modules.
 # tests/cli/test_base.py keeps this table equal to what the modules define.
 COMMAND_MODULES = {
-    "init": "config",
+    "init": "init",
     **dict.fromkeys(["propose", "show", "log", "status", "label"], "candidates"),
     **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
     **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
