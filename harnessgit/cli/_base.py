@@ -164,8 +164,8 @@ def _terminate_as_interrupt() -> Iterator[None]:
 # tests/cli/test_base.py keeps this table equal to what the modules define.
 COMMAND_MODULES = {
     "init": "init",
-    **dict.fromkeys(["propose", "show", "log", "status", "label"], "candidates"),
-    **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
+    **dict.fromkeys(["propose", "show", "log", "status", "label"], "propose"),
+    **dict.fromkeys(["eval", "scores", "test", "trajectory"], "eval"),
     **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
     "check": "check",
     "calibrate": "calibrate",
@@ -177,7 +177,7 @@ COMMAND_MODULES = {
     "sync": "sync",
     "demo": "demo",
     "import": "import_",
-    **dict.fromkeys(["transfer", "export", "model"], "coevolution"),
+    **dict.fromkeys(["transfer", "export", "model"], "transfer"),
 }
 
 
