@@ -1,25 +1,11 @@
-"""Commands that run or read evaluations: eval, scores, test, trajectory."""
+"""`harnessgit eval`: evaluate a harness on a split, through the score cache."""
 
 from __future__ import annotations
 
 import click
 
 from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
-
-model_option = click.option(
-    "--model",
-    "models",
-    multiple=True,
-    metavar="LABEL",
-    help="Evaluate for this model label (repeatable; the evaluator reads it as HARNESSGIT_MODEL). "
-    "Default: [evaluator] models, else [evaluator] model.",
-)
-json_per_model_option = click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the result as JSON (an array, one object per model, when several are evaluated).",
-)
+from harnessgit.cli._options import json_per_model_option, model_option
 
 
 @cli.command("eval")
@@ -97,80 +83,4 @@ def eval_command(
         echo(to_json(results[0] if len(results) == 1 else results))
     else:
         echo("\n".join(render_eval.evaluation_text(result) for result in results))
-    return 0
-
-
-@cli.command()
-@click.argument("rev", metavar="REV")
-@click.option("--split", default="selection", show_default=True, help="The split to show.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def scores(state: State, rev: str, split: str, as_json: bool) -> int:
-    """Per-instance scores on record for REV's harness, their mean and standard error."""
-    from harnessgit.evaluation import render as render_eval
-    from harnessgit.evaluation.scores import recorded_scores
-    from harnessgit.render import to_json
-
-    store, config = state.open(writes=False)
-    with store:
-        commit, summary = recorded_scores(store, config, rev, split)
-    echo(to_json(summary) if as_json else render_eval.scores_text(summary, commit))
-    return 0
-
-
-@cli.command("test")
-@click.argument("rev", metavar="REV")
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Look although the test split was already seen for another harness since the last "
-    "label move (the peek is recorded as forced).",
-)
-@jobs_option
-@model_option
-@json_per_model_option
-@click.pass_obj
-def test_command(
-    state: State, rev: str, force: bool, jobs: int | None, models: tuple[str, ...], as_json: bool
-) -> int:
-    """Evaluate the held-out test split once, and record that you looked.
-
-    No automatic decision (gate, frontier, evolve) ever reads test scores. One look
-    per model, each recorded.
-    """
-    from harnessgit.evaluation import render as render_eval
-    from harnessgit.evaluation.models import for_model, requested_models
-    from harnessgit.evaluation.test import peek_test_split
-    from harnessgit.render import to_json
-
-    store, config = state.open()
-    with store:
-        execution = state.execution(jobs, None if as_json else "test")
-        results = [
-            peek_test_split(store, for_model(config, model), rev, force=force, execution=execution)
-            for model in requested_models(config, models)
-        ]
-    if as_json:
-        evaluations = [result.evaluation for result in results]
-        echo(to_json(evaluations[0] if len(evaluations) == 1 else evaluations))
-    else:
-        echo("\n".join(render_eval.heldout_text(result) for result in results))
-    return 0
-
-
-@cli.command()
-@click.argument("rev", metavar="REV")
-@click.argument("instance", metavar="INSTANCE")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
-    """Show the feedback and trajectory recorded for INSTANCE on REV's harness."""
-    from harnessgit.evaluation import render as render_eval
-    from harnessgit.evaluation.trajectory import trajectories
-    from harnessgit.render import to_json
-
-    store, config = state.open(writes=False)
-    with store:
-        found = trajectories(store, config, rev, instance)
-    echo(to_json(found) if as_json else render_eval.trajectory_text(found))
     return 0
