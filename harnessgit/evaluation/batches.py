@@ -23,7 +23,7 @@ from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Progress, R
 from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
-from harnessgit.evaluation.remote import RayConnection, run_on_ray
+from harnessgit.evaluation.ray_executor import RayConnection, run_on_ray
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.processes.scratch import ScratchDir, sweep
