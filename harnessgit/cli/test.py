@@ -29,8 +29,8 @@ def test_command(
     per model, each recorded.
     """
     from harnessgit.evaluation import render as render_eval
+    from harnessgit.evaluation.heldout import peek_test_split
     from harnessgit.evaluation.models import for_model, requested_models
-    from harnessgit.evaluation.test import peek_test_split
     from harnessgit.render import to_json
 
     store, config = state.open()
