@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harnessgit.checks import Finding
-from harnessgit.checks.models import Unread
+from harnessgit.checks.findings import Unread
 from harnessgit.checks.sections import SectionChanges
 
 
