@@ -170,7 +170,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     notes += checkpoint_notes(store, [row.model for row in scores])
     files = _files(
-        store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha, tokenizer
+        store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer
     )
     return ReviewResult(
         base=base_sha,
@@ -455,5 +455,5 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
 def _measure(store: Store, manifest: Manifest, book: ScoreBook, outcome: GateOutcome) -> Measure:
     """Where the edits' own effects are read: the gate's evaluator and model."""
     key = outcome.base.key
-    config = outcome.comparison.sides.settings.config
+    config = outcome.inputs.sides.settings.config
     return Measure(store, config, book, key.fingerprint, key.model, manifest.ids(SELECTION))
