@@ -169,9 +169,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     notes += checkpoint_notes(store, [row.model for row in scores])
-    files = _files(
-        store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer
-    )
+    files = _files(store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer)
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
