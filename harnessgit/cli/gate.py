@@ -59,7 +59,7 @@ def gate(
 
 def _calibration(store: Store, record: GateRecord) -> str:
     """The line about the evaluator's calibration on this selection set (or its absence)."""
-    from harnessgit.calibrate.calibrate import latest
+    from harnessgit.calibrate.recorded import latest
     from harnessgit.calibrate.render import calibration_line
 
     found = latest(store, fingerprint=record.fingerprint, model=record.model, split_hash=record.split_hash)
