@@ -18,7 +18,8 @@ distinct functions (code objects other than a module's body), distinct files, an
 deepest nesting of harnessgit frames in one thread. Module bodies are counted apart
 (``modules``): a file imported but none of its functions called is a file entered. A
 class body is a code object run once at import; it counts as a function (as the issue's
-figures did) and is shown apart too (``classes``): the functions beyond it were called.
+figures did) and is shown apart too (``classes``), as are comprehensions and lambdas
+(``inline``); ``named`` is what is left, the functions and methods a reader follows.
 The evaluator's and proposer's processes are the template's code, not counted.
 """
 
@@ -39,6 +40,9 @@ from types import CodeType, FrameType
 from typing import Any
 
 HERE = Path(__file__).resolve().parents[2]
+# Code objects that are not functions a reader follows: comprehensions and lambdas
+# (Python 3.11 runs each comprehension as a function of its own; 3.12 inlines them).
+INLINE = {"<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>", "<lambda>"}
 
 
 def _qualname(code: CodeType) -> str:
@@ -95,6 +99,7 @@ def _child(out: Path, argv: list[str]) -> None:
         "files": len(files),
         "modules": len(modules),
         "classes": len(classes),
+        "inline": sum(1 for f in functions if f[2].rsplit(".", 1)[-1] in INLINE),
         "depth": deepest[0],
         "by_file": dict(sorted(by_file.items(), key=lambda item: -item[1])),
         "names": sorted(f"{f[len(package) :]}:{n}" for f, _l, n in functions),
@@ -165,14 +170,21 @@ def measure_tree(tree: Path, work: Path) -> dict[str, dict[str, Any]]:
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
-    heads = ("functions", 9), ("files", 6), ("modules", 7), ("classes", 7), ("depth", 5), ("exit", 4)
+    heads = (
+        ("functions", 9),
+        ("files", 6),
+        ("classes", 7),
+        ("inline", 6),
+        ("named", 5),
+        ("depth", 5),
+        ("exit", 4),
+    )
     print(f"{'tree':<28} {'command':<22} " + " ".join(f"{name:>{width}}" for name, width in heads))
     for tree, figures in results.items():
         for command, data in figures.items():
-            print(
-                f"{tree:<28} {command:<22} {data['functions']:>9} {data['files']:>6} "
-                f"{data['modules']:>7} {data['classes']:>7} {data['depth']:>5} {data['exit']:>4}"
-            )
+            data = {**data, "named": data["functions"] - data["classes"] - data["inline"]}
+            cells = " ".join(f"{data[name]:>{width}}" for name, width in heads)
+            print(f"{tree:<28} {command:<22} {cells}")
 
 
 def main() -> None:
@@ -189,6 +201,13 @@ def main() -> None:
         for index, (label, tree) in enumerate(trees.items()):
             results[label] = measure_tree(tree, Path(work) / str(index))
     _table(results)
+    for label, figures in results.items():
+        packages: dict[str, int] = {}
+        for name, count in figures["gate"]["by_file"].items():
+            package = name.split("/")[0] if "/" in name else "(top-level modules)"
+            packages[package] = packages.get(package, 0) + count
+        shown = ", ".join(f"{p} {n}" for p, n in sorted(packages.items(), key=lambda item: -item[1]))
+        print(f"\n{label}: the gate's functions by package: {shown}")
     for label, figures in results.items():
         print(f"\n{label}: the gate's functions by file (top {args.top})")
         for name, count in list(figures["gate"]["by_file"].items())[: args.top]:
