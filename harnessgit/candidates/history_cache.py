@@ -27,7 +27,7 @@ import harnessgit
 from harnessgit import layout
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.checks.findings import Finding, Unread
-from harnessgit.checks.sections import SectionChanges
+from harnessgit.checks.section_changes import SectionChanges
 from harnessgit.config import Config
 from harnessgit.store import Store
 from harnessgit.store.index import index_path, save_derived
