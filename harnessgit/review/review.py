@@ -9,7 +9,7 @@ merge counts as the proposals it landed). With no evaluator configured, or no sp
 manifest, there is nothing to score: the verdict is "not evaluated" with the reason
 (never REJECT) and the rest is shown (adoption level 2, issue 20). The result is a
 frozen `ReviewResult`:
-`review.markdown` renders it for a PR comment, `review.render` as text, and its JSON
+`review.comment` renders it for a PR comment, `review.render` as text, and its JSON
 is `harnessgit.render.to_json` of it.
 """
 
