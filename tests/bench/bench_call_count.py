@@ -1,10 +1,10 @@
 """How many harnessgit functions one command enters (issue 26: "a newcomer following one
 command meets too many doors").
 
-    python tests/bench/bench_call_count.py [--baseline DIR] [--keep]
+    python tests/bench/bench_call_count.py [--baseline DIR]... [--top N] [--names FILE]
 
-For each code tree (this checkout, and ``--baseline DIR``, a worktree of an older commit,
-e.g. ``git worktree add /tmp/base 9383f1e``), in one run: build the demo's repository
+For each code tree (this checkout, and each ``--baseline DIR``, a worktree of another
+commit, e.g. ``git worktree add /tmp/base 9383f1e``), in one run: build the demo's repository
 (templates/triage, as ``harnessgit demo`` starts it) with that tree's code, evaluate main,
 then measure three commands, each in a fresh interpreter so that imports count:
 
@@ -189,13 +189,12 @@ def _table(results: dict[str, dict[str, dict[str, Any]]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", type=Path, help="another code tree (a git worktree) to measure too")
+    parser.add_argument("--baseline", type=Path, action="append", default=[], help="another tree to measure")
     parser.add_argument("--top", type=int, default=25, help="files with the most functions, per tree (gate)")
     parser.add_argument("--names", help="write every function the gate entered, per tree, to this JSON file")
     args = parser.parse_args()
-    trees = {"this tree": HERE}
-    if args.baseline is not None:
-        trees = {f"baseline {args.baseline.name}": args.baseline.resolve(), **trees}
+    trees = {f"baseline {tree.name}": tree.resolve() for tree in args.baseline}
+    trees["this tree"] = HERE
     results: dict[str, dict[str, dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as work:
         for index, (label, tree) in enumerate(trees.items()):
