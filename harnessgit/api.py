@@ -40,7 +40,7 @@ from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
-from harnessgit.evaluation.eval import Evaluation, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
@@ -258,7 +258,7 @@ class Repository:
         self, rev: str, *, split: str = "selection", instances: list[str] | None = None
     ) -> Evaluation:
         """`harnessgit eval REV`: run the configured evaluator on what is not on record."""
-        return evaluate(self.store, self.config, rev, split=split, instances=instances)
+        return evaluate(self.store, self.config, rev, EvalRequest(split=split, instances=instances))
 
     def frontier(self, *, update: bool = False) -> FrontierView:
         """`harnessgit frontier [--update]`."""

@@ -11,7 +11,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.config import Config
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.policy import Looks
@@ -158,8 +158,7 @@ class Session:
             self.store,
             self.config,
             commit,
-            split=split,
-            instances=instances,
+            EvalRequest(split=split, instances=instances),
             execution=self.options.execution,
             book=self.book,
             manifest=self.manifest,  # read once per run, as the splits above
