@@ -78,7 +78,17 @@ def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path)
 
 
 def draw(current: str) -> Draw:
-    return Draw(0, "t" * 40, "p" * 40, "main", "SKILL.md", ["a"], current, [], 0.0)
+    return Draw(
+        number=0,
+        tip="t" * 40,
+        parent="p" * 40,
+        parent_name="main",
+        component="SKILL.md",
+        batch=["a"],
+        current=current,
+        examples=[],
+        parent_score=0.0,
+    )
 
 
 def test_the_checks_judge_the_edited_component() -> None:
