@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
 from harnessgit.candidates.edits import edit_from_files
-from harnessgit.candidates.propose import Proposal, ProposalRequest, propose, stage_proposal
+from harnessgit.candidates.propose import CandidateRequest, Proposal, propose, stage_proposal
 from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
@@ -177,7 +177,7 @@ class Repository:
         refuse_unknown("stage_proposal", about, StageOptions)
         tree = self.store.commit_info(parent).tree
         edit = edit_from_files(self.store, self.config, tree, components)
-        request = ProposalRequest(
+        request = CandidateRequest(
             rationale=about.get("rationale", ""),
             evidence=about.get("evidence"),
             proposer=about.get("proposer"),

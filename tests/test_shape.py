@@ -1,6 +1,6 @@
 """Narrow signatures (issue 26, item 4): no function outside harnessgit/cli/ takes more
 than `MOST_PARAMETERS` parameters. Past that, a function takes a small frozen request
-(`EvalRequest`, `CheckRequest`, `ProposalRequest`, `EvolveRequest`) built once at the edge;
+(`EvalRequest`, `CheckRequest`, `CandidateRequest`, `EvolveRequest`) built once at the edge;
 the Python API keeps its keyword calls as typed options (``**options: Unpack[...]``).
 click passes a command's options as parameters, so cli/ is left out.
 """

@@ -53,7 +53,7 @@ EditSource = Edit | Mapping[str, str | bytes] | bytes | None
 
 
 @dataclass(frozen=True)
-class ProposalRequest:
+class CandidateRequest:
     """What a candidate's proposal record says besides its edit and parent."""
 
     rationale: str = ""  # why: the commit message and the record carry it, scrubbed
@@ -68,15 +68,15 @@ class ProposalRequest:
     archived: str | None = None
 
 
-class ProposalOptions(TypedDict, total=False):
-    """`ProposalRequest`'s fields as keyword arguments (`propose`'s)."""
+class CandidateOptions(TypedDict, total=False):
+    """`CandidateRequest`'s fields as `propose`'s keyword arguments (a candidate proposed
+    alone is never archived at birth: no ``archived``)."""
 
     rationale: str
     evidence: list[Any] | None
     proposer: str | None
     source: str | None
     other_parent: str | None
-    archived: str | None
 
 
 def propose(
@@ -85,16 +85,16 @@ def propose(
     edit_source: EditSource = None,
     *,
     parent: str | None = None,
-    **about: Unpack[ProposalOptions],
+    **about: Unpack[CandidateOptions],
 ) -> Proposal:
     """Record one edit as a candidate on ``parent`` (default: the base branch tip).
 
     ``edit_source`` is a mapping of component path -> new text (the Python API,
     and ``--file``), a unified diff as bytes (``--patch``), an `Edit`, or None for
     the working tree's uncommitted changes to harness files. ``about``: the
-    `ProposalRequest` (rationale, evidence, proposer, source, other_parent) as keywords.
+    `CandidateRequest` (rationale, evidence, proposer, source, other_parent) as keywords.
     """
-    request = ProposalRequest(**about)
+    request = CandidateRequest(**about)
     parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
     edit = _edit_of(store, config, edit_source, parent_sha, store.commit_info(parent_sha).tree)
     for _attempt in range(_ID_ATTEMPTS):
@@ -115,7 +115,7 @@ def stage_proposal(
     txn: Transaction,
     edit: Edit,
     parent_sha: str,
-    request: ProposalRequest = ProposalRequest(),
+    request: CandidateRequest = CandidateRequest(),
     *,
     scrubber: Scrubber | None = None,
 ) -> Proposal:
