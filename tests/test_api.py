@@ -105,3 +105,24 @@ def test_a_merge_proposal_is_a_commit_on_both_candidates(repo: Path) -> None:
         assert parents == [first.commit, second.commit]
     assert git(repo, "show", f"{merged.commit}:prompts/system.md") == "One.\n"
     assert git(repo, "show", f"{merged.commit}:SKILL.md") == "Two.\n"
+
+
+def test_a_misspelt_keyword_is_a_type_error(repo: Path) -> None:
+    """The API's optional keywords are typed options (``**options: Unpack[...]``), which
+    Python does not check: a misspelt one is still the TypeError a signature would raise,
+    before anything is written."""
+    from harnessgit.integrations.gepa import GitRecorder
+    from harnessgit.store import Transaction
+
+    before = snapshot(repo)
+    with Repository.open(repo) as api:
+        main = api.resolve("main")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'rejcted'"):
+            api.stage_proposal(Transaction("x"), {"prompts/system.md": "One.\n"}, main, rejcted="no")  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="unexpected keyword argument 'splt'"):
+            api.record_scores("main", {"a": 1.0}, fingerprint="f", model="m", splt="train")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'modle'"):
+            GitRecorder(repo.as_posix(), {"system": "prompts/system.md"}, modle="m")  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="unexpected keyword argument 'rationle'"):
+            api.propose({"prompts/system.md": "One.\n"}, rationle="typo")  # type: ignore[call-arg]
+    assert snapshot(repo) == before

@@ -31,7 +31,7 @@ from harnessgit.calibrate.noise import (
 from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import Batches
+from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
@@ -214,16 +214,11 @@ def _fresh_draws(
         runner = Batches(
             store,
             config,
-            context,
-            manifest,
-            SPLIT,
-            execution.on_stderr,
-            fresh=True,
-            scrubber=evaluators.scrubber(config),
+            Scoring(context, manifest, SPLIT, fresh=True, keep=kept),
+            evaluators,
             executor=execution.executor or config.evaluator.executor,
-            keep=kept,
+            on_stderr=execution.on_stderr,
         )
-        runner.evaluators = evaluators
         with runner.scrubber.errors():
             runner.run(
                 batches,

@@ -66,44 +66,49 @@ class FrontierView:
         return {cid: member.commit for cid, member in self.members.items()}
 
 
+@dataclass(frozen=True)
+class Known:
+    """What a caller that keeps the history in memory, such as evolve (which rebuilds the
+    frontier on every new candidate), hands `frontier_view` instead of reading it again:
+    the score book, the proposal records (commit -> record), the cache keys (commit ->
+    context), and optionally the candidate tips (`candidate_tips`) and the manifest."""
+
+    book: ScoreBook
+    proposals: dict[str, ProposalRecord]
+    contexts: dict[str, EvalContext]
+    tips: dict[str, tuple[State, str]] | None = None
+    manifest: Manifest | None = None
+
+
 def frontier_view(
     store: Store,
     config: Config,
     *,
     base: str | None = None,
-    book: ScoreBook | None = None,
-    proposals: dict[str, ProposalRecord] | None = None,
-    contexts: dict[str, EvalContext] | None = None,
-    tips: dict[str, tuple[State, str]] | None = None,
-    manifest: Manifest | None = None,
+    known: Known | None = None,
     frontier_type: FrontierType | None = None,
 ) -> FrontierView:
     """``frontier_type`` (default ``[gate] frontier_type``): what GEPA keeps a front for
-    (`harnessgit.stats.frontier_keys`). ``book``, ``proposals`` (commit -> its proposal
-    record), ``contexts`` (commit -> its cache key), ``tips`` (`candidate_tips`) and
-    ``manifest`` may be passed in by a caller that keeps them, such as evolve, which
-    rebuilds the frontier on every new candidate. Without the first three, what the
-    frontier reads of the history comes from its derived cache
-    (`harnessgit.gate.pool_cache`): the same, without reading 20,000 notes and commits
-    each time; the "objective", "hybrid" and "cartesian" types read the records, as the
-    cache holds no objective scores."""
+    (`harnessgit.stats.frontier_keys`). Without ``known`` (`Known`), what the frontier
+    reads of the history comes from its derived cache (`harnessgit.gate.pool_cache`):
+    the same, without reading 20,000 notes and commits each time; the "objective",
+    "hybrid" and "cartesian" types read the records, as the cache holds no objective
+    scores."""
     config = require_evaluator(config, "`harnessgit frontier`")
-    manifest = manifest or load_manifest(store.root, config.splits.manifest)
+    manifest = (known.manifest if known else None) or load_manifest(store.root, config.splits.manifest)
     kind = frontier_type or config.gate.frontier_type
     source: Source
     # The pool cache holds per-instance means only: the objectives' fronts read the records.
-    if book is None and proposals is None and contexts is None and kind == "instance":
+    if known is None and kind == "instance":
         source = Pool(store, config)
+    elif known is None:
+        source = Records(store, config, ScoreBook.load(store), proposals_by_commit(store), {})
     else:
-        source = Records(
-            store,
-            config,
-            book if book is not None else ScoreBook.load(store),
-            proposals if proposals is not None else proposals_by_commit(store),
-            contexts if contexts is not None else {},
-        )
+        source = Records(store, config, known.book, known.proposals, known.contexts)
     try:
-        return _view(store, source, base or config.harness.base, manifest, tips, kind)
+        return _view(
+            store, source, base or config.harness.base, manifest, known.tips if known else None, kind
+        )
     finally:
         source.save()
 

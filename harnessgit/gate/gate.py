@@ -35,7 +35,7 @@ from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
@@ -179,7 +179,7 @@ def evaluate_sides(
             store,
             settings.config,
             context.commit,
-            split=SELECTION,
+            EvalRequest(split=SELECTION),
             execution=execution,
             book=book,
             manifest=settings.manifest,

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import GateInputs, Sides
@@ -54,7 +54,7 @@ def evaluate_models(
                 store,
                 config,
                 commit,
-                split=SELECTION,
+                EvalRequest(split=SELECTION),
                 execution=execution,
                 book=book,
                 manifest=sides.settings.manifest,
