@@ -146,7 +146,7 @@ class Repository:
         transaction. ``parent`` (and ``other_parent``, for a merge) is a commit id.
         ``rejected``, a reason: the candidate is archived at once (an optimiser's
         rejected proposal, kept for review)."""
-        tree = self.store.commit_info(parent).tree
+        tree = self.store.objects.commit_info(parent).tree
         edit = edit_from_files(self.store, self.config, tree, components)
         return stage_proposal(
             self.store,
@@ -165,7 +165,7 @@ class Repository:
 
     def commit(self, txn: Transaction) -> None:
         """Land a transaction: all of it or, on any failure, none of it."""
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
 
     # -- scores ----------------------------------------------------------
 
@@ -177,7 +177,7 @@ class Repository:
 
     def harness_tree(self, commit: str) -> str:
         """The git tree id of ``commit``'s harness files alone (the cache key's first part)."""
-        return harness_tree_id(self.store.files_at(commit), self.config)
+        return harness_tree_id(self.store.objects.files_at(commit), self.config)
 
     def scores_record(
         self,
@@ -235,7 +235,7 @@ class Repository:
         txn.append(layout.NOTES_EVALS, record.commit, [record])
         if record.evidence:
             txn.keep(record.evidence)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         return record
 
     def _feedback_blob(
@@ -250,7 +250,7 @@ class Repository:
                 if instance in texts:
                     item["feedback"] = texts[instance]
                 lines.append(dumps_canonical(self.scrubber.value(item)))
-        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+        return self.store.objects.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 
     # -- the commands ----------------------------------------------------
 

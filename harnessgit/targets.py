@@ -50,7 +50,7 @@ def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
     """Every candidate id -> (live or archived, tip commit)."""
     tips: dict[str, tuple[State, str]] = {}
     live: dict[str, str] = {}
-    for ref, sha in store.list_refs(layout.ARCHIVE.rstrip("/"), layout.CANDIDATES.rstrip("/")).items():
+    for ref, sha in store.refs.listing(layout.ARCHIVE.rstrip("/"), layout.CANDIDATES.rstrip("/")).items():
         if ref.startswith(layout.ARCHIVE):
             tips[ref.removeprefix(layout.ARCHIVE)] = ("archived", sha)
         elif ref.startswith(layout.CANDIDATES):
@@ -70,13 +70,13 @@ def resolve(store: Store, name: str) -> Target:
     """
     check_revision(name)
     if CANDIDATE_ID.fullmatch(name):
-        refs = store.ref_values([layout.candidate_ref(name), layout.archive_ref(name)])
+        refs = store.refs.values([layout.candidate_ref(name), layout.archive_ref(name)])
         if layout.candidate_ref(name) in refs:
             return Target(refs[layout.candidate_ref(name)], name, "live")
         if layout.archive_ref(name) in refs:
             return Target(refs[layout.archive_ref(name)], name, "archived")
     try:
-        sha = store.resolve_commit(name)
+        sha = store.refs.resolve(name)
     except UnknownRevision:
         return _by_prefix(store, name)
     if _ABBREVIATION.fullmatch(name):
@@ -128,11 +128,11 @@ def _closest(name: str, ids: Iterable[str]) -> str | None:
 def base_tip(store: Store, branch: str) -> str:
     """The tip of the base branch; a clear error when it does not exist yet."""
     check_ref_name(branch, "base branch")
-    sha = store.ref_value(layout.branch_ref(branch))
+    sha = store.refs.value(layout.branch_ref(branch))
     if sha is None:
-        if not store.list_refs("refs/heads"):
+        if not store.refs.listing("refs/heads"):
             raise UnknownRevision("the repository has no commits yet: commit the harness first")
-        if store.ref_value(layout.LABELS + branch) is not None:
+        if store.refs.value(layout.LABELS + branch) is not None:
             raise UnknownRevision(
                 f"base branch {branch!r} does not exist ({branch!r} is a label: the base is the branch "
                 "a merge lands on)"
@@ -145,7 +145,7 @@ def base_tip(store: Store, branch: str) -> str:
 
 def candidate_of(store: Store, sha: str) -> str | None:
     """The candidate id recorded in a commit's trailer, if it is a candidate commit."""
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     for line in reversed(info.message.strip().splitlines()):
         key, _, value = line.partition(":")
         if key == layout.CANDIDATE_TRAILER:
@@ -173,14 +173,14 @@ class Provenance:
 
 
 def provenance(store: Store, sha: str) -> Provenance:
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     return recorded(store, info.parents[1] if len(info.parents) > 1 else sha)
 
 
 def recorded(store: Store, sha: str) -> Provenance:
     """The proposal and evidence recorded on ``sha`` itself (a merge's are on the
     candidate it merged: `provenance` looks there)."""
-    records = store.notes_on(layout.NOTES_EVIDENCE, sha)
+    records = store.notes.records_on(layout.NOTES_EVIDENCE, sha)
     proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
     candidate = (proposal.candidate if proposal else None) or candidate_of(store, sha)
     return Provenance(sha, candidate, proposal, [r for r in records if isinstance(r, EvidenceRecord)])
@@ -190,7 +190,7 @@ def proposed_on(store: Store, origin: Provenance) -> str | None:
     """The commit an edit was made on: its proposal's parent, else its first parent."""
     if origin.proposal is not None:
         return origin.proposal.parent
-    parents = store.commit_info(origin.commit).parents
+    parents = store.objects.commit_info(origin.commit).parents
     return parents[0] if parents else None
 
 
@@ -212,7 +212,7 @@ def proposal_chain(store: Store, tip: str, base: str) -> list[Provenance]:
         return chain[::-1]
     # A commit without a proposal, or a chain begun further back: ask git what base
     # holds (only now, as that costs a git process).
-    outside = set(store.first_parent_chain(tip, stop=base))
+    outside = set(store.history.first_parent_chain(tip, stop=base))
     chain, sha = [], tip
     while sha is not None and sha in outside:
         chain.append(recorded(store, sha))
@@ -243,7 +243,7 @@ def label_moves(store: Store, name: str | None = None) -> list[LabelRecord]:
     """Every recorded label move, oldest first."""
     moves = [
         record
-        for records in store.notes(layout.NOTES_LABELS).values()
+        for records in store.notes.records(layout.NOTES_LABELS).values()
         for record in records
         if isinstance(record, LabelRecord) and (name is None or record.name == name)
     ]

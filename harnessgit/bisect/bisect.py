@@ -155,9 +155,9 @@ def _chain(store: Store, good: str, bad: str) -> list[str]:
     good_sha, bad_sha = resolve(store, good).sha, resolve(store, bad).sha
     if good_sha == bad_sha:
         raise HarnessgitError(f"good {good} and bad {bad} are the same commit: there is nothing to bisect")
-    if not store.is_ancestor(good_sha, bad_sha):
+    if not store.history.is_ancestor(good_sha, bad_sha):
         raise HarnessgitError(f"good {good} is not an ancestor of bad {bad}: bisect walks from good to bad")
-    return [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
+    return [good_sha, *reversed(store.history.first_parent_chain(bad_sha, stop=good_sha))]
 
 
 def _result(
@@ -196,10 +196,10 @@ def _result(
 def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
     """The first bad edit named: its records, its diff, and how it got through."""
     store, sha = judge.store, after.commit
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
     merged = info.parents[1] if len(info.parents) > 1 else None
-    records = store.notes_on(layout.NOTES_GATE, sha)
+    records = store.notes.records_on(layout.NOTES_GATE, sha)
     # A gate record copied onto this commit from another merge is no gate of it (issue 28).
     gate = next(
         (
@@ -226,7 +226,7 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
         after=after,
         own=own,
         files=files_between(store, parent, sha),
-        diff=store.diff_text(parent, sha),
+        diff=store.history.diff_text(parent, sha),
         gate=gate,
         override=override,
         proposal=origin.proposal,
@@ -242,7 +242,10 @@ def _kind(store: Store, info: CommitInfo, gate: GateRecord | None, override: Ove
         return "override"
     if gate is not None:
         return "gated merge"
-    if not info.parents or store.file_at(store.commit_info(info.parents[0]).tree, CONFIG_FILE) is None:
+    if (
+        not info.parents
+        or store.objects.file_at(store.objects.commit_info(info.parents[0]).tree, CONFIG_FILE) is None
+    ):
         return "before harnessgit"
     return "merge without a gate record" if len(info.parents) > 1 else "direct commit"
 
@@ -295,7 +298,7 @@ def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
     if gate is None or not gate.instances:
         return None
     try:
-        return store.read_blob(gate.instances).decode("utf-8").split()
+        return store.objects.read_blob(gate.instances).decode("utf-8").split()
     except HarnessgitError:
         return None  # the instance list is not in this clone: judge without it
 

@@ -251,9 +251,9 @@ class Judge:
 def judged_commit(store: Store) -> str:
     """The commit `git bisect` asks about: BISECT_HEAD with --no-checkout, else HEAD."""
     try:
-        return store.resolve_commit("BISECT_HEAD")
+        return store.refs.resolve("BISECT_HEAD")
     except UnknownRevision:
-        return store.resolve_commit("HEAD")
+        return store.refs.resolve("HEAD")
 
 
 def judge_one(

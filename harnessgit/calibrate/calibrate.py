@@ -159,7 +159,7 @@ def calibrate(
     )
     txn = Transaction(f"calibrate {commit[:12]}")
     txn.append(layout.NOTES_CALIBRATION, commit, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return Calibration(
         commit=commit,
         instances=len(ids),
@@ -250,7 +250,7 @@ def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> Ca
     """The newest calibration of this evaluator and model on this selection set."""
     found = [
         record
-        for records in store.notes(layout.NOTES_CALIBRATION).values()
+        for records in store.notes.records(layout.NOTES_CALIBRATION).values()
         for record in live(records)
         if isinstance(record, CalibrationRecord)
         and (record.fingerprint, record.model, record.split_hash) == (fingerprint, model, split_hash)

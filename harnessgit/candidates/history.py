@@ -95,18 +95,18 @@ def harness_history(
     ``judge=False``, only sized: the report's length pictures need no findings)."""
     config = require(config)
     branch = base or config.harness.base
-    chain = store.first_parent_changes(base_tip(store, branch))
+    chain = store.history.first_parent_changes(base_tip(store, branch))
     touched = [(commit, harness) for commit, changes in chain if (harness := _harness(changes, config))]
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
-    sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    sizes = store.objects.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
     reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
     entries: list[HistoryEntry] = []
     if shown:
         # Oldest first, adding up from the harness before the oldest: a file's version
         # before one commit is then the one the commit before parsed (`markdown.parse`
         # keeps the last few), and the checks find the texts the sections parsed.
-        parents = store.commit_info(shown[-1][0]).parents
+        parents = store.objects.commit_info(shown[-1][0]).parents
         total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
@@ -154,9 +154,11 @@ def _sides(changes: list[RawChange]) -> list[Side]:
 def _harness_size(store: Store, config: Config, commit: str) -> tuple[int, int]:
     """Bytes and number of the harness files at ``commit``."""
     entries = [
-        e for path, e in store.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
+        e
+        for path, e in store.objects.entries_at(commit).items()
+        if e.mode in _REGULAR and is_harness(path, config)
     ]
-    sizes = store.object_sizes([e.sha for e in entries])
+    sizes = store.objects.object_sizes([e.sha for e in entries])
     return sum(sizes[e.sha] for e in entries), len(entries)
 
 
@@ -181,7 +183,9 @@ class _Reader:
     def texts(self, sides: list[Side]) -> dict[str, str | None]:
         small = [s.sha for s in sides if self.sizes.get(s.sha, 0) <= self.max_bytes]
         # Text as the checks read it: None for a binary file or bytes that are not UTF-8.
-        return {sha: Content.from_bytes(data).text for sha, data in self.store.read_blobs(small).items()}
+        return {
+            sha: Content.from_bytes(data).text for sha, data in self.store.objects.read_blobs(small).items()
+        }
 
     def outline_of(self, side: Side | None, text: str | None) -> Outline | None:
         """The sections of a blob, parsed once: its version before the next commit that
@@ -232,7 +236,7 @@ def _entry(
     judge: bool = True,
 ) -> HistoryEntry:
     """The change ``commit`` made, the harness being ``total`` bytes in ``count`` files before."""
-    info = store.commit_info(commit)
+    info = store.objects.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     texts = reader.texts(_sides(changes))
     files = [_file(reader, change, texts) for change in changes]

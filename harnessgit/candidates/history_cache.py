@@ -38,7 +38,7 @@ FORMAT = 1
 
 def fingerprint(store: Store, config: Config, tokenizer: str) -> str:
     """What the verdict on a commit depends on besides the commit itself."""
-    labels = sorted(store.list_refs(layout.LABELS).items())
+    labels = sorted(store.refs.listing(layout.LABELS).items())
     facts = [
         harnessgit.__version__,
         FORMAT,

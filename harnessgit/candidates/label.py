@@ -38,7 +38,7 @@ class LabelUnchanged(HarnessgitError):
 def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelRecord:
     ref = label_ref(name)
     target = resolve(store, rev).sha
-    previous = store.ref_value(ref)
+    previous = store.refs.value(ref)
     if previous == target:
         raise LabelUnchanged(f"label {name!r} already points at {target[:12]}: nothing recorded")
     record = LabelRecord(
@@ -53,12 +53,14 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
     txn = Transaction(f"label {name} -> {target[:12]}")
     txn.move(ref, target, previous)
     txn.append(layout.NOTES_LABELS, target, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 
 def _gate_of(store: Store, commit: str) -> str | None:
-    gates = [r for r in store.notes_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
+    gates = [
+        r for r in store.notes.records_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed
+    ]
     return gates[-1].id if gates else None
 
 
@@ -73,7 +75,7 @@ def list_labels(store: Store) -> Labels:
     for record in moves:
         latest[record.name] = record
     labels = []
-    for ref, sha in sorted(store.list_refs(layout.LABELS.rstrip("/")).items()):
+    for ref, sha in sorted(store.refs.listing(layout.LABELS.rstrip("/")).items()):
         name = ref.removeprefix(layout.LABELS)
         move = latest.get(name)
         labels.append(Label(name, sha, move if move is not None and move.commit == sha else None))

@@ -158,10 +158,10 @@ def accepted_log(
 ) -> LogResult:
     """The base branch's first-parent chain, newest first: one entry per accepted edit."""
     branch = base or config.harness.base
-    gates = store.notes(layout.NOTES_GATE)
+    gates = store.notes.records(layout.NOTES_GATE)
     entries = [
         _entry(store, sha, landing(gates.get(sha, []), sha))
-        for sha in store.first_parent_chain(base_tip(store, branch), limit=limit)
+        for sha in store.history.first_parent_chain(base_tip(store, branch), limit=limit)
     ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
     book = ScoreBook.load(store)
@@ -176,7 +176,7 @@ def accepted_log(
 
 
 def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     merged = info.parents[1] if len(info.parents) > 1 else None
     chain = proposal_chain(store, merged, info.parents[0]) if merged else []
     return LogEntry(
@@ -193,7 +193,7 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
             MergedProposal(
                 candidate=origin.candidate,
                 commit=origin.commit,
-                subject=store.commit_info(origin.commit).subject,
+                subject=store.objects.commit_info(origin.commit).subject,
             )
             for origin in chain
         ],

@@ -75,9 +75,9 @@ class ShowResult:
 
 def show(store: Store, config: Config, name: str) -> ShowResult:
     target = resolve(store, name)
-    info = store.commit_info(target.sha)
+    info = store.objects.commit_info(target.sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
-    records = store.notes_on(layout.NOTES_EVIDENCE, target.sha)
+    records = store.notes.records_on(layout.NOTES_EVIDENCE, target.sha)
     proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
     candidate = target.candidate or (proposal.candidate if proposal else candidate_of(store, target.sha))
     return ShowResult(
@@ -92,7 +92,7 @@ def show(store: Store, config: Config, name: str) -> ShowResult:
         rationale=proposal.rationale if proposal else None,
         proposal=view_of(Proposed, proposal) if proposal else None,
         files=files_between(store, parent, info.sha),
-        diff=store.diff_text(parent, info.sha),
+        diff=store.history.diff_text(parent, info.sha),
         evidence=[view_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
         evaluations=evaluations_of(store, config, target.sha),
         retired=_retired(records, candidate) if target.state == "archived" else None,
@@ -127,4 +127,4 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
 
 
 def files_between(store: Store, a: str, b: str) -> list[FileChange]:
-    return store.diff_files(a, b)
+    return store.history.diff_files(a, b)

@@ -122,8 +122,8 @@ def check(
             # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
-            new = store.resolve_commit(rev) if rev else None
-            old: str | None = store.resolve_commit(against) if against else None
+            new = store.refs.resolve(rev) if rev else None
+            old: str | None = store.refs.resolve(against) if against else None
             if not against:
                 old = _first_parent(store, new) if new else _head(store)
             source: Source = "tree" if new else "index" if staged else "worktree"
@@ -164,13 +164,13 @@ def _head(store: Store) -> str | None:
     from harnessgit.errors import UnknownRevision
 
     try:
-        return store.resolve_commit("HEAD")
+        return store.refs.resolve("HEAD")
     except UnknownRevision:
         return None  # before the first commit every file is new
 
 
 def _first_parent(store: Store, commit: str) -> str | None:
-    parents = store.commit_info(commit).parents
+    parents = store.objects.commit_info(commit).parents
     return parents[0] if parents else None
 
 

@@ -42,7 +42,10 @@ class Models:
 def registered(store: Store) -> dict[str, ModelRecord]:
     """Every registered model label, by name (the first record of a name wins)."""
     records = [
-        r for rs in store.notes(layout.NOTES_MODELS).values() for r in live(rs) if isinstance(r, ModelRecord)
+        r
+        for rs in store.notes.records(layout.NOTES_MODELS).values()
+        for r in live(rs)
+        if isinstance(r, ModelRecord)
     ]
     found: dict[str, ModelRecord] = {}
     for record in sorted(records, key=lambda r: r.ts):
@@ -72,7 +75,7 @@ def add_model(
     )
     txn = Transaction(f"model add {name}")
     txn.append(layout.NOTES_MODELS, tip, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 

@@ -115,7 +115,7 @@ class Servers:
         try:
             workdir = scratch.path / "tree"
             workdir.mkdir()
-            store.checkout_tree(context.tree, workdir)
+            store.worktree.checkout_tree(context.tree, workdir)
             env = child_environment(
                 section.env,
                 {"HARNESSGIT_PERSISTENT": "1", "HARNESSGIT_MODEL": context.key.model},

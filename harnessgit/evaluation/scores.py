@@ -113,7 +113,7 @@ class ScoreBook:
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []
         exports: list[ExportRecord] = []
-        for records in store.notes(layout.NOTES_EVALS).values():
+        for records in store.notes.records(layout.NOTES_EVALS).values():
             for record in live(records):
                 if isinstance(record, EvalRecord):
                     evals.append(record)

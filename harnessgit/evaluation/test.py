@@ -81,5 +81,5 @@ def peek_test_split(
     )
     txn = Transaction(f"test peek {context.commit[:12]}")
     txn.append(layout.NOTES_EVALS, context.commit, [peek])
-    store.commit(txn)
+    store.refs.commit(txn)
     return HeldOutResult(evaluation, peek, earlier)

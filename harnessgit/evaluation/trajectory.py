@@ -55,7 +55,7 @@ def trajectories(
         said: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence), row.evidence[:12])
+                blobs[row.evidence] = evidence_items(store.objects.read_blob(row.evidence), row.evidence[:12])
             said = blobs[row.evidence].get((instance, row.repeat), {})
         told = {name: said.get(name) for name in ("feedback", "trajectory", "failure_class", "cost")}
         repeats.append(view_of(Repeat, row, **told))

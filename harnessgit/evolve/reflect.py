@@ -31,7 +31,7 @@ def reflective_dataset(
         entry: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence), row.evidence[:12])
+                blobs[row.evidence] = evidence_items(store.objects.read_blob(row.evidence), row.evidence[:12])
             entry = blobs[row.evidence].get((instance, 0), {})
         trajectory = entry.get("trajectory")
         inputs = outputs = None

@@ -174,7 +174,7 @@ class Session:
 
     def remember(self, proposal: Proposal) -> None:
         """Add a new candidate's proposal record to the pool the frontier reads."""
-        for record in self.store.notes_on(layout.NOTES_EVIDENCE, proposal.commit):
+        for record in self.store.notes.records_on(layout.NOTES_EVIDENCE, proposal.commit):
             if isinstance(record, ProposalRecord):
                 self.proposals[proposal.commit] = record
         self.moved(proposal.candidate, "live", proposal.commit)
@@ -182,11 +182,11 @@ class Session:
     def reject(self, proposal: Proposal, detail: str) -> None:
         """Archive a candidate that lost (still pinned, still audited), if it is live."""
         # One ref lookup (of what this iteration staged, too), not a listing of every branch.
-        if self.store.ref_value(layout.candidate_ref(proposal.candidate)) is None:
+        if self.store.refs.value(layout.candidate_ref(proposal.candidate)) is None:
             return
         txn = Transaction(f"retire {proposal.candidate}")
         retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         self.moved(proposal.candidate, "archived", proposal.commit)
 
 
@@ -194,7 +194,7 @@ def _next_iteration(store: Store, seed: int) -> int:
     """Iterations count across resumed runs with the same seed."""
     done = [
         r.iteration
-        for records in store.notes(layout.NOTES_EVIDENCE).values()
+        for records in store.notes.records(layout.NOTES_EVIDENCE).values()
         for r in records
         if isinstance(r, IterationRecord) and r.seed == seed
     ]

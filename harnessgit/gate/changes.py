@@ -54,7 +54,7 @@ class Change:
 
 def classify(store: Store, commit: str) -> Change:
     """What ``commit`` changes against its first parent, under the parent's settings."""
-    info = store.commit_info(commit)
+    info = store.objects.commit_info(commit)
     if not info.parents:
         raise HarnessgitError(f"{commit[:12]} is a root commit: it has no parent to compare with")
     parent = info.parents[0]
@@ -62,11 +62,13 @@ def classify(store: Store, commit: str) -> Change:
         before = committed_settings(store, parent, what=f"the parent of {commit[:12]}").config
     except (ConfigError, ManifestError):
         # Before harnessgit was set up, nothing decided: every change is outside the gate's view.
-        return Change(commit, [], [], [], sorted(store.changed_paths(parent, commit)))
-    paths = sorted(store.changed_paths(parent, commit))
+        return Change(commit, [], [], [], sorted(store.history.changed_paths(parent, commit)))
+    paths = sorted(store.history.changed_paths(parent, commit))
     harness = [p for p in paths if globs.matches(p, before.harness.paths)]
-    files = store.files_at(commit)
-    graders = set(evaluator_files(store.files_at(parent), before)) | set(evaluator_files(files, before))
+    files = store.objects.files_at(commit)
+    graders = set(evaluator_files(store.objects.files_at(parent), before)) | set(
+        evaluator_files(files, before)
+    )
     evaluator = [p for p in paths if p in graders and p not in harness]
     settings = _settings_changes(store, parent, commit, before, paths)
     evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store, commit, before)]
@@ -108,7 +110,7 @@ def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
 
 def _config_at(store: Store, commit: str) -> Config | None:
 
-    raw = store.file_at(store.commit_info(commit).tree, CONFIG_FILE)
+    raw = store.objects.file_at(store.objects.commit_info(commit).tree, CONFIG_FILE)
     try:
         return parse_config(raw) if raw is not None else None
     except ConfigError:
@@ -135,7 +137,7 @@ def regrades(store: Store, config: Config, commits: list[str]) -> list[str]:
 
 
 def _regrade_named(store: Store, sha: str) -> str:
-    records = store.notes_on(layout.NOTES_GATE, sha)
+    records = store.notes.records_on(layout.NOTES_GATE, sha)
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
     reason = f", override: “{override.reason}”" if override is not None else ", no override recorded"
-    return f"at {sha[:12]} {store.commit_info(sha).subject!r}{reason}"
+    return f"at {sha[:12]} {store.objects.commit_info(sha).subject!r}{reason}"

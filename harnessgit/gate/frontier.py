@@ -181,11 +181,11 @@ class Records:
 
     def created(self, sha: str) -> datetime:
         proposal = self.proposals.get(sha)
-        return proposal.ts if proposal else self.store.commit_info(sha).author_time
+        return proposal.ts if proposal else self.store.objects.commit_info(sha).author_time
 
     def parent(self, sha: str) -> str | None:
         proposal = self.proposals.get(sha)
-        parents = self.store.commit_info(sha).parents
+        parents = self.store.objects.commit_info(sha).parents
         return proposal.parent if proposal else (parents[0] if parents else None)
 
     def proposed_on(self) -> set[str]:
@@ -235,7 +235,7 @@ def update_frontier(store: Store, config: Config, view: FrontierView) -> Frontie
         for cid in retired:
             reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
             retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
-        store.commit(txn)
+        store.refs.commit(txn)
     return replace(view, retired=retired)
 
 
@@ -250,7 +250,7 @@ def _parent_name(source: Source, names: dict[str, str], sha: str, branch: str, t
 
 def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
-    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+    for commit, records in store.notes.records(layout.NOTES_EVIDENCE).items():
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record

@@ -205,9 +205,9 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
     failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]
     refused = []
-    if store.is_ancestor(sides.candidate.commit, sides.base.commit):
+    if store.history.is_ancestor(sides.candidate.commit, sides.base.commit):
         refused.append(f"{label} is merged into {shown} already: there is nothing to gate")
-    elif not store.is_ancestor(sides.base.commit, sides.candidate.commit):
+    elif not store.history.is_ancestor(sides.base.commit, sides.candidate.commit):
         tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
         refused.append(
             f"{label} does not descend from {tip}, so the tree evaluated is not "

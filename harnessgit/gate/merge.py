@@ -78,7 +78,7 @@ def merge(
     caller's line, e.g. evolve's gain corrected for selection) joins the message."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
-    with store.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
+    with store.refs.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
         return _merge(store, config, name, branch, allow_small, execution, note)
 
 
@@ -128,8 +128,8 @@ def land(
     whether the working tree followed. No catchable signal comes between the two steps
     (see harnessgit/gate/checkout.py); a kill that does is finished by rerunning."""
     settled = checkout_ready(store, branch, base_sha, target.sha)
-    tree = store.commit_info(target.sha).tree
-    merge_commit = store.write_commit(tree, [base_sha, target.sha], message)
+    tree = store.objects.commit_info(target.sha).tree
+    merge_commit = store.objects.write_commit(tree, [base_sha, target.sha], message)
     txn = Transaction(f"merge {target.candidate or target.sha[:12]} into {branch}")
     txn.move(layout.branch_ref(branch), merge_commit, base_sha)
     records = records_for(merge_commit)
@@ -143,7 +143,7 @@ def land(
         retire(store, txn, target.candidate, target.sha, reason, f"into {branch} as {merge_commit[:12]}")
     with deferred_signals():
         try:
-            store.commit(txn)
+            store.refs.commit(txn)
         except ConcurrentUpdate:
             raise ConcurrentUpdate(
                 f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
@@ -158,7 +158,7 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: st
     candidate proposed on other candidates lands all of them: the message lists each
     one, oldest first, with its own effect, and its title credits none with the total."""
     target, record = outcome.target, outcome.record
-    info = store.commit_info(target.sha)
+    info = store.objects.commit_info(target.sha)
     label = target.candidate or target.sha[:12]
     chain = proposal_chain(store, target.sha, outcome.base.commit)
     if len(chain) > 1:
@@ -206,7 +206,7 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
         f"scores against those of the commit it was proposed on ({record.model}).",
     ]
     for number, (origin, effect) in enumerate(zip(chain, own_effects(measure, chain), strict=True), 1):
-        info = store.commit_info(origin.commit)
+        info = store.objects.commit_info(origin.commit)
         name = origin.candidate or origin.commit[:12]
         lines += ["", f"{number}. {name}: {info.subject}", f"   Effect: {effect_text(effect)}"]
         lines += [f"   {line}".rstrip() for line in without_trailer(info.body).splitlines()]
@@ -215,7 +215,9 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
 
 
 def _evidence_line(store: Store, commit: str) -> list[str]:
-    evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)]
+    evidence = [
+        r for r in store.notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)
+    ]
     if not evidence:
         return []
     return ["Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)]

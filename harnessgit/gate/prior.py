@@ -22,7 +22,7 @@ _CI_WIDTH_IN_SE = 2 * 1.959963984540054
 
 
 def all_gate_records(store: Store) -> list[GateRecord]:
-    notes = store.notes(layout.NOTES_GATE)
+    notes = store.notes.records(layout.NOTES_GATE)
     return [r for rs in notes.values() for r in rs if isinstance(r, GateRecord)]
 
 

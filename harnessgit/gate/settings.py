@@ -30,15 +30,15 @@ class Settings:
 
 def committed_settings(store: Store, commit: str, *, what: str = "the base") -> Settings:
     """harnessgit.toml and the manifest it names, as ``commit`` holds them."""
-    tree = store.commit_info(commit).tree
-    raw = store.file_at(tree, CONFIG_FILE)
+    tree = store.objects.commit_info(commit).tree
+    raw = store.objects.file_at(tree, CONFIG_FILE)
     if raw is None:
         raise ConfigError(
             f"{what} ({commit[:12]}) has no {CONFIG_FILE}: decisions read it from the commit, "
             "so commit it first"
         )
     config = parse_config(raw)
-    listed = store.file_at(tree, config.splits.manifest)
+    listed = store.objects.file_at(tree, config.splits.manifest)
     if listed is None:
         raise ManifestError(
             f"{what} ({commit[:12]}) has no split manifest {config.splits.manifest}: decisions read "
@@ -51,12 +51,12 @@ def warn_ignored(store: Store, settings: Settings, where: str) -> list[str]:
     """The files whose working-tree version differs from the one a decision reads
     (harnessgit.toml, the manifest, the evaluator's files), named in one warning; the
     list is returned."""
-    tree = store.commit_info(settings.commit).tree
+    tree = store.objects.commit_info(settings.commit).tree
     ignored = []
     for path in (CONFIG_FILE, settings.config.splits.manifest):
         on_disk = store.root / path
         current = on_disk.read_bytes() if on_disk.is_file() else None
-        if current != store.file_at(tree, path):
+        if current != store.objects.file_at(tree, path):
             ignored.append(path)
     ignored += uncommitted_evaluator(store, settings.config, settings.commit)
     if ignored:

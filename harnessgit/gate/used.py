@@ -54,7 +54,7 @@ def used_records(store: Store, book: ScoreBook, gate: GateRecord) -> UsedRecords
     if gate.evals is None:
         return None
     try:
-        named = store.read_blob(gate.evals).decode("utf-8").split("\n")[:-1]
+        named = store.objects.read_blob(gate.evals).decode("utf-8").split("\n")[:-1]
     except (HarnessgitError, UnicodeDecodeError):
         return UsedRecords(
             [],

@@ -91,8 +91,11 @@ class VerifyReport:
 
 def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
     branch = base or config.harness.base
-    chain = list(reversed(store.first_parent_chain(base_tip(store, branch))))
-    start = next((sha for sha in chain if store.file_at(store.commit_info(sha).tree, CONFIG_FILE)), None)
+    chain = list(reversed(store.history.first_parent_chain(base_tip(store, branch))))
+    start = next(
+        (sha for sha in chain if store.objects.file_at(store.objects.commit_info(sha).tree, CONFIG_FILE)),
+        None,
+    )
     if start is None:
         raise ConfigError(
             f"no commit on {branch} holds {CONFIG_FILE}: harnessgit is not set up there, so nothing "
@@ -100,7 +103,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
         )
     book = ScoreBook.load(store)
     checked = chain[chain.index(start) + 1 :]
-    gates = store.notes(layout.NOTES_GATE)
+    gates = store.notes.records(layout.NOTES_GATE)
     all_gates = sorted(
         (r for rs in gates.values() for r in rs if isinstance(r, GateRecord)), key=lambda r: r.ts
     )
@@ -157,17 +160,19 @@ def _check_gate(
     store: Store, book: ScoreBook, sha: str, gate: GateRecord, all_gates: list[GateRecord]
 ) -> list[str]:
     problems = []
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     if not gate.passed:
         problems.append("its gate record says the gate rejected it")
     problems += landing_mismatch(gate, info)
     problems += _settings_used(store, info.parents[0], gate)
     try:
-        config = parse_config(store.file_at(store.commit_info(gate.commit).tree, CONFIG_FILE) or b"")
+        config = parse_config(
+            store.objects.file_at(store.objects.commit_info(gate.commit).tree, CONFIG_FILE) or b""
+        )
     except ConfigError as exc:
         problems.append(f"its harnessgit.toml does not parse: {exc}")
         return problems
-    fingerprint = evaluator_fingerprint(store.files_at(gate.commit), config)
+    fingerprint = evaluator_fingerprint(store.objects.files_at(gate.commit), config)
     if fingerprint != gate.fingerprint:
         problems.append("the candidate's evaluator files do not match the recorded evaluator fingerprint")
     if not math.isclose(gate.alpha_k, alpha_for_attempt(gate.alpha, gate.attempt), rel_tol=1e-9):
@@ -177,7 +182,7 @@ def _check_gate(
         problems.append("the gate record does not name the instances it compared")
         return problems
     try:
-        ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
+        ids = store.objects.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
     except (HarnessgitError, UnicodeDecodeError):
         problems.append(
             f"the list of instances it compared (blob {gate.instances[:12]}) is not in this "

@@ -108,7 +108,7 @@ def _in_range(store: Store, branch: str, entries: list[LogEntry], rev_range: str
     start, dots, end = rev_range.partition("..")
     tip = resolve(store, end or branch).sha if dots else resolve(store, start).sha
     stop = resolve(store, start).sha if dots and start else None
-    chain = store.first_parent_chain(tip, stop=stop)
+    chain = store.history.first_parent_chain(tip, stop=stop)
     known = {entry.commit: entry for entry in entries}
     outside = [sha for sha in chain if sha not in known]
     if outside:
@@ -169,7 +169,7 @@ def check_output(store: Store, output: Path) -> None:
     if not where.is_relative_to(root) or where.is_relative_to(store.git_dir.absolute()):
         return
     inside = where.relative_to(root).as_posix()
-    if store.would_be_untracked(inside):
+    if store.worktree.would_be_untracked(inside):
         raise HarnessgitError(
             f"{output} is in the working tree and not ignored, so `git add -A` would commit it: "
             f"add it to .gitignore, or leave out --output (default: {default_output(store)})"

@@ -100,8 +100,8 @@ def candidate_tree(
     store: Store, config: Config, book: ScoreBook, selection: list[str], merges: list[LogEntry]
 ) -> list[TreeNode]:
     """Every node, in creation order (parents before their children)."""
-    evidence = store.notes(layout.NOTES_EVIDENCE)
-    gate_notes = store.notes(layout.NOTES_GATE)
+    evidence = store.notes.records(layout.NOTES_EVIDENCE)
+    gate_notes = store.notes.records(layout.NOTES_GATE)
     tips = candidate_tips(store)
     names = {sha: cid for cid, (_state, sha) in tips.items()}
     merged = {p.candidate: entry for entry in merges for p in entry.proposals if p.candidate}
@@ -113,7 +113,7 @@ def candidate_tree(
         if commit in names:
             return names[commit]
         if commit not in bases:
-            info = store.commit_info(commit)
+            info = store.objects.commit_info(commit)
             bases[commit] = TreeNode(
                 id=short(commit),
                 commit=commit,
@@ -127,7 +127,7 @@ def candidate_tree(
 
     for cid, (state, sha) in tips.items():
         notes = _notes_of(evidence.get(sha, []), gate_notes.get(sha, []), cid, sha)
-        info = store.commit_info(sha)
+        info = store.objects.commit_info(sha)
         first = notes.proposal.parent if notes.proposal else (info.parents[0] if info.parents else None)
         second = notes.proposal.other_parent if notes.proposal else None
         parents = [node_of(commit) for commit in (first, second) if commit]
@@ -216,7 +216,7 @@ def _scored(store: Store, config: Config, book: ScoreBook, selection: list[str],
 def _diff(store: Store, parent: str | None, commit: str) -> str:
     if parent is None:
         return ""
-    text = store.diff_text(parent, commit)
+    text = store.history.diff_text(parent, commit)
     return (
         text
         if len(text) <= DIFF_KEPT

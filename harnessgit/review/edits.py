@@ -51,8 +51,8 @@ def edits_between(store: Store, head: str, base: str) -> list[tuple[Provenance, 
     commits of HEAD's first-parent chain, a merge standing for the proposals it landed
     (the candidate and each candidate it was proposed on), newest first too."""
     found: list[tuple[Provenance, str | None]] = []
-    for sha in store.first_parent_chain(head, stop=base):
-        parents = store.commit_info(sha).parents
+    for sha in store.history.first_parent_chain(head, stop=base):
+        parents = store.objects.commit_info(sha).parents
         if len(parents) > 1:
             found += [(origin, sha) for origin in reversed(proposal_chain(store, parents[1], parents[0]))]
         else:
@@ -73,7 +73,7 @@ def described(
 
 
 def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | None) -> Edit:
-    info = store.commit_info(origin.commit)
+    info = store.objects.commit_info(origin.commit)
     proposal = origin.proposal
     return Edit(
         commit=origin.commit,
@@ -91,7 +91,7 @@ def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | 
 def _evidence_item(store: Store, record: EvidenceRecord) -> EvidenceItem:
     quoted = []
     try:
-        lines = store.read_blob(record.blob).decode("utf-8", "replace").splitlines()
+        lines = store.objects.read_blob(record.blob).decode("utf-8", "replace").splitlines()
     except HarnessgitError:  # a blob lost to gc on a remote: say so rather than fail the review
         lines = []
         quoted.append("(the evidence blob is missing from this clone: fetch refs/harnessgit/*)")

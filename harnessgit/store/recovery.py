@@ -49,7 +49,7 @@ class Refs(Protocol):
     common_dir: Path
     journal_dir: Path
 
-    def ref_value(self, ref: str) -> str | None: ...
+    def value(self, ref: str) -> str | None: ...
 
 
 log = logging.getLogger("harnessgit")
@@ -120,7 +120,7 @@ def classify(store: Refs, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, ...],
 
 
 def _step(store: Refs, move: RefMove) -> Step:
-    now = store.ref_value(move.ref)
+    now = store.value(move.ref)
     old = None if move.old == ZERO else move.old
     if now == move.new:
         state: StepState = "done"
@@ -249,7 +249,7 @@ def _outcome(store: Refs, found: Recovery) -> str:
         return "dropped"
     head = _head_branch(store.git_dir)
     moved = [step for step in found.steps if step.ref == head and step.new is not None]
-    if head is None or not moved or store.ref_value(head) != moved[0].new:
+    if head is None or not moved or store.value(head) != moved[0].new:
         return "finished it"  # (a branch built on since was followed by whatever built on it)
     branch = head.removeprefix("refs/heads/")
     return (

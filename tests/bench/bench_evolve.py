@@ -119,7 +119,7 @@ def add_candidates(repo: Path, count: int) -> None:
                         )
                     ],
                 )
-            store.commit(txn)
+            store.refs.commit(txn)
 
 
 def overhead(repo: Path, iterations: int) -> list[tuple[float, bool]]:

@@ -57,7 +57,12 @@ def adapter_repo(make_repo: Callable[..., Path], config: str = ADAPTER_CONFIG, *
 
 def records(repo: Path) -> list[EvalRecord]:
     with Store.discover(repo) as store:
-        return [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)]
+        return [
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
+        ]
 
 
 def direct_scores(repo: Path, rev: str) -> dict[str, float]:
@@ -107,7 +112,7 @@ def test_gate_test_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path
     with Store.discover(repo) as store:
         config_now = load_config(repo)
         book = ScoreBook.load(store)
-        tip = store.resolve_commit(f"{layout.candidate_ref(candidate)}")
+        tip = store.refs.resolve(f"{layout.candidate_ref(candidate)}")
         key = eval_context(store, config_now, tip).key
         assert {
             i: s for (i, _r), s in ((k, row.score) for k, row in book.rows(key).items())

@@ -49,14 +49,14 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
                 assert record.candidate and tips[record.candidate][0] == "archived"
                 retired = [
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, RetireRecord)
                 ]
                 assert retired and retired[0].reason == "rejected"
             if record.candidate:
                 proposal = next(
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, ProposalRecord)
                 )
                 assert proposal.source == "evolve" and proposal.proposer == "command:python3 propose.py"

@@ -56,7 +56,9 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
         (first, *_) = records(store)
         assert first.outcome == "rejected-proposal" and "unclosed_fence" in first.reason
         assert first.candidate is None and first.proposer.endswith("proposer.py")
-        evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"]
+        evidence = [
+            r for r in store.notes.records_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"
+        ]
         assert any(getattr(r, "label", "") == "rejected-proposal" for r in evidence)
         assert set(candidate_tips(store)) == before  # nothing was adopted
     assert report.spend.proposals == 2
@@ -71,7 +73,9 @@ def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path)
         assert last.outcome == "rejected-checks" and last.reason.startswith("growth: grew 3.00x")
         assert last.candidate and candidate_tips(store)[last.candidate][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert (retired.reason, retired.detail) == ("rejected", "checks: " + last.reason)
         assert last.candidate_score is None  # never evaluated
@@ -182,8 +186,8 @@ def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]
         (first,) = report.iterations
         assert first.component == "SKILL.md, prompts/system.md" and first.proposals == 2
         assert first.cost_usd == 0.04 and report.spend.proposals == 2
-        changed = store.changed_paths(
-            store.commit_info(first.parent).tree, store.commit_info(first.commit or "").tree
+        changed = store.history.changed_paths(
+            store.objects.commit_info(first.parent).tree, store.objects.commit_info(first.commit or "").tree
         )
         assert sorted(changed) == ["SKILL.md", "prompts/system.md"]
         assert_on_record(store, report)

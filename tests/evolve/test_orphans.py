@@ -82,7 +82,7 @@ def test_a_conflict_carrying_onto_a_moved_base_is_recorded_and_the_run_goes_on(
             state = tips[record.candidate or ""][0]
             retired = [
                 r
-                for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                 if isinstance(r, RetireRecord)
             ]
             assert (state == "live") == (not retired)
@@ -107,7 +107,9 @@ def test_a_rollout_budget_half_way_is_recorded_and_the_summary_equals_the_record
         assert report.stopped == last.reason and last.candidate_score == 1.0
         assert candidate_tips(store)[last.candidate or ""][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert retired.reason == "rejected" and "before judging it" in retired.detail
         assert_on_record(store, report)

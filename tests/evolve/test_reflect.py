@@ -47,7 +47,7 @@ def test_the_reflective_dataset_puts_failures_first_with_their_trajectories(repo
         {"instance": "c", "feedback": "half right", "trajectory": "y" * 500},
     ]
     with Store.discover(repo) as store:
-        blob = store.write_blob("".join(json.dumps(item) + "\n" for item in items).encode())
+        blob = store.objects.write_blob("".join(json.dumps(item) + "\n" for item in items).encode())
         scores = book({"a": 1.0, "b": 0.0, "c": 0.5}, blob)
         found = reflective_dataset(
             store, scores, KEY, ["a", "b", "c", "unscored"], excerpt_chars=100, max_examples=2

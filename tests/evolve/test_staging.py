@@ -88,9 +88,9 @@ def test_a_kill_mid_iteration_leaves_none_of_it(make_repo: Callable[..., Path], 
         tips = candidate_tips(store)
         assert tips and all(sha in on_record for _state, sha in tips.values())
         assert killed not in {sha for _state, sha in tips.values()}
-        assert store.notes_on(layout.NOTES_EVIDENCE, killed) == []
-        assert store.notes_on(layout.NOTES_EVALS, killed) == []
-        proposals = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        assert store.notes.records_on(layout.NOTES_EVIDENCE, killed) == []
+        assert store.notes.records_on(layout.NOTES_EVALS, killed) == []
+        proposals = [r for rs in store.notes.records(layout.NOTES_EVIDENCE).values() for r in rs]
         assert all(
             r.candidate in tips for r in proposals if isinstance(r, ProposalRecord)
         )  # every proposal on record is a candidate with its iteration record

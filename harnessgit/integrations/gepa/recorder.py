@@ -296,7 +296,7 @@ class GitRecorder(Staging):
             *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
         ]
         data, kinds = encode_evidence(items, self.repo.scrubber)
-        blob = self.repo.store.write_blob(data)
+        blob = self.repo.store.objects.write_blob(data)
         self._staging().keep(blob)
         return EvidenceRecord(
             ts=self.repo.store.clock(), blob=blob, items=len(items), bytes=len(data), label="gepa-run",
