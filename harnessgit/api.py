@@ -173,7 +173,7 @@ class Repository:
         """The cache key the repository's evaluator gives ``commit``: (harness tree,
         evaluator fingerprint, model). Scores recorded under this fingerprint and model
         are the ones `gate`, `frontier` and `evaluate` find without running anything."""
-        return eval_context(self.store, self.config, commit).key
+        return eval_context(self.store.objects, self.config, commit).key
 
     def harness_tree(self, commit: str) -> str:
         """The git tree id of ``commit``'s harness files alone (the cache key's first part)."""

@@ -171,7 +171,7 @@ def _gate_record(
 ) -> GateRecord:
     """A passing gate record with the numbers the evaluator gives: a +12.5-point net
     gain with s-9 regressed at ``breaks_one``, a small gain elsewhere."""
-    base_ctx, cand_ctx = eval_context(store, config, base), eval_context(store, config, cand)
+    base_ctx, cand_ctx = eval_context(store.objects, config, base), eval_context(store.objects, config, cand)
     net = i == breaks_one
     return GateRecord(
         ts=store.clock(),
@@ -240,7 +240,7 @@ def store_scores(repo: Path, commits: list[str], split: str = "selection") -> No
     txn = Transaction("test scores")
     with Store.discover(repo) as store:
         for commit in commits:
-            context = eval_context(store, config, commit)
+            context = eval_context(store.objects, config, commit)
             text = (store.objects.file_at(context.tree, "SKILL.md") or b"").decode()
             scores = [expected_score(text, instance) for instance in ids]
             record = EvalRecord(

@@ -38,7 +38,7 @@ from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.gate.changes import regrades
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
-from harnessgit.store import CommitInfo, Store
+from harnessgit.store import CommitInfo, Objects, Store
 from harnessgit.targets import provenance, resolve
 
 Outcome = Literal["found", "ambiguous", "bad is good", "good is bad"]
@@ -210,7 +210,7 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
         None,
     )
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
-    kind = _kind(store, info, gate, override)
+    kind = _kind(store.objects, info, gate, override)
     origin = provenance(store, sha)
     own = _own(judge, before, after)
     return FirstBad(
@@ -225,7 +225,7 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
         before=before,
         after=after,
         own=own,
-        files=files_between(store, parent, sha),
+        files=files_between(store.history, parent, sha),
         diff=store.history.diff_text(parent, sha),
         gate=gate,
         override=override,
@@ -236,16 +236,15 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
     )
 
 
-def _kind(store: Store, info: CommitInfo, gate: GateRecord | None, override: OverrideRecord | None) -> Kind:
+def _kind(
+    objects: Objects, info: CommitInfo, gate: GateRecord | None, override: OverrideRecord | None
+) -> Kind:
     """How the edit reached the base branch."""
     if override is not None:
         return "override"
     if gate is not None:
         return "gated merge"
-    if (
-        not info.parents
-        or store.objects.file_at(store.objects.commit_info(info.parents[0]).tree, CONFIG_FILE) is None
-    ):
+    if not info.parents or objects.file_at(objects.commit_info(info.parents[0]).tree, CONFIG_FILE) is None:
         return "before harnessgit"
     return "merge without a gate record" if len(info.parents) > 1 else "direct commit"
 
@@ -269,7 +268,9 @@ def _why(
     """The checks the edit slipped through, from what bisect measured and what its records hold."""
     store, config, criterion = judge.store, judge.config, judge.criterion
     context, previous = judge.context(after.commit), judge.context(before.commit)
-    own_graders = {eval_context(store, config, sha).key.fingerprint for sha in (before.commit, after.commit)}
+    own_graders = {
+        eval_context(store.objects, config, sha).key.fingerprint for sha in (before.commit, after.commit)
+    }
     manifest = load_manifest(store.root, config.splits.manifest)
     measured = Measured(
         fingerprint=context.key.fingerprint,
@@ -287,18 +288,18 @@ def _why(
         gate=gate,
         override=override,
         failing=after.failing,
-        gate_instances=_gate_instances(store, gate),
+        gate_instances=_gate_instances(store.objects, gate),
         grader_changed=previous.key.fingerprint != context.key.fingerprint,
         regrade=len(own_graders) > 1,
     )
 
 
-def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
+def _gate_instances(objects: Objects, gate: GateRecord | None) -> list[str] | None:
     """The instances the gate compared, when its record lists them and the list is in this clone."""
     if gate is None or not gate.instances:
         return None
     try:
-        return store.objects.read_blob(gate.instances).decode("utf-8").split()
+        return objects.read_blob(gate.instances).decode("utf-8").split()
     except HarnessgitError:
         return None  # the instance list is not in this clone: judge without it
 

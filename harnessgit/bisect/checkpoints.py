@@ -72,7 +72,7 @@ def bisect_models(
 ) -> CheckpointBisectResult:
     """The first bad checkpoint from good_model to bad_model along the lineage, at a fixed harness."""
     config = require_evaluator(config, "`harnessgit bisect`")
-    known_models = registered(store)
+    known_models = registered(store.notes)
     chain = checkpoint_chain(known_models, good_model, bad_model)
     commit = resolve(store, harness).sha
     manifest = load_manifest(store.root, config.splits.manifest)

@@ -19,7 +19,7 @@ from harnessgit.confine import leads_out
 from harnessgit.errors import ProposalError, UnknownRevision
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK
 from harnessgit.render import plural
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 
 NAMED_FILES = 3  # files named in a message; the rest are counted
 
@@ -57,15 +57,15 @@ def _require_harness(config: Config, path: str) -> None:
         )
 
 
-def check_harness_text(store: Store, config: Config, path: str, blob: Blob | None) -> None:
+def check_harness_text(objects: Objects, config: Config, path: str, blob: Blob | None) -> None:
     _require_harness(config, path)
     if blob is None:
         return
     if blob.mode == MODE_LINK:
-        raise _not_regular(path, os.fsdecode(store.objects.read_blob(blob.sha)))
+        raise _not_regular(path, os.fsdecode(objects.read_blob(blob.sha)))
     if blob.mode not in (MODE_FILE, MODE_EXEC):
         raise ProposalError(f"{path}: only regular files can be harness files")
-    data = store.objects.read_blob(blob.sha) if blob.data is None else blob.data
+    data = objects.read_blob(blob.sha) if blob.data is None else blob.data
     if b"\0" in data:
         raise ProposalError(f"{path} is a binary file: harness files must be UTF-8 text")
     try:
@@ -74,8 +74,8 @@ def check_harness_text(store: Store, config: Config, path: str, blob: Blob | Non
         raise ProposalError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
 
 
-def _mode_in(store: Store, tree: str, path: str) -> str:
-    entry = store.objects.entry_at(tree, path)
+def _mode_in(objects: Objects, tree: str, path: str) -> str:
+    entry = objects.entry_at(tree, path)
     return entry.mode if entry is not None and not entry.is_tree else "100644"
 
 
@@ -85,7 +85,7 @@ def edit_from_files(store: Store, config: Config, parent_tree: str, files: Mappi
         path = normalise_component(component)
         _require_harness(config, path)
         data = text.encode("utf-8") if isinstance(text, str) else text
-        changes[path] = Blob(store.objects.write_blob(data), _mode_in(store, parent_tree, path), data)
+        changes[path] = Blob(store.objects.write_blob(data), _mode_in(store.objects, parent_tree, path), data)
     return Edit(changes, "file")
 
 

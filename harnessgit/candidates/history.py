@@ -31,7 +31,7 @@ from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
-from harnessgit.store import RawChange, Side, Store
+from harnessgit.store import Objects, RawChange, Side, Store
 from harnessgit.targets import base_tip
 
 _REGULAR = (MODE_FILE, MODE_EXEC)  # links and submodules have no text to size or check (as in checks)
@@ -95,7 +95,7 @@ def harness_history(
     ``judge=False``, only sized: the report's length pictures need no findings)."""
     config = require(config)
     branch = base or config.harness.base
-    chain = store.history.first_parent_changes(base_tip(store, branch))
+    chain = store.history.first_parent_changes(base_tip(store.refs, branch))
     touched = [(commit, harness) for commit, changes in chain if (harness := _harness(changes, config))]
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
@@ -107,10 +107,10 @@ def harness_history(
         # before one commit is then the one the commit before parsed (`markdown.parse`
         # keeps the last few), and the checks find the texts the sections parsed.
         parents = store.objects.commit_info(shown[-1][0]).parents
-        total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        total, count = _harness_size(store.objects, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
-        cache = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge else None
+        cache = HistoryCache(store, fingerprint(store.refs, config, tokenizer.name)) if judge else None
         for commit, changes in reversed(shown):
             if cache is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
@@ -151,14 +151,12 @@ def _sides(changes: list[RawChange]) -> list[Side]:
     return [side for c in changes for side in (c.old, c.new) if side is not None and side.mode in _REGULAR]
 
 
-def _harness_size(store: Store, config: Config, commit: str) -> tuple[int, int]:
+def _harness_size(objects: Objects, config: Config, commit: str) -> tuple[int, int]:
     """Bytes and number of the harness files at ``commit``."""
     entries = [
-        e
-        for path, e in store.objects.entries_at(commit).items()
-        if e.mode in _REGULAR and is_harness(path, config)
+        e for path, e in objects.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
     ]
-    sizes = store.objects.object_sizes([e.sha for e in entries])
+    sizes = objects.object_sizes([e.sha for e in entries])
     return sum(sizes[e.sha] for e in entries), len(entries)
 
 

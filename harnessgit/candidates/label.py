@@ -14,7 +14,7 @@ from harnessgit import layout
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_ref_name
 from harnessgit.records import GateRecord, LabelRecord
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import label_moves, resolve
 
 
@@ -48,7 +48,7 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
         previous=previous,
         author=store.identity(),
         reason=reason,
-        gate=_gate_of(store, target),
+        gate=_gate_of(store.notes, target),
     )
     txn = Transaction(f"label {name} -> {target[:12]}")
     txn.move(ref, target, previous)
@@ -57,10 +57,8 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
     return record
 
 
-def _gate_of(store: Store, commit: str) -> str | None:
-    gates = [
-        r for r in store.notes.records_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed
-    ]
+def _gate_of(notes: Notes, commit: str) -> str | None:
+    gates = [r for r in notes.records_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
     return gates[-1].id if gates else None
 
 
@@ -70,7 +68,7 @@ class Labels:
 
 
 def list_labels(store: Store) -> Labels:
-    moves = label_moves(store)
+    moves = label_moves(store.notes)
     latest: dict[str, LabelRecord] = {}
     for record in moves:
         latest[record.name] = record

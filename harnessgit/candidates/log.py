@@ -161,7 +161,7 @@ def accepted_log(
     gates = store.notes.records(layout.NOTES_GATE)
     entries = [
         _entry(store, sha, landing(gates.get(sha, []), sha))
-        for sha in store.history.first_parent_chain(base_tip(store, branch), limit=limit)
+        for sha in store.history.first_parent_chain(base_tip(store.refs, branch), limit=limit)
     ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
     book = ScoreBook.load(store)
@@ -170,7 +170,7 @@ def accepted_log(
         entries=entries,
         test_peeks=[view_of(TestPeek, peek) for peek in book.peeks],
         selection_sets=selection_spend(all_gates),
-        models=list(registered(store).values()),
+        models=list(registered(store.notes).values()),
         exports=[view_of(Export, export) for export in book.exports],
     )
 
@@ -185,8 +185,8 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
         author=info.author,
         subject=info.subject,
         kind="merge" if merged else "direct",
-        candidate=candidate_of(store, merged or sha),
-        files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
+        candidate=candidate_of(store.objects, merged or sha),
+        files=files_between(store.history, info.parents[0] if info.parents else EMPTY_TREE, sha),
         gate=_summary(landed.gates[-1], info) if landed.gates else None,
         override=view_of(Override, landed.overrides[0]) if landed.overrides else None,
         proposals=[

@@ -69,7 +69,7 @@ def propose(
     commit) makes the candidate a merge of ``parent`` and it: a two-parent commit, the
     edit taken relative to ``parent``.
     """
-    parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
+    parent_sha = resolve(store, parent).sha if parent else base_tip(store.refs, config.harness.base)
     edit = _edit_of(store, config, edit_source, parent_sha, store.objects.commit_info(parent_sha).tree)
     for _attempt in range(_ID_ATTEMPTS):
         txn = Transaction("propose")
@@ -122,7 +122,7 @@ def stage_proposal(
         raise ProposalError(f"the edit changes nothing in {parent_sha[:12]}")
     components = sorted(edit.changes)
     for path in components:
-        check_harness_text(store, config, path, edit.changes[path])
+        check_harness_text(store.objects, config, path, edit.changes[path])
     # The rationale comes from a proposer or a user (the commit message and the
     # proposal record both carry it): scrubbed like the evidence.
     scrubber = scrubber or config.scrub.scrubber(config.proposer)

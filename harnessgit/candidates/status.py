@@ -108,7 +108,7 @@ NO_EVALUATOR = "no evaluator is configured ([evaluator] command in harnessgit.to
 def status(store: Store, config: Config, *, base: str | None = None) -> StatusResult:
     config = require(config)
     branch = base or config.harness.base
-    tip = base_tip(store, branch)
+    tip = base_tip(store.refs, branch)
     ids: list[str] = []
     split_hash = problem = None
     if not config.evaluator.configured:  # adoption levels 1-2: checks and review, no scores yet
@@ -121,8 +121,8 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
             problem = str(exc)
     book = ScoreBook.load(store)
     gates = store.notes.records(layout.NOTES_GATE)
-    tips = candidate_tips(store)
-    reference = eval_context(store, config, tip).key
+    tips = candidate_tips(store.refs)
+    reference = eval_context(store.objects, config, tip).key
     live = _live(store, config, tips)
     members = _frontier(book, reference, ids, split_hash, branch, live) or {}
     names = {sha: cid for cid, (_state, sha) in tips.items()}
@@ -169,7 +169,7 @@ def _live(store: Store, config: Config, tips: dict[str, tuple[State, str]]) -> l
         evidence = store.notes.records_on(layout.NOTES_EVIDENCE, sha)
         proposal = next((r for r in evidence if isinstance(r, ProposalRecord)), None)
         created = proposal.ts if proposal else store.objects.commit_info(sha).author_time
-        found.append(_Live(cid, sha, eval_context(store, config, sha).key, created, proposal))
+        found.append(_Live(cid, sha, eval_context(store.objects, config, sha).key, created, proposal))
     return sorted(found, key=lambda cand: cand.created)
 
 

@@ -21,7 +21,7 @@ from harnessgit.config.sections import KindChecks
 from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
 from harnessgit.render import short
-from harnessgit.store import Store
+from harnessgit.store import Refs, Store
 
 _HINT = (
     "the steps since then add up: cut back what did not earn its place, "
@@ -72,8 +72,8 @@ def growth_reference(
         if labelled is None:
             return None, [f"[checks] growth_since: no label {name!r}; cumulative growth was not checked"]
         return (Reference(labelled, f"label {name} ({short(labelled)})") if labelled != old else None), []
-    tip, base = new or _resolved(store, "HEAD"), config.harness.base
-    base_tip = _resolved(store, base)
+    tip, base = new or _resolved(store.refs, "HEAD"), config.harness.base
+    base_tip = _resolved(store.refs, base)
     fork = store.history.merge_base(tip, base_tip) if tip and base_tip else None
     # Only a fork behind the compared revision adds anything: on the base branch
     # itself the merge base is the checked commit (or the compared one).
@@ -84,10 +84,10 @@ def growth_reference(
     return None, []
 
 
-def _resolved(store: Store, rev: str) -> str | None:
+def _resolved(refs: Refs, rev: str) -> str | None:
     try:
         check_revision(rev)
-        return store.refs.resolve(rev)
+        return refs.resolve(rev)
     except (UnknownRevision, InvalidName):
         return None  # no commit yet, or no base branch in this clone: nothing to add up from
 

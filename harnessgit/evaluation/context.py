@@ -18,7 +18,7 @@ from harnessgit.evaluation.fingerprint import (
 )
 from harnessgit.objects import TreeEntry
 from harnessgit.render import listing
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 
 
 @dataclass(frozen=True)
@@ -36,29 +36,29 @@ class EvalContext:
     grader: str | None = None  # the commit whose evaluator grades ``commit``'s harness, when not its own
 
 
-def eval_context(store: Store, config: Config, commit: str, *, grader: str | None = None) -> EvalContext:
+def eval_context(objects: Objects, config: Config, commit: str, *, grader: str | None = None) -> EvalContext:
     """What evaluating ``commit`` means. With ``grader``, another commit whose evaluator
     differs: ``commit``'s harness files in ``grader``'s tree, so that harnesses on
     either side of a regrade are scored by one evaluator (bisect across a regrade).
     The key is then (``commit``'s harness, ``grader``'s fingerprint, model), the key
     a commit with that harness and that evaluator has."""
-    files = store.objects.files_at(commit)
+    files = objects.files_at(commit)
     fingerprint = evaluator_fingerprint(files, config)
     own = EvalContext(
         commit,
-        store.objects.commit_info(commit).tree,
+        objects.commit_info(commit).tree,
         Key(harness_tree_id(files, config), fingerprint, config.evaluator.model),
     )
     if grader is None or grader == commit:
         return own
-    grader_files = store.objects.files_at(grader)
+    grader_files = objects.files_at(grader)
     theirs = evaluator_fingerprint(grader_files, config)
     if theirs == fingerprint:
         return own
     harness = harness_files(files, config)
     changes: dict[str, Blob | None] = dict.fromkeys(harness_files(grader_files, config))
     changes.update({path: Blob(entry.sha, entry.mode) for path, entry in harness.items()})
-    tree = store.objects.edit_tree(store.objects.commit_info(grader).tree, changes)
+    tree = objects.edit_tree(objects.commit_info(grader).tree, changes)
     return EvalContext(commit, tree, Key(own.key.harness, theirs, config.evaluator.model), grader)
 
 

@@ -128,7 +128,10 @@ def evaluate(
     ids = _select(manifest, split, instances)
     if context is None:
         context = eval_context(
-            store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
+            store.objects,
+            config,
+            resolve(store, rev).sha,
+            grader=resolve(store, grader).sha if grader else None,
         )
     graded_by = context.grader or context.commit
     # An in-process evaluator refuses such edits instead (`inprocess`).

@@ -31,7 +31,7 @@ class HeldOutResult:
 
 
 def last_label_move(store: Store) -> datetime | None:
-    return max((record.ts for record in label_moves(store)), default=None)
+    return max((record.ts for record in label_moves(store.notes)), default=None)
 
 
 def peek_test_split(
@@ -43,7 +43,7 @@ def peek_test_split(
     execution: Execution = Execution(),
 ) -> HeldOutResult:
     book = ScoreBook.load(store)
-    context = eval_context(store, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store, rev).sha)
     since = last_label_move(store)
     earlier = [
         peek

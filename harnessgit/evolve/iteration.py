@@ -152,7 +152,7 @@ def draw(session: Session, number: int) -> Draw:
     session.meter.drawn = (parent, parent_name, batch)
     before = session.meter.parent_score = session.evaluate(parent, "train", batch)
     examples = reflective_dataset(
-        store,
+        store.objects,
         session.book,
         session.context(parent).key,
         batch,

@@ -23,7 +23,7 @@ from harnessgit.evaluation.fingerprint import evaluator_files
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import OverrideRecord
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 
 # The sections of harnessgit.toml that decide what reaches the base branch.
 DECIDING = ("harness", "evaluator", "splits", "gate", "checks")
@@ -59,7 +59,7 @@ def classify(store: Store, commit: str) -> Change:
         raise HarnessgitError(f"{commit[:12]} is a root commit: it has no parent to compare with")
     parent = info.parents[0]
     try:
-        before = committed_settings(store, parent, what=f"the parent of {commit[:12]}").config
+        before = committed_settings(store.objects, parent, what=f"the parent of {commit[:12]}").config
     except (ConfigError, ManifestError):
         # Before harnessgit was set up, nothing decided: every change is outside the gate's view.
         return Change(commit, [], [], [], sorted(store.history.changed_paths(parent, commit)))
@@ -88,7 +88,7 @@ def _settings_changes(store: Store, parent: str, commit: str, before: Config, pa
     if before.splits.manifest in paths:
         found.append(before.splits.manifest)
     if CONFIG_FILE in paths:
-        after = _config_at(store, commit)
+        after = _config_at(store.objects, commit)
         for name in DECIDING:
             if after is None or getattr(after, name) != getattr(before, name):
                 found.append(f"[{name}]")
@@ -97,7 +97,7 @@ def _settings_changes(store: Store, parent: str, commit: str, before: Config, pa
 
 def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
     """The evaluator's command or model changed in harnessgit.toml: a regrade too."""
-    after = _config_at(store, commit)
+    after = _config_at(store.objects, commit)
     if after is None:
         return []
     return [
@@ -108,9 +108,9 @@ def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
     ]
 
 
-def _config_at(store: Store, commit: str) -> Config | None:
+def _config_at(objects: Objects, commit: str) -> Config | None:
 
-    raw = store.objects.file_at(store.objects.commit_info(commit).tree, CONFIG_FILE)
+    raw = objects.file_at(objects.commit_info(commit).tree, CONFIG_FILE)
     try:
         return parse_config(raw) if raw is not None else None
     except ConfigError:
@@ -124,12 +124,14 @@ def regrades(store: Store, config: Config, commits: list[str]) -> list[str]:
     first and last have one fingerprint."""
     if len(commits) < 2:
         return []
-    fingerprint = [eval_context(store, config, sha).key.fingerprint for sha in (commits[0], commits[-1])]
+    fingerprint = [
+        eval_context(store.objects, config, sha).key.fingerprint for sha in (commits[0], commits[-1])
+    ]
     if fingerprint[0] == fingerprint[1]:
         return []
     found, previous = [], fingerprint[0]
     for sha in commits[1:]:
-        current = eval_context(store, config, sha).key.fingerprint
+        current = eval_context(store.objects, config, sha).key.fingerprint
         if current != previous:
             found.append(_regrade_named(store, sha))
         previous = current

@@ -41,7 +41,7 @@ from harnessgit.errors import GitFailed, HarnessgitError
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_GITLINK, TreeEntry
 from harnessgit.records import GateRecord, OverrideRecord
 from harnessgit.render import listing, short
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.store.locks import IndexLock, index_lock
 
 Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)
@@ -129,7 +129,7 @@ def unfinished_checkout(store: Store) -> UnfinishedCheckout | None:
         changed=paths.changed,
         behind=paths.at_old,
         edited=paths.edited,
-        rerun=_rerun(store, action, candidate or target, target),
+        rerun=_rerun(store.objects, action, candidate or target, target),
     )
 
 
@@ -320,8 +320,8 @@ def _holds(disk: TreeEntry | None, entry: TreeEntry | None) -> bool:
 _REVERTS = re.compile(r"^This reverts ([0-9a-f]{40})\.$", re.MULTILINE)
 
 
-def _rerun(store: Store, action: str, label: str, target: str) -> str:
+def _rerun(objects: Objects, action: str, label: str, target: str) -> str:
     if action == "merge":
         return f"harnessgit merge {label}"
-    reverted = _REVERTS.search(store.objects.commit_info(target).message)
+    reverted = _REVERTS.search(objects.commit_info(target).message)
     return f"harnessgit revert --no-gate {short(reverted[1])} --reason …" if reverted else "harnessgit doctor"

@@ -23,7 +23,7 @@ from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier_arrays import frontier_of
 from harnessgit.stats.frontier_types import Frontier
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
@@ -91,7 +91,7 @@ def frontier_view(
             store,
             config,
             book if book is not None else ScoreBook.load(store),
-            proposals if proposals is not None else proposals_by_commit(store),
+            proposals if proposals is not None else proposals_by_commit(store.notes),
             contexts if contexts is not None else {},
         )
     try:
@@ -104,9 +104,9 @@ def _view(
     store: Store, source: Source, branch: str, manifest: Manifest, tips: dict[str, tuple[State, str]] | None
 ) -> FrontierView:
     ids = tuple(manifest.ids(SELECTION))
-    tip = base_tip(store, branch)
+    tip = base_tip(store.refs, branch)
     reference = source.key(tip)
-    all_tips = tips if tips is not None else candidate_tips(store)
+    all_tips = tips if tips is not None else candidate_tips(store.refs)
     history = _history(source, all_tips, branch, tip)
     keys = [source.key(sha) for _created, _name, sha, _state in history]
     matrix, complete = source.matrix([reference, *keys], ids, manifest.split_hash(SELECTION))
@@ -176,7 +176,7 @@ class Records:
 
     def key(self, sha: str) -> Key:
         if sha not in self.contexts:
-            self.contexts[sha] = eval_context(self.store, self.config, sha)
+            self.contexts[sha] = eval_context(self.store.objects, self.config, sha)
         return self.contexts[sha].key
 
     def created(self, sha: str) -> datetime:
@@ -248,9 +248,9 @@ def _parent_name(source: Source, names: dict[str, str], sha: str, branch: str, t
     return branch if parent == tip else parent[:12]
 
 
-def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
+def proposals_by_commit(notes: Notes) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
-    for commit, records in store.notes.records(layout.NOTES_EVIDENCE).items():
+    for commit, records in notes.records(layout.NOTES_EVIDENCE).items():
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record

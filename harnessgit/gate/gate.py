@@ -135,7 +135,7 @@ def gate_sides(
     base commit's harnessgit.toml and manifest; `review` of a base from before
     harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
-    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
+    base_sha = base_commit if base_commit is not None else base_tip(store.refs, branch)
     target = resolve(store, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
@@ -146,8 +146,8 @@ def gate_sides(
     return Sides(
         target=target,
         branch=branch,
-        base=eval_context(store, settings.config, base_sha),
-        candidate=eval_context(store, settings.config, target.sha),
+        base=eval_context(store.objects, settings.config, base_sha),
+        candidate=eval_context(store.objects, settings.config, target.sha),
         label=label,
         shown=shown,
         settings=settings,
@@ -156,7 +156,7 @@ def gate_sides(
 
 def _settings(store: Store, config: Config, base_sha: str, shown: str, *, committed_only: bool) -> Settings:
     try:
-        settings = committed_settings(store, base_sha, what=shown)
+        settings = committed_settings(store.objects, base_sha, what=shown)
     except (ConfigError, ManifestError):
         if committed_only:
             raise

@@ -32,7 +32,7 @@ from harnessgit.gate.gate import SELECTION, run_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import chance_text, points
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import (
     Provenance,
     Target,
@@ -92,7 +92,7 @@ def _merge(
         finish_checkout(store, pending)
         return MergeResult(branch, pending.merge, True, None, pending)
     # A checkout the merge cannot move is refused before the gate spends anything.
-    checkout_ready(store, branch, base_tip(store, branch), target)
+    checkout_ready(store, branch, base_tip(store.refs, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
     outcome = run_gate(
         store, config, name, base=branch, allow_small=allow_small, execution=execution, book=book
@@ -187,7 +187,7 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: st
     if note:
         lines.append(note)
     if len(chain) <= 1:
-        lines += _evidence_line(store, target.sha)
+        lines += _evidence_line(store.notes, target.sha)
     if target.candidate:
         lines += ["", f"{layout.CANDIDATE_TRAILER}: {target.candidate}"]
     return "\n".join(lines)
@@ -210,14 +210,12 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
         name = origin.candidate or origin.commit[:12]
         lines += ["", f"{number}. {name}: {info.subject}", f"   Effect: {effect_text(effect)}"]
         lines += [f"   {line}".rstrip() for line in without_trailer(info.body).splitlines()]
-        lines += [f"   {line}" for line in _evidence_line(store, origin.commit)]
+        lines += [f"   {line}" for line in _evidence_line(store.notes, origin.commit)]
     return lines
 
 
-def _evidence_line(store: Store, commit: str) -> list[str]:
-    evidence = [
-        r for r in store.notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)
-    ]
+def _evidence_line(notes: Notes, commit: str) -> list[str]:
+    evidence = [r for r in notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)]
     if not evidence:
         return []
     return ["Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)]

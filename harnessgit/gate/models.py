@@ -40,7 +40,9 @@ def other_models(sides: Sides, extra: Sequence[str] = ()) -> list[str]:
 def model_contexts(store: Store, sides: Sides, model: str) -> tuple[EvalContext, EvalContext]:
     """(base, candidate) as evaluated for ``model``, under the deciding settings."""
     config = for_model(sides.settings.config, model)
-    return eval_context(store, config, sides.base.commit), eval_context(store, config, sides.candidate.commit)
+    return eval_context(store.objects, config, sides.base.commit), eval_context(
+        store.objects, config, sides.candidate.commit
+    )
 
 
 def evaluate_models(

@@ -275,7 +275,7 @@ class Pool:
         facts = self.cache.commits.get(sha)
         if facts is None:
             info = self.store.objects.commit_info(sha)
-            key = eval_context(self.store, self.config, sha).key
+            key = eval_context(self.store.objects, self.config, sha).key
             parent = info.parents[0] if info.parents else ""
             facts = [info.author_time.isoformat(), parent, key.harness, key.fingerprint]
             self.cache.commits[sha] = facts

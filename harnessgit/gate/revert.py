@@ -22,7 +22,7 @@ from harnessgit.gate.checkout import (
 )
 from harnessgit.gate.merge import MergeResult, land
 from harnessgit.records import OverrideRecord
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 from harnessgit.targets import base_tip, resolve
 
 
@@ -47,7 +47,7 @@ def revert(
 def _revert(
     store: Store, config: Config, rev: str, branch: str, reason: str, no_gate: bool
 ) -> tuple[Proposal, MergeResult | None]:
-    tip = base_tip(store, branch)
+    tip = base_tip(store.refs, branch)
     accepted = resolve(store, rev).sha
     if accepted not in store.history.first_parent_chain(tip):
         raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
@@ -56,7 +56,7 @@ def _revert(
         raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
     if no_gate and store.refs.head_branch() == branch:
         pending = unfinished_checkout(store)
-        if pending is not None and _reverts(store, pending, accepted):
+        if pending is not None and _reverts(store.objects, pending, accepted):
             # This very revert landed, and a kill stopped its working tree: finish that.
             finish_checkout(store, pending)
             return _landed(pending), MergeResult(branch, pending.merge, True, None, pending)
@@ -108,9 +108,9 @@ def _revert(
     return proposal, MergeResult(branch, landed, moved, None)
 
 
-def _reverts(store: Store, pending: UnfinishedCheckout, accepted: str) -> bool:
+def _reverts(objects: Objects, pending: UnfinishedCheckout, accepted: str) -> bool:
     """Whether an unfinished landing is the ungated revert of ``accepted``."""
-    message = store.objects.commit_info(pending.target).message
+    message = objects.commit_info(pending.target).message
     return pending.action == "revert" and f"\n\nThis reverts {accepted}." in message
 
 

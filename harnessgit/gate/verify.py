@@ -91,7 +91,7 @@ class VerifyReport:
 
 def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
     branch = base or config.harness.base
-    chain = list(reversed(store.history.first_parent_chain(base_tip(store, branch))))
+    chain = list(reversed(store.history.first_parent_chain(base_tip(store.refs, branch))))
     start = next(
         (sha for sha in chain if store.objects.file_at(store.objects.commit_info(sha).tree, CONFIG_FILE)),
         None,
@@ -123,7 +123,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
             # The per-model tests read exactly the eval records the gate named, as the
             # main decision does (`gate.used`).
             # A list that cannot be read is one problem already, said by `_check_gate`.
-            used = used_records(store, book, gate)
+            used = used_records(store.objects, book, gate)
             if used is None or not used.problem:
                 problems += model_problems(store, gate, partial(_rows, book, until=gate.ts, used=used))
             findings += [Finding(sha, problem) for problem in problems]
@@ -189,7 +189,7 @@ def _check_gate(
             "repository: fetch it with the evidence store (harnessgit sync)"
         )
         return problems
-    used = used_records(store, book, gate)
+    used = used_records(store.objects, book, gate)
     if used is not None and used.problem:
         problems.append(used.problem)
         return problems
@@ -364,7 +364,7 @@ def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
     """The settings a gate decided with must be those its base committed: an
     uncommitted ``min_effect = -0.5`` or ``splits.json`` must not decide (issue 12)."""
     try:
-        settings = committed_settings(store, base, what=f"the base {base[:12]}")
+        settings = committed_settings(store.objects, base, what=f"the base {base[:12]}")
     except (ConfigError, ManifestError) as exc:
         return [f"its settings cannot be checked: {exc}"]
     rules = settings.config.gate

@@ -38,7 +38,7 @@ def model_problems(store: Store, gate: GateRecord, scores: Callable[[Key], Score
     """What does not hold in ``gate``'s per-model loss tests. ``scores``: a key's
     stored scores as the gate saw them (instance -> (mean, cluster))."""
     try:
-        settings = committed_settings(store, gate.base, what=f"the base {gate.base[:12]}")
+        settings = committed_settings(store.objects, gate.base, what=f"the base {gate.base[:12]}")
     except (ConfigError, ManifestError):
         return []  # the main check reports settings that cannot be read
     required = [m for m in dict.fromkeys(settings.config.gate.models) if m != gate.model]

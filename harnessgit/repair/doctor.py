@@ -371,7 +371,7 @@ def find_bad_index(store: Store) -> list[Finding]:
     if problem is not None:
         path = shown(store, notes_index.index_path(store, pool_cache.NAME))
         found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
-    archived = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "archived"}
+    archived = {cid: sha for cid, (state, sha) in candidate_tips(store.refs).items() if state == "archived"}
     problem = retired.check_reasons(store, layout.NOTES_EVIDENCE, archived)
     if problem is not None:
         path = shown(store, notes_index.index_path(store, retired.REASONS))

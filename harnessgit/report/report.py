@@ -76,7 +76,7 @@ def build_report(
     classes: list[ClassShares] = []
     for entry in reversed(entries):
         # No selection split, no score to look up: the harness's key is not worked out.
-        key = eval_context(store, config, entry.commit).key if selection else None
+        key = eval_context(store.objects, config, entry.commit).key if selection else None
         summary = book.summary(key, SELECTION, selection) if key else _NO_SCORES
         point = score_point(entry, summary, log.test_peeks)
         points.append(point)
@@ -114,7 +114,7 @@ def _in_range(store: Store, branch: str, entries: list[LogEntry], rev_range: str
     if outside:
         raise HarnessgitError(
             f"{rev_range} reaches {short(outside[0])}, which is not on {branch}'s first-parent chain "
-            f"({short(base_tip(store, branch))}): the report draws the base branch's history"
+            f"({short(base_tip(store.refs, branch))}): the report draws the base branch's history"
         )
     return [known[sha] for sha in chain]
 

@@ -21,7 +21,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, IterationRecord, ProposalRecord, Record, RetireRecord, live
 from harnessgit.render import short
-from harnessgit.store import Store
+from harnessgit.store import History, Store
 from harnessgit.targets import State, candidate_tips
 
 SELECTION = "selection"
@@ -102,7 +102,7 @@ def candidate_tree(
     """Every node, in creation order (parents before their children)."""
     evidence = store.notes.records(layout.NOTES_EVIDENCE)
     gate_notes = store.notes.records(layout.NOTES_GATE)
-    tips = candidate_tips(store)
+    tips = candidate_tips(store.refs)
     names = {sha: cid for cid, (_state, sha) in tips.items()}
     merged = {p.candidate: entry for entry in merges for p in entry.proposals if p.candidate}
     nodes: list[TreeNode] = []
@@ -146,7 +146,7 @@ def candidate_tree(
                 parent_score=notes.iteration.parent_score if notes.iteration else None,
                 candidate_score=notes.iteration.candidate_score if notes.iteration else None,
                 gates=[_gate(record) for record in notes.gates],
-                diff=_diff(store, first, sha),
+                diff=_diff(store.history, first, sha),
             )
         )
     nodes += _rejected_proposals(evidence, node_of)
@@ -209,14 +209,14 @@ def _scored(store: Store, config: Config, book: ScoreBook, selection: list[str],
     """The node with its selection mean under today's evaluator and model."""
     if not selection or node.commit is None:
         return node
-    summary = book.summary(eval_context(store, config, node.commit).key, SELECTION, selection)
+    summary = book.summary(eval_context(store.objects, config, node.commit).key, SELECTION, selection)
     return replace(node, selection_mean=summary.mean, selection_n=summary.n)
 
 
-def _diff(store: Store, parent: str | None, commit: str) -> str:
+def _diff(history: History, parent: str | None, commit: str) -> str:
     if parent is None:
         return ""
-    text = store.history.diff_text(parent, commit)
+    text = history.diff_text(parent, commit)
     return (
         text
         if len(text) <= DIFF_KEPT

@@ -212,7 +212,7 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
     """BASE's commit and how to name it: as given, else HEAD's merge-base with the base branch."""
     if base is None:
         branch = config.harness.base
-        found = store.history.merge_base(base_tip(store, branch), head)
+        found = store.history.merge_base(base_tip(store.refs, branch), head)
         if found is None:
             raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
         sha, label = found, f"merge-base with {branch}"
@@ -232,7 +232,7 @@ def _gate_config(store: Store, config: Config, base: str) -> Config:
     """The harnessgit.toml the gate would read for BASE (`gate.gate_sides`): BASE's as
     committed, else, for a BASE from before harnessgit was set up, the working tree's."""
     try:
-        return committed_settings(store, base).config
+        return committed_settings(store.objects, base).config
     except (ConfigError, ManifestError):
         return config
 

@@ -92,7 +92,7 @@ def transfer_table(
     if not ids:
         raise HarnessgitError(f"split {split!r} has no instances")
     base_name = base or config.harness.base
-    base_sha = resolve(store, base).sha if base else base_tip(store, base_name)
+    base_sha = resolve(store, base).sha if base else base_tip(store.refs, base_name)
     book = ScoreBook.load(store)
     named = [(base_name, base_sha)]
     for rev in revs:  # a REV that is the base (or one named before) is its row already
@@ -104,7 +104,7 @@ def transfer_table(
     missing = []
     for name, sha in named:
         for model in labels:
-            context = eval_context(store, for_model(config, model), sha)
+            context = eval_context(store.objects, for_model(config, model), sha)
             summary = book.summary(context.key, split, ids)
             summaries[(sha, model)] = summary
             if summary.missing:
@@ -135,7 +135,7 @@ def _default_models(store: Store, config: Config, book: ScoreBook, named: list[t
     harnesses under this evaluator: a table of models nobody evaluated would be empty."""
     labels = list(config.evaluator.labels)
     for _name, sha in named:
-        key = eval_context(store, config, sha).key
+        key = eval_context(store.objects, config, sha).key
         labels += sorted(k.model for k in book.keys_of(key.harness) if k.fingerprint == key.fingerprint)
     return list(dict.fromkeys(labels))
 

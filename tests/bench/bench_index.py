@@ -136,7 +136,7 @@ def bulk(repo: Path, candidates: int, instances: int, live: int) -> None:
     ids = manifest["selection"]
     with Store.discover(repo) as store:
         tip = store.refs.resolve("main")
-        base = eval_context(store, config, tip)
+        base = eval_context(store.objects, config, tip)
         template = next(
             r
             for records in store.notes.records(layout.NOTES_EVALS).values()
@@ -156,7 +156,7 @@ def bulk(repo: Path, candidates: int, instances: int, live: int) -> None:
             commit = store.objects.write_commit(
                 tree, [tip], f"Variant {i}\n\n{layout.CANDIDATE_TRAILER}: {cid}"
             )
-            key = eval_context(store, config, commit).key if i < 3 else base.key
+            key = eval_context(store.objects, config, commit).key if i < 3 else base.key
             harness = key.harness if i < 3 else store.objects.edit_tree(None, {"SKILL.md": Blob(blob)})
             assert i >= 3 or harness == store.objects.edit_tree(None, {"SKILL.md": Blob(blob)})
             ts = start + timedelta(seconds=i)

@@ -347,7 +347,7 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
                 store, load_config(repo), budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True
             )
             wall = time.perf_counter() - started
-            tip = base_tip(store, "main")
+            tip = base_tip(store.refs, "main")
             text = (store.objects.file_at(store.objects.commit_info(tip).tree, "prompt.md") or b"").decode()
 
             def text_at(commit: str) -> str:

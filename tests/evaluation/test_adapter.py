@@ -113,7 +113,7 @@ def test_gate_test_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path
         config_now = load_config(repo)
         book = ScoreBook.load(store)
         tip = store.refs.resolve(f"{layout.candidate_ref(candidate)}")
-        key = eval_context(store, config_now, tip).key
+        key = eval_context(store.objects, config_now, tip).key
         assert {
             i: s for (i, _r), s in ((k, row.score) for k, row in book.rows(key).items())
         } == direct_scores(repo, tip)
@@ -183,11 +183,11 @@ def test_the_fingerprint_covers_the_adapter_and_its_components(make_repo: Callab
         fingerprints = set()
         for config in (ADAPTER_CONFIG, ADAPTER_CONFIG.replace("system_prompt =", "system =")):
             (repo / "harnessgit.toml").write_text(config)
-            fingerprints.add(eval_context(store, load_config(repo), "main").key.fingerprint)
+            fingerprints.add(eval_context(store.objects, load_config(repo), "main").key.fingerprint)
         write(repo, "task/gepa_task.py", TASK + "# an edit\n")
         git(repo, "commit", "-qam", "edit the adapter")
         head = git(repo, "rev-parse", "main").strip()
-        fingerprints.add(eval_context(store, load_config(repo), head).key.fingerprint)
+        fingerprints.add(eval_context(store.objects, load_config(repo), head).key.fingerprint)
     assert len(fingerprints) == 3
 
 

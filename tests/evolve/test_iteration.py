@@ -60,7 +60,7 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
             r for r in store.notes.records_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"
         ]
         assert any(getattr(r, "label", "") == "rejected-proposal" for r in evidence)
-        assert set(candidate_tips(store)) == before  # nothing was adopted
+        assert set(candidate_tips(store.refs)) == before  # nothing was adopted
     assert report.spend.proposals == 2
 
 
@@ -71,7 +71,7 @@ def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path)
         evolve(store, load_config(triage), budget=Budget(max_proposals=1), seed=5)
         (last, *_) = reversed(records(store))
         assert last.outcome == "rejected-checks" and last.reason.startswith("growth: grew 3.00x")
-        assert last.candidate and candidate_tips(store)[last.candidate][0] == "archived"
+        assert last.candidate and candidate_tips(store.refs)[last.candidate][0] == "archived"
         (retired,) = [
             r
             for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")

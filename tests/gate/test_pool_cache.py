@@ -31,7 +31,7 @@ def from_records(store: Store, config: object) -> str:
         store,
         config,  # type: ignore[arg-type]
         book=ScoreBook.load_all(store),
-        proposals=proposals_by_commit(store),
+        proposals=proposals_by_commit(store.notes),
         contexts={},
     )
     return to_json(view)

@@ -96,9 +96,9 @@ def import_gepa_run(
         config = require_evaluator(config, "--same-evaluator")
         if model is not None and model != config.evaluator.model:
             raise HarnessgitError("--same-evaluator records under [evaluator] model: leave --model out")
-    base = base_tip(store, config.harness.base)
+    base = base_tip(store.refs, config.harness.base)
     known = _known_programs(store)
-    names = {sha: cid for cid, (_state, sha) in candidate_tips(store).items()}
+    names = {sha: cid for cid, (_state, sha) in candidate_tips(store.refs).items()}
     txn = Transaction(f"import gepa {run.path.name}")
     commits: dict[int, str] = {}
     imported: list[ImportedProgram] = []
@@ -306,7 +306,7 @@ def _write_scores(
         if not program.scores:
             continue
         commit = commits[program.index]
-        own = eval_context(store, config, commit).key
+        own = eval_context(store.objects, config, commit).key
         key = own if same_evaluator else Key(own.harness, fingerprint, model or config.evaluator.model)
         on_record = {instance for instance, _repeat in book.rows(key)}
         rows = [
@@ -333,7 +333,7 @@ def _write_scores(
         )
         txn.append(layout.NOTES_EVALS, commit, [record])
     if same_evaluator:
-        fingerprint = eval_context(store, config, commits[0]).key.fingerprint
+        fingerprint = eval_context(store.objects, config, commits[0]).key.fingerprint
     return written, fingerprint, notes
 
 

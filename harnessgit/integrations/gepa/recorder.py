@@ -113,7 +113,9 @@ class GitRecorder(Staging):
         self.mode = self._mode(evaluator)
         self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
         self.parent = (
-            self.repo.resolve(parent) if parent else base_tip(self.repo.store, self.repo.config.harness.base)
+            self.repo.resolve(parent)
+            if parent
+            else base_tip(self.repo.store.refs, self.repo.config.harness.base)
         )
         self.run = new_record_id()
         self.error: str | None = None
