@@ -65,7 +65,7 @@ class Repository:
 
     Open it with `Repository.open` and close it (or use ``with``): the store keeps two
     long-lived git processes. ``store`` and ``config`` are public for what the API does
-    not cover; writing through them keeps the guarantees only through `Store.commit`.
+    not cover; writing through them keeps the guarantees only through `store.refs.commit`.
     """
 
     def __init__(self, store: Store, config: Config) -> None:

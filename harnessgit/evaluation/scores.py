@@ -321,7 +321,7 @@ class EvalNotes:
 
     def records(self, tags: Collection[str] | None) -> Iterator[Record]:
         """The live records of every note indexed under one of ``tags`` (None: every
-        note), in the order `Store.notes` gives them, once per annotated object."""
+        note), in the order `Notes.records` gives them, once per annotated object."""
         for _target, records in notes_under(self.store, self.index, tags):
             yield from live(records)
 

@@ -271,7 +271,7 @@ def notes_under(
     store: Store, index: NotesIndex, tags: Collection[str] | None
 ) -> Iterator[tuple[str, list[Record]]]:
     """(annotated object, its records) for every note indexed under one of ``tags`` (None:
-    every note), as `Store.notes` reads them: in its order, each note's blob read once, records
+    every note), as `Notes.records` reads them: in its order, each note's blob read once, records
     that cannot be read skipped with one warning per kind of problem."""
     from harnessgit.records.lines import Skipped, parse_note  # not at import: `check` never reads notes
 

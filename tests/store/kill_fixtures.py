@@ -14,7 +14,7 @@ what a CI cancel or a container stop does) at one point:
 - ``delay:SECONDS``: that long after git started, wherever it is.
 
 The victim is a separate Python process (its own session, so the kill spares pytest)
-applying a merge-shaped transaction through `Store.commit`: main moves to a merge
+applying a merge-shaped transaction through `Refs.commit`: main moves to a merge
 commit, the candidate branch is deleted and archived, two notes refs and the evidence
 store are written, two commits pinned.
 """

@@ -1,4 +1,4 @@
-"""Staged transactions (`Store.staging`): land as one, read back before they land."""
+"""Staged transactions (`Refs.staging`): land as one, read back before they land."""
 
 from __future__ import annotations
 
