@@ -99,7 +99,7 @@ class Repository:
 
     def resolve(self, rev: str) -> str:
         """The commit a name, candidate id or revision names."""
-        return resolve(self.store, rev).sha
+        return resolve(self.store.refs, rev).sha
 
     # -- proposing -------------------------------------------------------
 
@@ -147,7 +147,7 @@ class Repository:
         ``rejected``, a reason: the candidate is archived at once (an optimiser's
         rejected proposal, kept for review)."""
         tree = self.store.objects.commit_info(parent).tree
-        edit = edit_from_files(self.store, self.config, tree, components)
+        edit = edit_from_files(self.store.objects, self.config, tree, components)
         return stage_proposal(
             self.store,
             self.config,

@@ -59,7 +59,7 @@ def candidate_tips(refs: Refs) -> dict[str, tuple[State, str]]:
     return tips
 
 
-def resolve(store: Store, name: str) -> Target:
+def resolve(refs: Refs, name: str) -> Target:
     """What a name means, first match wins: a full candidate id (live, else archived),
     then any git revision (a branch, a tag, a full or abbreviated commit id, ``HEAD~2``),
     then a unique prefix of at least `PREFIX_MIN` characters of a candidate id.
@@ -70,17 +70,17 @@ def resolve(store: Store, name: str) -> Target:
     """
     check_revision(name)
     if CANDIDATE_ID.fullmatch(name):
-        refs = store.refs.values([layout.candidate_ref(name), layout.archive_ref(name)])
-        if layout.candidate_ref(name) in refs:
-            return Target(refs[layout.candidate_ref(name)], name, "live")
-        if layout.archive_ref(name) in refs:
-            return Target(refs[layout.archive_ref(name)], name, "archived")
+        found = refs.values([layout.candidate_ref(name), layout.archive_ref(name)])
+        if layout.candidate_ref(name) in found:
+            return Target(found[layout.candidate_ref(name)], name, "live")
+        if layout.archive_ref(name) in found:
+            return Target(found[layout.archive_ref(name)], name, "archived")
     try:
-        sha = store.refs.resolve(name)
+        sha = refs.resolve(name)
     except UnknownRevision:
-        return _by_prefix(store, name)
+        return _by_prefix(refs, name)
     if _ABBREVIATION.fullmatch(name):
-        shadowed = [cid for cid in candidate_tips(store.refs) if cid.startswith(name)]
+        shadowed = [cid for cid in candidate_tips(refs) if cid.startswith(name)]
         if shadowed:
             log.warning(
                 "%s is taken as commit %s, not as candidate %s (type more of the candidate id to mean it)",
@@ -91,12 +91,12 @@ def resolve(store: Store, name: str) -> Target:
     return Target(sha)
 
 
-def _by_prefix(store: Store, name: str) -> Target:
+def _by_prefix(refs: Refs, name: str) -> Target:
     """The candidate a prefix stands for, or an error that says what was meant."""
     unknown = f"unknown revision {name!r}"
     if not CANDIDATE_ID.fullmatch(name):
         raise UnknownRevision(unknown)
-    tips = candidate_tips(store.refs)
+    tips = candidate_tips(refs)
     matches = sorted(cid for cid in tips if cid.startswith(name))
     if len(name) >= PREFIX_MIN and len(matches) == 1:
         state, sha = tips[matches[0]]

@@ -152,7 +152,7 @@ def _weights_clause(change: ModelChange | None) -> str:
 
 def _chain(store: Store, good: str, bad: str) -> list[str]:
     """good, then the first-parent chain after it up to bad, oldest first."""
-    good_sha, bad_sha = resolve(store, good).sha, resolve(store, bad).sha
+    good_sha, bad_sha = resolve(store.refs, good).sha, resolve(store.refs, bad).sha
     if good_sha == bad_sha:
         raise HarnessgitError(f"good {good} and bad {bad} are the same commit: there is nothing to bisect")
     if not store.history.is_ancestor(good_sha, bad_sha):

@@ -74,7 +74,7 @@ def bisect_models(
     config = require_evaluator(config, "`harnessgit bisect`")
     known_models = registered(store.notes)
     chain = checkpoint_chain(known_models, good_model, bad_model)
-    commit = resolve(store, harness).sha
+    commit = resolve(store.refs, harness).sha
     manifest = load_manifest(store.root, config.splits.manifest)
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
     line = [Point(commit, model) for model in chain]

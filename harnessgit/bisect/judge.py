@@ -270,7 +270,7 @@ def judge_one(
     cached), each scored with ``grader``'s evaluator when one is given."""
     config = require_evaluator(config, "`harnessgit bisect`")
     manifest = load_manifest(store.root, config.splits.manifest)
-    grader = resolve(store, grader).sha if grader is not None else None
+    grader = resolve(store.refs, grader).sha if grader is not None else None
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=grader)
     if criterion.drop is not None:
         baseline, _source = judge.scores(good)

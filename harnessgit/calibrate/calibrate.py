@@ -103,7 +103,9 @@ def calibrate(
     store: Store, config: Config, request: Request, execution: Execution = Execution()
 ) -> Calibration:
     check_request(request)
-    commit = resolve(store, request.rev).sha if request.rev else base_tip(store.refs, config.harness.base)
+    commit = (
+        resolve(store.refs, request.rev).sha if request.rev else base_tip(store.refs, config.harness.base)
+    )
     settings = committed_settings(store.objects, commit, what="the calibrated commit")
     deciding = require_evaluator(settings.config, "`harnessgit calibrate`")
     warn_ignored(store, settings, "calibrate")

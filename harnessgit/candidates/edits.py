@@ -79,13 +79,15 @@ def _mode_in(objects: Objects, tree: str, path: str) -> str:
     return entry.mode if entry is not None and not entry.is_tree else "100644"
 
 
-def edit_from_files(store: Store, config: Config, parent_tree: str, files: Mapping[str, str | bytes]) -> Edit:
+def edit_from_files(
+    objects: Objects, config: Config, parent_tree: str, files: Mapping[str, str | bytes]
+) -> Edit:
     changes: dict[str, Blob | None] = {}
     for component, text in files.items():
         path = normalise_component(component)
         _require_harness(config, path)
         data = text.encode("utf-8") if isinstance(text, str) else text
-        changes[path] = Blob(store.objects.write_blob(data), _mode_in(store.objects, parent_tree, path), data)
+        changes[path] = Blob(objects.write_blob(data), _mode_in(objects, parent_tree, path), data)
     return Edit(changes, "file")
 
 

@@ -37,7 +37,7 @@ class LabelUnchanged(HarnessgitError):
 
 def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelRecord:
     ref = label_ref(name)
-    target = resolve(store, rev).sha
+    target = resolve(store.refs, rev).sha
     previous = store.refs.value(ref)
     if previous == target:
         raise LabelUnchanged(f"label {name!r} already points at {target[:12]}: nothing recorded")

@@ -69,7 +69,7 @@ def propose(
     commit) makes the candidate a merge of ``parent`` and it: a two-parent commit, the
     edit taken relative to ``parent``.
     """
-    parent_sha = resolve(store, parent).sha if parent else base_tip(store.refs, config.harness.base)
+    parent_sha = resolve(store.refs, parent).sha if parent else base_tip(store.refs, config.harness.base)
     edit = _edit_of(store, config, edit_source, parent_sha, store.objects.commit_info(parent_sha).tree)
     for _attempt in range(_ID_ATTEMPTS):
         txn = Transaction("propose")
@@ -179,7 +179,7 @@ def _edit_of(
     if isinstance(edit_source, bytes):
         return edit_from_patch(store, config, parent_tree, edit_source)
     if edit_source is not None:
-        return edit_from_files(store, config, parent_tree, edit_source)
+        return edit_from_files(store.objects, config, parent_tree, edit_source)
     return edit_from_worktree(store, config, parent_sha)
 
 
@@ -221,8 +221,8 @@ def rebase(store: Store, config: Config, name: str, onto: str) -> Proposal:
     carried over: every harness file it changed since the merge base is merged
     three ways with the tip's version. A conflict is an error.
     """
-    target = resolve(store, name)
-    tip = resolve(store, onto).sha
+    target = resolve(store.refs, name)
+    tip = resolve(store.refs, onto).sha
     base = store.history.merge_base(tip, target.sha)
     if base is None:
         raise ProposalError(f"{name} and {onto} share no history")

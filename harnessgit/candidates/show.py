@@ -74,7 +74,7 @@ class ShowResult:
 
 
 def show(store: Store, config: Config, name: str) -> ShowResult:
-    target = resolve(store, name)
+    target = resolve(store.refs, name)
     info = store.objects.commit_info(target.sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
     records = store.notes.records_on(layout.NOTES_EVIDENCE, target.sha)

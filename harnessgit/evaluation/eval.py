@@ -130,8 +130,8 @@ def evaluate(
         context = eval_context(
             store.objects,
             config,
-            resolve(store, rev).sha,
-            grader=resolve(store, grader).sha if grader else None,
+            resolve(store.refs, rev).sha,
+            grader=resolve(store.refs, grader).sha if grader else None,
         )
     graded_by = context.grader or context.commit
     # An in-process evaluator refuses such edits instead (`inprocess`).

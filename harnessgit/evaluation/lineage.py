@@ -85,7 +85,7 @@ def note_commit(store: Store, base: str) -> str:
     try:
         return base_tip(store.refs, base)
     except HarnessgitError:
-        return resolve(store, "HEAD").sha
+        return resolve(store.refs, "HEAD").sha
 
 
 def check_label(name: str) -> str:

@@ -331,5 +331,5 @@ def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple
     ids = load_manifest(store.root, require_evaluator(config, "`harnessgit scores`").splits.manifest).ids(
         split
     )
-    context = eval_context(store.objects, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
     return context.commit, ScoreBook.load(store).summary(context.key, split, ids)

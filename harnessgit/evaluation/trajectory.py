@@ -41,7 +41,7 @@ def trajectories(
     store: Store, config: Config, rev: str, instance: str, book: ScoreBook | None = None
 ) -> Trajectories:
     """Every recorded repeat of ``instance`` on ``rev``'s harness."""
-    context = eval_context(store.objects, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
     book = book if book is not None else ScoreBook.load(store)
     rows = sorted(
         (row for (name, _repeat), row in book.rows(context.key).items() if name == instance),

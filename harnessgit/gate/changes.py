@@ -70,8 +70,8 @@ def classify(store: Store, commit: str) -> Change:
         evaluator_files(files, before)
     )
     evaluator = [p for p in paths if p in graders and p not in harness]
-    settings = _settings_changes(store, parent, commit, before, paths)
-    evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store, commit, before)]
+    settings = _settings_changes(store.objects, parent, commit, before, paths)
+    evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store.objects, commit, before)]
     taken = {*harness, *evaluator, CONFIG_FILE, before.splits.manifest}
     other = [p for p in paths if p not in taken]
     return Change(commit, harness, evaluator, settings, other, beside_harness(other, files, before))
@@ -83,21 +83,23 @@ def beside_harness(paths: list[str], files: Mapping[str, object], config: Config
     return [p for p in paths if any(p.startswith(folder + "/") for folder in folders)]
 
 
-def _settings_changes(store: Store, parent: str, commit: str, before: Config, paths: list[str]) -> list[str]:
+def _settings_changes(
+    objects: Objects, parent: str, commit: str, before: Config, paths: list[str]
+) -> list[str]:
     found = []
     if before.splits.manifest in paths:
         found.append(before.splits.manifest)
     if CONFIG_FILE in paths:
-        after = _config_at(store.objects, commit)
+        after = _config_at(objects, commit)
         for name in DECIDING:
             if after is None or getattr(after, name) != getattr(before, name):
                 found.append(f"[{name}]")
     return found
 
 
-def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
+def _evaluator_keys(objects: Objects, commit: str, before: Config) -> list[str]:
     """The evaluator's command or model changed in harnessgit.toml: a regrade too."""
-    after = _config_at(store.objects, commit)
+    after = _config_at(objects, commit)
     if after is None:
         return []
     return [

@@ -23,7 +23,7 @@ from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier_arrays import frontier_of
 from harnessgit.stats.frontier_types import Frontier
-from harnessgit.store import Notes, Store, Transaction
+from harnessgit.store import Notes, Refs, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
@@ -95,18 +95,18 @@ def frontier_view(
             contexts if contexts is not None else {},
         )
     try:
-        return _view(store, source, base or config.harness.base, manifest, tips)
+        return _view(store.refs, source, base or config.harness.base, manifest, tips)
     finally:
         source.save()
 
 
 def _view(
-    store: Store, source: Source, branch: str, manifest: Manifest, tips: dict[str, tuple[State, str]] | None
+    refs: Refs, source: Source, branch: str, manifest: Manifest, tips: dict[str, tuple[State, str]] | None
 ) -> FrontierView:
     ids = tuple(manifest.ids(SELECTION))
-    tip = base_tip(store.refs, branch)
+    tip = base_tip(refs, branch)
     reference = source.key(tip)
-    all_tips = tips if tips is not None else candidate_tips(store.refs)
+    all_tips = tips if tips is not None else candidate_tips(refs)
     history = _history(source, all_tips, branch, tip)
     keys = [source.key(sha) for _created, _name, sha, _state in history]
     matrix, complete = source.matrix([reference, *keys], ids, manifest.split_hash(SELECTION))

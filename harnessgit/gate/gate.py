@@ -85,7 +85,7 @@ def run_gate(
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
+        comparison = with_models(store.objects, compare(store, sides, book, pre, read), book, others)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -122,7 +122,7 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    comparison = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
+    comparison = with_models(store.objects, compare(store, sides, book, pre), book, other_models(sides))
     return decide_gate(comparison, allow_small=False, ts=store.clock())
 
 
@@ -136,7 +136,7 @@ def gate_sides(
     harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
     base_sha = base_commit if base_commit is not None else base_tip(store.refs, branch)
-    target = resolve(store, name)
+    target = resolve(store.refs, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
         where = f"the tip of {branch}" if base_commit is None else "the base commit"

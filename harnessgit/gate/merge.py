@@ -85,7 +85,7 @@ def merge(
 def _merge(
     store: Store, config: Config, name: str, branch: str, allow_small: bool, execution: Execution, note: str
 ) -> MergeResult:
-    target = resolve(store, name).sha
+    target = resolve(store.refs, name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
     pending = unfinished_checkout(store)
     if pending is not None and pending.branch == branch and pending.target == target:

@@ -26,7 +26,7 @@ def override(
     if not reason.strip():
         raise HarnessgitError("an override needs --reason: say why this commit may skip the gate")
     branch = base or config.harness.base
-    sha = resolve(store, rev).sha
+    sha = resolve(store.refs, rev).sha
     if sha not in store.history.first_parent_chain(base_tip(store.refs, branch)):
         raise HarnessgitError(
             f"{rev} is not on {branch}'s first-parent chain: only moves of {branch} need one"

@@ -48,7 +48,7 @@ def _revert(
     store: Store, config: Config, rev: str, branch: str, reason: str, no_gate: bool
 ) -> tuple[Proposal, MergeResult | None]:
     tip = base_tip(store.refs, branch)
-    accepted = resolve(store, rev).sha
+    accepted = resolve(store.refs, rev).sha
     if accepted not in store.history.first_parent_chain(tip):
         raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
     info = store.objects.commit_info(accepted)
@@ -83,7 +83,7 @@ def _revert(
     proposal = propose(store, config, Edit(changes, "revert"), parent=branch, rationale=rationale)
     if not no_gate:
         return proposal, None
-    target = resolve(store, proposal.candidate)
+    target = resolve(store.refs, proposal.candidate)
     override = OverrideRecord(
         ts=store.clock(),
         commit="",

@@ -106,8 +106,8 @@ def _in_range(store: Store, branch: str, entries: list[LogEntry], rev_range: str
     if not rev_range:
         return entries
     start, dots, end = rev_range.partition("..")
-    tip = resolve(store, end or branch).sha if dots else resolve(store, start).sha
-    stop = resolve(store, start).sha if dots and start else None
+    tip = resolve(store.refs, end or branch).sha if dots else resolve(store.refs, start).sha
+    stop = resolve(store.refs, start).sha if dots and start else None
     chain = store.history.first_parent_chain(tip, stop=stop)
     known = {entry.commit: entry for entry in entries}
     outside = [sha for sha in chain if sha not in known]

@@ -21,7 +21,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, IterationRecord, ProposalRecord, Record, RetireRecord, live
 from harnessgit.render import short
-from harnessgit.store import History, Store
+from harnessgit.store import History, Objects, Store
 from harnessgit.targets import State, candidate_tips
 
 SELECTION = "selection"
@@ -150,7 +150,7 @@ def candidate_tree(
             )
         )
     nodes += _rejected_proposals(evidence, node_of)
-    scored = [_scored(store, config, book, selection, node) for node in [*bases.values(), *nodes]]
+    scored = [_scored(store.objects, config, book, selection, node) for node in [*bases.values(), *nodes]]
     return sorted(scored, key=lambda node: node.created)
 
 
@@ -205,11 +205,13 @@ def _gate(record: GateRecord) -> NodeGate:
     )
 
 
-def _scored(store: Store, config: Config, book: ScoreBook, selection: list[str], node: TreeNode) -> TreeNode:
+def _scored(
+    objects: Objects, config: Config, book: ScoreBook, selection: list[str], node: TreeNode
+) -> TreeNode:
     """The node with its selection mean under today's evaluator and model."""
     if not selection or node.commit is None:
         return node
-    summary = book.summary(eval_context(store.objects, config, node.commit).key, SELECTION, selection)
+    summary = book.summary(eval_context(objects, config, node.commit).key, SELECTION, selection)
     return replace(node, selection_mean=summary.mean, selection_n=summary.n)
 
 

@@ -51,7 +51,7 @@ from harnessgit.review.scores import (
     flipped,
     score_row,
 )
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip, resolve
 
 HISTORY_KEPT = 30  # gated merges in the score history's sparkline
@@ -128,10 +128,10 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     the base branch: what ``harnessgit review CAND`` reviews is CAND's own change."""
     config = require(config)
     head_name = head or "HEAD"
-    head_target = resolve(store, head_name)
+    head_target = resolve(store.refs, head_name)
     base_sha, base_label = _base(store, config, base, head_name, head_target.sha)
     head_label = head_target.candidate or head_name
-    deciding = _gate_config(store, config, base_sha)
+    deciding = _gate_config(store.objects, config, base_sha)
     edits = edits_between(store, head_target.sha, base_sha)
     tokenizer, _ = load_tokenizer(config.checks)
     unevaluated = _unevaluable(store, config, deciding)
@@ -217,7 +217,7 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
             raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
         sha, label = found, f"merge-base with {branch}"
     else:
-        sha, label = resolve(store, base).sha, base
+        sha, label = resolve(store.refs, base).sha, base
     if sha == head and base is None:
         raise HarnessgitError(
             f"{head_name} is already on {config.harness.base} ({sha[:12]}): nothing to review "
@@ -228,11 +228,11 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
     return sha, label
 
 
-def _gate_config(store: Store, config: Config, base: str) -> Config:
+def _gate_config(objects: Objects, config: Config, base: str) -> Config:
     """The harnessgit.toml the gate would read for BASE (`gate.gate_sides`): BASE's as
     committed, else, for a BASE from before harnessgit was set up, the working tree's."""
     try:
-        return committed_settings(store.objects, base).config
+        return committed_settings(objects, base).config
     except (ConfigError, ManifestError):
         return config
 

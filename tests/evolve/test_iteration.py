@@ -50,7 +50,7 @@ def use_proposer(repo: Path, script: str) -> None:
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     use_proposer(triage, REJECTING)
-    before = set(candidate_tips(Store.discover(triage)))
+    before = set(candidate_tips(Store.discover(triage).refs))
     with Store.discover(triage) as store:
         report = evolve(store, load_config(triage), budget=Budget(max_proposals=2), seed=5)
         (first, *_) = records(store)
