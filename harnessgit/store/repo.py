@@ -48,7 +48,7 @@ class Store:
         self,
         root: Path,
         git_dir: Path,
-        objects: Path,
+        objects_dir: Path,
         *,
         clock: Clock = local_now,
         common_dir: Path | None = None,
@@ -59,7 +59,7 @@ class Store:
         self.clock = clock
         self.git = Git(root)
         self._identity = Identity(self.git, clock)
-        self.objects = Objects(self.git, objects, self._identity)
+        self.objects = Objects(self.git, objects_dir, self._identity)
         texts = NoteTexts(self.objects)
         self.refs = Refs(self.git, root, git_dir, self.common_dir, texts)
         self.journal_dir = self.refs.journal_dir
