@@ -119,7 +119,7 @@ def calibrate(
     alpha_1 = alpha_for_attempt(gate.alpha, 1)
     pairs = aa_pairs(draws, request.draws, gate.seed)
     found = noise(draws)
-    prior = prior_before(all_gate_records(store), (context.key.harness, context.key.harness))
+    prior = prior_before(all_gate_records(store.notes), (context.key.harness, context.key.harness))
     checks = [_check(pairs, deciding, policy, prior) for policy in POLICIES]
     configured = next(check for check in checks if check.policy == gate.policy)
     passes = configured.false_passes

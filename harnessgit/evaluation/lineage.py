@@ -129,19 +129,19 @@ def lineage(known: dict[str, ModelRecord], name: str) -> list[str]:
     return chain
 
 
-def checkpoint_notes(store: Store, models: list[str]) -> list[str]:
+def checkpoint_notes(notes: Notes, models: list[str]) -> list[str]:
     """One sentence per registered checkpoint among ``models`` that has a parent: a
     reader of score rows for two models then knows one is the other's weights, tuned."""
-    known = registered(store.notes)
-    notes = []
+    known = registered(notes)
+    sentences = []
     for name in dict.fromkeys(models):
         record = known.get(name)
         if record is None or record.parent is None:
             continue
         chain = " <- ".join([name, *lineage(known, name)])
         why = f" ({record.note})" if record.note else ""
-        notes.append(f"model {name} is a checkpoint of {record.parent}{why}; lineage {chain}")
-    return notes
+        sentences.append(f"model {name} is a checkpoint of {record.parent}{why}; lineage {chain}")
+    return sentences
 
 
 def models_text(models: Models) -> str:

@@ -59,7 +59,7 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
     pair = (base_key.harness, cand_key.harness)
-    gates = all_gate_records(session.store) if session.config.gate.policy != "strict" else []
+    gates = all_gate_records(session.store.notes) if session.config.gate.policy != "strict" else []
     return judge(
         session.config.gate,
         session.config.harness.base,

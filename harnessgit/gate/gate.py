@@ -107,7 +107,7 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
     manifest = sides.settings.manifest
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     before = passes_before(gates, manifest.split_hash(SELECTION), pair)
     return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
@@ -254,7 +254,7 @@ def compare(
         conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, tip = attempt_on_record(store, split_hash, pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     return Comparison(
         sides=sides,
         split_hash=split_hash,

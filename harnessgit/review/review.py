@@ -168,7 +168,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             f"is `harnessgit eval {base_sha[:12]} --grader {head_target.sha[:12]} --split selection`"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
-    notes += checkpoint_notes(store, [row.model for row in scores])
+    notes += checkpoint_notes(store.notes, [row.model for row in scores])
     files = _files(
         store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha, tokenizer
     )
