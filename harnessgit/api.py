@@ -49,6 +49,7 @@ from harnessgit.gate.merge import MergeResult, merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvalRecord
 from harnessgit.scrub import Scrubber
+from harnessgit.stats.frontier_keys import FrontierType
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
 
@@ -191,6 +192,7 @@ class Repository:
         feedback: Mapping[str, Any] | None = None,
         feedback_text: Mapping[str, str] | None = None,
         wall_time: float = 0.0,
+        objective_scores: Mapping[str, Mapping[str, float]] | None = None,
     ) -> EvalRecord:
         """The eval record of scores computed elsewhere (instance id -> score in [0, 1]),
         bound to ``commit``'s harness tree; not yet written (`record_scores` writes it,
@@ -198,7 +200,9 @@ class Repository:
         ``split_instances``: the split's whole instance set (default: the scored ones),
         which makes scores comparable. ``feedback``: instance -> any value (an output, a
         trajectory), kept scrubbed in an evidence blob; ``feedback_text``: instance -> the
-        feedback `review` prints for it, kept in the same blob."""
+        feedback `review` prints for it, kept in the same blob. ``objective_scores``:
+        instance -> objective -> a finite score, for every scored instance (GEPA's
+        ``objective_scores``; what the objectives' frontier types read)."""
         if not scores:
             raise HarnessgitError("no scores to record")
         bad = [name for name, score in scores.items() if not 0 <= score <= 1 or math.isnan(score)]
@@ -209,6 +213,7 @@ class Repository:
         outside = sorted(set(instances) - set(manifest.ids(split)))
         if outside:
             raise HarnessgitError(f"instance {outside[0]!r} is not in split {split!r}")
+        objectives = _objective_column(instances, objective_scores) if objective_scores else None
         return EvalRecord(
             ts=self.store.clock(),
             commit=commit,
@@ -221,6 +226,7 @@ class Repository:
             instances=instances,
             repeats=[0] * len(instances),
             scores=[float(scores[instance]) for instance in instances],
+            objective_scores=objectives,
             evidence=self._feedback_blob(scores, feedback or {}, feedback_text or {})
             if feedback or feedback_text
             else None,
@@ -260,9 +266,9 @@ class Repository:
         """`harnessgit eval REV`: run the configured evaluator on what is not on record."""
         return evaluate(self.store, self.config, rev, split=split, instances=instances)
 
-    def frontier(self, *, update: bool = False) -> FrontierView:
-        """`harnessgit frontier [--update]`."""
-        view = frontier_view(self.store, self.config)
+    def frontier(self, *, update: bool = False, frontier_type: FrontierType | None = None) -> FrontierView:
+        """`harnessgit frontier [--update] [--type TYPE]`."""
+        view = frontier_view(self.store, self.config, frontier_type=frontier_type)
         return update_frontier(self.store, self.config, view) if update else view
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
@@ -281,6 +287,26 @@ def jsonable(value: Any) -> Any:
         return json.loads(json.dumps(value, allow_nan=False, default=repr))
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _objective_column(
+    instances: list[str], found: Mapping[str, Mapping[str, float]]
+) -> list[dict[str, float] | None]:
+    """The eval record's objective scores, a row per instance: every scored instance
+    needs them, each a finite number (a NaN would tie with nothing, as GEPA's would)."""
+    missing = [instance for instance in instances if instance not in found]
+    if missing:
+        raise HarnessgitError(f"instance {missing[0]!r} has scores but no objective scores")
+    column: list[dict[str, float] | None] = []
+    for instance in instances:
+        row = {str(name): float(value) for name, value in found[instance].items()}
+        bad = [name for name, value in row.items() if not math.isfinite(value)]
+        if bad:
+            raise HarnessgitError(
+                f"objective {bad[0]!r} of {instance!r} is {row[bad[0]]!r}, not a finite number"
+            )
+        column.append(row)
+    return column
 
 
 def _manifest(split: str, instances: Sequence[str]) -> Manifest:

@@ -32,7 +32,7 @@ from harnessgit.candidates.render import log_text
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import Execution, evaluate
-from harnessgit.evaluation.test import peek_test_split
+from harnessgit.evaluation.heldout import peek_test_split
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.render import iteration_line, report_text
 from harnessgit.evolve.state import Budget

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,10 +43,12 @@ def test_propose_and_record_scores(repo: Path) -> None:
         ({"a": float("nan")}, {}, "scores must be in"),
         ({}, {}, "no scores"),
         ({"z": 1.0}, {"split_instances": ["a"]}, "not in split"),
+        ({"a": 1.0, "b": 0.0}, {"objective_scores": {"a": {"x": 1.0}}}, "'b' has scores but no objective"),
+        ({"a": 1.0}, {"objective_scores": {"a": {"x": float("inf")}}}, "'x' of 'a' is inf, not a finite"),
     ],
 )
 def test_bad_scores_leave_the_repository_alone(
-    repo: Path, scores: dict[str, float], how: dict[str, list[str]], message: str
+    repo: Path, scores: dict[str, float], how: dict[str, Any], message: str
 ) -> None:
     before = snapshot(repo)
     with Repository.open(repo) as api, pytest.raises(HarnessgitError, match=message):

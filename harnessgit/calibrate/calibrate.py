@@ -28,6 +28,7 @@ from harnessgit.calibrate.noise import (
     needed,
     noise,
 )
+from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batches import Batches
@@ -38,7 +39,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.gate.prior import all_gate_records, prior_before
 from harnessgit.gate.settings import committed_settings, warn_ignored
-from harnessgit.records import CalibrationRecord, EvalRecord, live, this_worker
+from harnessgit.records import CalibrationRecord, EvalRecord, this_worker
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.verdict import Prior
@@ -246,18 +247,6 @@ def _fresh_draws(
     scores = [[found[(i, r)] for r in range(repeats)] for i in ids]
     clusters = [cluster.get(i) or f"instance:{i}" for i in ids] if cluster else None
     return ids, scores, clusters
-
-
-def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> CalibrationRecord | None:
-    """The newest calibration of this evaluator and model on this selection set."""
-    found = [
-        record
-        for records in store.notes.records(layout.NOTES_CALIBRATION).values()
-        for record in live(records)
-        if isinstance(record, CalibrationRecord)
-        and (record.fingerprint, record.model, record.split_hash) == (fingerprint, model, split_hash)
-    ]
-    return max(found, key=lambda r: r.ts, default=None)
 
 
 def for_commit(store: Store, commit: str) -> CalibrationRecord | bool | None:

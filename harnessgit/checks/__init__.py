@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from harnessgit.checks.check import check_change
 from harnessgit.checks.core import check_files, kind_of
-from harnessgit.checks.models import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
+from harnessgit.checks.findings import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 
 __all__ = [
     "RULES",

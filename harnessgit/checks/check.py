@@ -12,7 +12,7 @@ from dataclasses import replace
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
-from harnessgit.checks.models import CheckReport, Rule
+from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.checks.trailers import allow
 from harnessgit.config import CheckSections
 from harnessgit.store import Store

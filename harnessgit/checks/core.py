@@ -18,10 +18,7 @@ from harnessgit.checks.compare import Comparison, compare
 from harnessgit.checks.cumulative import check_since
 from harnessgit.checks.duplication import check_duplication
 from harnessgit.checks.edits import check_change_edit, check_file_edit
-from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.growth import Moved, added_lines, check_collapse, check_growth
-from harnessgit.checks.length import Size, check_length, measure, too_large
-from harnessgit.checks.models import (
+from harnessgit.checks.findings import (
     RULES,
     CheckReport,
     Content,
@@ -32,6 +29,9 @@ from harnessgit.checks.models import (
     Rule,
     Unread,
 )
+from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
+from harnessgit.checks.growth import Moved, added_lines, check_collapse, check_growth
+from harnessgit.checks.length import Size, check_length, measure, too_large
 from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config.detect import VENDORED_FOLDERS

@@ -12,11 +12,11 @@ from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
-    from harnessgit.checks.models import CheckReport, Rule
+    from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
     from harnessgit.store import Objects, Refs, Store
 
-# The rule names of harnessgit.checks.models.RULES, spelt out so that `--help` does
+# The rule names of harnessgit.checks.findings.RULES, spelt out so that `--help` does
 # not import the checks (tests/cli/test_check.py keeps the two equal).
 RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS

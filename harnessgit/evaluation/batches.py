@@ -23,7 +23,7 @@ from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Progress, R
 from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
-from harnessgit.evaluation.remote import RayConnection, run_on_ray
+from harnessgit.evaluation.ray_executor import RayConnection, run_on_ray
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.processes.scratch import ScratchDir, sweep
@@ -64,7 +64,7 @@ class Batches:
         self.scrubber = scrubber or config.scrub.scrubber(config.proposer)
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
         self.manifest, self.split, self.fresh = manifest, split, fresh
-        self.executor = executor  # "local", or "ray": each batch a Ray task (`remote`)
+        self.executor = executor  # "local", or "ray": each batch a Ray task (`ray_executor`)
         # Finished batches go to this list, not to the notes, and write no evidence blob:
         # `calibrate`'s fresh draws must not become the cache's scores.
         self.keep = keep
@@ -79,7 +79,7 @@ class Batches:
 
     @property
     def connection(self) -> RayConnection:
-        """The command's Ray connection (`remote.RayRunner`)."""
+        """The command's Ray connection (`ray_executor.RayRunner`)."""
         return self.evaluators.ray
 
     def run(
@@ -291,6 +291,7 @@ class Batches:
                 if any(r.failure_class for r in results)
                 else None
             ),
+            objective_scores=[r.objectives for r in results] if any(r.objectives for r in results) else None,
             evidence=evidence_blob,
             cost=cost or None,
             wall_time=round(output.wall_time, 4),

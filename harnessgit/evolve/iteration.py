@@ -34,7 +34,7 @@ from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached, MergePlan
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
-from harnessgit.proposers.models import capped, kept_output
+from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent

@@ -12,7 +12,7 @@ from harnessgit.evidence import encode_evidence
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import MergePlan
 from harnessgit.proposers import ProposedEdit, ReflectiveExample, RejectedProposal
-from harnessgit.proposers.models import capped, kept_output
+from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import EvidenceRecord, IterationRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction

@@ -130,7 +130,7 @@ def test_a_bad_override_is_a_one_line_config_error(make_repo: Callable[..., Path
 
 
 def test_the_configuration_knows_the_same_rules_as_the_checks() -> None:
-    from harnessgit.checks.models import RULES
+    from harnessgit.checks.findings import RULES
     from harnessgit.config.sections import RULE_NAMES
 
     assert RULE_NAMES == RULES  # config sits below checks and cannot import them

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from harnessgit.checks.findings import Content
 from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.models import Content
 
 
 def skill(frontmatter: str, body: str = "# Skill\n") -> str:

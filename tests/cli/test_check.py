@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from harnessgit.checks.models import RULES
+from harnessgit.checks.findings import RULES
 from harnessgit.cli import cli, commands, main
 from harnessgit.cli.check import RULE_NAMES
 from tests.conftest import git, write

@@ -41,6 +41,10 @@ BAD_OUTPUTS = {
     ),
     "unrequested": ("print(json.dumps({'instance': 'zeta-1', 'score': 1}))", "'zeta-1' was not requested"),
     "wrong types": ("print(json.dumps({'instance': 5, 'score': 1}))", "'instance' must be"),
+    "objective scores": (
+        "print(json.dumps({'instance': 'alpha-10', 'score': 1, 'objective_scores': {'cost': 'high'}}))",
+        "'objective_scores' must be an object of finite numbers",
+    ),
     "feedback type": ("print(json.dumps({'instance': 'alpha-10', 'score': 1, 'feedback': 3}))", "'feedback'"),
     "too long": ("print('x' * 3000)", "longer than"),
     "non utf8": ("sys.stdout.buffer.write(b'\\xff\\xfe\\n')", "not UTF-8"),

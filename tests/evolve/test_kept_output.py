@@ -15,7 +15,7 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.state import Budget
-from harnessgit.proposers.models import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
+from harnessgit.proposers.protocol import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git

@@ -16,7 +16,7 @@ from harnessgit.errors import ProposerFailed
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.state import Budget
 from harnessgit.proposers import Proposer, make_proposer
-from harnessgit.proposers.models import ProposedEdit, RejectedProposal
+from harnessgit.proposers.protocol import ProposedEdit, RejectedProposal
 from harnessgit.records import ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git

@@ -34,6 +34,7 @@ from harnessgit.canonical import dumps_canonical
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
+from harnessgit.integrations.gepa.objectives import ObjectiveTap, cached_objectives
 from harnessgit.integrations.gepa.staging import Staging
 from harnessgit.integrations.gepa.usage import Meter
 from harnessgit.integrations.gepa.writer import Writer
@@ -132,6 +133,7 @@ class GitRecorder(Staging):
         self._iterations = 0
         self._budget: int | None = None
         self._txn: Transaction | None = None  # staged, not yet written
+        self._tap: ObjectiveTap | None = None  # set by watch()
         self._closed = False
         # Last: from here on, only the writer's thread touches the repository.
         self._writer = Writer(
@@ -139,6 +141,23 @@ class GitRecorder(Staging):
             self._failed,
             f"harnessgit: the GEPA recorder of run {self.run[:12]} in {self.repo.root}",
         )
+
+    def watch(self, adapter: Any) -> Any:
+        """``adapter``, to give GEPA in its place, so that each valset evaluation's
+        per-example ``objective_scores`` are recorded with its scores: GEPA gives them
+        to no callback (objectives.py). It answers GEPA exactly as ``adapter`` does."""
+        if self.valset is None:
+            raise HarnessgitError("GitRecorder.watch needs the valset: GitRecorder(..., valset=valset)")
+        self._tap = ObjectiveTap(adapter, self._val_ids_by_example)
+        return self._tap
+
+    def _val_ids_by_example(self) -> dict[int, Any]:
+        """id(example) -> GEPA's val id, for the examples of the valset given to GEPA."""
+        valset = self.valset
+        if hasattr(valset, "all_ids") and hasattr(valset, "fetch"):
+            ids = list(valset.all_ids())
+            return {id(example): val_id for val_id, example in zip(ids, valset.fetch(ids), strict=True)}
+        return {id(example): val_id for val_id, example in enumerate(valset)}
 
     def _mode(self, evaluator: str) -> str:
         if evaluator != "auto":
@@ -209,12 +228,14 @@ class GitRecorder(Staging):
             self.commits[0], self.names[proposal.commit] = proposal.commit, proposal.candidate
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
+        candidate, by_val_id = dict(event["candidate"]), dict(event["scores_by_val_id"])
         scores = ValsetScores(
             int(event["candidate_idx"]),
-            dict(event["candidate"]),
-            dict(event["scores_by_val_id"]),
+            candidate,
+            by_val_id,
             event.get("outputs_by_val_id"),
             float(event["average_score"]),
+            self._tap.taken(candidate, by_val_id) if self._tap is not None else None,
         )
         self._programs[scores.candidate_idx] = scores.candidate
         if self._iteration is not None and event["iteration"] == self._iteration.number:
@@ -378,6 +399,7 @@ class GitRecorder(Staging):
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         iteration, self._iteration = self._iteration, None
         if iteration is not None:
+            cached_objectives(event.get("state"), iteration.valsets)
             self._end(iteration)
 
     def _end(self, iteration: Iteration) -> None:

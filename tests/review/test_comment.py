@@ -7,7 +7,7 @@ import pytest
 
 from harnessgit.config import load_config
 from harnessgit.review.budget import COMMENT_LIMIT
-from harnessgit.review.markdown import MARKER, md_code, md_text, review_markdown
+from harnessgit.review.comment import MARKER, md_code, md_text, review_markdown
 from harnessgit.review.review import review
 from harnessgit.review.scores import Flip
 from harnessgit.store import Store

@@ -10,8 +10,8 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.heldout import peek_test_split
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.evaluation.test import peek_test_split
 from harnessgit.store import Store
 
 # A real evaluator: scores an instance 1 when the SKILL.md mentions the instance's
