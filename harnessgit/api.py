@@ -100,7 +100,7 @@ class Repository:
 
     Open it with `Repository.open` and close it (or use ``with``): the store keeps two
     long-lived git processes. ``store`` and ``config`` are public for what the API does
-    not cover; writing through them keeps the guarantees only through `Store.commit`.
+    not cover; writing through them keeps the guarantees only through `store.refs.commit`.
     """
 
     def __init__(self, store: Store, config: Config) -> None:
@@ -134,7 +134,7 @@ class Repository:
 
     def resolve(self, rev: str) -> str:
         """The commit a name, candidate id or revision names."""
-        return resolve(self.store, rev).sha
+        return resolve(self.store.refs, rev).sha
 
     # -- proposing -------------------------------------------------------
 
@@ -177,8 +177,8 @@ class Repository:
         (default "api"), ``rejected`` (a reason: the candidate is archived at once, an
         optimiser's rejected proposal kept for review) and ``other_parent``."""
         refuse_unknown("stage_proposal", about, StageOptions)
-        tree = self.store.commit_info(parent).tree
-        edit = edit_from_files(self.store, self.config, tree, components)
+        tree = self.store.objects.commit_info(parent).tree
+        edit = edit_from_files(self.store.objects, self.config, tree, components)
         request = CandidateRequest(
             rationale=about.get("rationale", ""),
             evidence=about.get("evidence"),
@@ -191,7 +191,7 @@ class Repository:
 
     def commit(self, txn: Transaction) -> None:
         """Land a transaction: all of it or, on any failure, none of it."""
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
 
     # -- scores ----------------------------------------------------------
 
@@ -199,11 +199,11 @@ class Repository:
         """The cache key the repository's evaluator gives ``commit``: (harness tree,
         evaluator fingerprint, model). Scores recorded under this fingerprint and model
         are the ones `gate`, `frontier` and `evaluate` find without running anything."""
-        return eval_context(self.store, self.config, commit).key
+        return eval_context(self.store.objects, self.config, commit).key
 
     def harness_tree(self, commit: str) -> str:
         """The git tree id of ``commit``'s harness files alone (the cache key's first part)."""
-        return harness_tree_id(self.store.files_at(commit), self.config)
+        return harness_tree_id(self.store.objects.files_at(commit), self.config)
 
     def scores_record(
         self,
@@ -267,7 +267,7 @@ class Repository:
         txn.append(layout.NOTES_EVALS, record.commit, [record])
         if record.evidence:
             txn.keep(record.evidence)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         return record
 
     def _feedback_blob(
@@ -282,7 +282,7 @@ class Repository:
                 if instance in texts:
                     item["feedback"] = texts[instance]
                 lines.append(dumps_canonical(self.scrubber.value(item)))
-        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+        return self.store.objects.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 
     # -- the commands ----------------------------------------------------
 

@@ -174,7 +174,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> N
         say(f"committed: {HOTFIX_RULE!r} at the top of the rules, then a docs commit\n")
         say("== 8. harnessgit verify (what CI runs on every pull request)")
         say(verify_text(verify(store, config)) + "\n")
-        good = "production"  # a label is a revision (Store.resolve_commit)
+        good = "production"  # a label is a revision (Refs.resolve)
         say("== 9. Selection scores fell: harnessgit bisect --good production --bad main --drop 0.05")
         found = bisect(
             store, config, good, "main", Criterion.build("selection", None, 0.05, None), execution=TWO_JOBS

@@ -27,8 +27,8 @@ def test_propose_and_record_scores(repo: Path) -> None:
             split_instances=["a", "b", "c"],
             feedback={"a": {"output": "token sk-" + "x" * 30}},
         )
-        notes = api.store.notes(layout.NOTES_EVALS)[proposal.commit]
-        evidence = api.store.read_blob(record.evidence or "")
+        notes = api.store.notes.records(layout.NOTES_EVALS)[proposal.commit]
+        evidence = api.store.objects.read_blob(record.evidence or "")
         assert api.harness_tree(proposal.commit) == record.harness
     assert git(repo, "show", f"{proposal.commit}:prompts/system.md") == "Be exact.\n"
     assert notes == [record] and isinstance(record, EvalRecord)
@@ -78,7 +78,9 @@ def test_staged_proposals_land_together(repo: Path) -> None:
         assert git(repo, "for-each-ref", "refs/heads/harnessgit/") == ""  # nothing before the commit
         api.commit(txn)
         proposals = [
-            r for r in api.store.notes(layout.NOTES_EVIDENCE)[dropped.commit] if isinstance(r, ProposalRecord)
+            r
+            for r in api.store.notes.records(layout.NOTES_EVIDENCE)[dropped.commit]
+            if isinstance(r, ProposalRecord)
         ]
     assert git(repo, "rev-parse", kept.ref).strip() == kept.commit
     assert git(repo, "rev-parse", f"refs/harnessgit/archive/{dropped.candidate}").strip() == dropped.commit

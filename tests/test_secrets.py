@@ -243,7 +243,10 @@ def test_what_the_evaluator_says_is_scrubbed(planted: tuple[Path, Path]) -> None
     with Store.discover(repo) as store:
         evaluate(store, load_config(repo), "HEAD", execution=Execution(on_stderr=shown.append))
         (record,) = [
-            r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
         ]
     assert set(record.failure_classes or []) == {"leaked [REDACTED]"}
     assert set(record.clusters or []) == {"db [REDACTED]"}
@@ -287,9 +290,11 @@ def test_a_proposal_is_scrubbed(planted: tuple[Path, Path]) -> None:
             proposer=f"command:x {TOKEN}",
             source="evolve",
         )
-        message = store.commit_info(made.commit).message
+        message = store.objects.commit_info(made.commit).message
         (record,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, made.commit) if isinstance(r, ProposalRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, made.commit)
+            if isinstance(r, ProposalRecord)
         ]
     assert message.startswith("Subject [REDACTED]\n\nBecause [REDACTED] | [REDACTED]")
     assert record.rationale.startswith("Subject [REDACTED]") and record.proposer == "command:x [REDACTED]"

@@ -76,8 +76,8 @@ def with_trailers(store: Store, report: CheckReport, old: str | None, new: str) 
     its commits' messages); a person decides that with `harnessgit override`."""
     if not report.findings:
         return report
-    commits = store.commits_between(new, old, limit=MESSAGES)
-    return allow(report, ((commit, store.commit_info(commit).message) for commit in commits))
+    commits = store.history.commits_between(new, old, limit=MESSAGES)
+    return allow(report, ((commit, store.objects.commit_info(commit).message) for commit in commits))
 
 
 def report_for(

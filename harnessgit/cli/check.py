@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
     from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
-    from harnessgit.store import Store
+    from harnessgit.store import Objects, Refs, Store
 
 # The rule names of harnessgit.checks.findings.RULES, spelt out so that `--help` does
 # not import the checks (tests/cli/test_check.py keeps the two equal).
@@ -122,10 +122,10 @@ def check(
             # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
-            new = store.resolve_commit(rev) if rev else None
-            old: str | None = store.resolve_commit(against) if against else None
+            new = store.refs.resolve(rev) if rev else None
+            old: str | None = store.refs.resolve(against) if against else None
             if not against:
-                old = _first_parent(store, new) if new else _head(store)
+                old = _first_parent(store.objects, new) if new else _head(store.refs)
             source: Source = "tree" if new else "index" if staged else "worktree"
             request = CheckRequest(
                 source=source,
@@ -157,17 +157,17 @@ def _message(path: Path) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
-def _head(store: Store) -> str | None:
+def _head(refs: Refs) -> str | None:
     from harnessgit.errors import UnknownRevision
 
     try:
-        return store.resolve_commit("HEAD")
+        return refs.resolve("HEAD")
     except UnknownRevision:
         return None  # before the first commit every file is new
 
 
-def _first_parent(store: Store, commit: str) -> str | None:
-    parents = store.commit_info(commit).parents
+def _first_parent(objects: Objects, commit: str) -> str | None:
+    parents = objects.commit_info(commit).parents
     return parents[0] if parents else None
 
 

@@ -237,7 +237,7 @@ class Batches:
                 self._scratch = ScratchDir("tree")
                 pristine = self._scratch.path / "tree"
                 pristine.mkdir()
-                self.store.checkout_tree(self.context.tree, pristine)
+                self.store.worktree.checkout_tree(self.context.tree, pristine)
                 self._pristine = pristine
             return self._pristine
 
@@ -267,7 +267,7 @@ class Batches:
         for record in records:
             if record.evidence:
                 txn.keep(record.evidence)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         for record in records:
             book.add(record)
 
@@ -333,7 +333,7 @@ class Batches:
                     )
                 )
             )
-        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+        return self.store.objects.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def _sweep() -> None:

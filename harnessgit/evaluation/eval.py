@@ -137,8 +137,8 @@ def evaluate(
         manifest = load_manifest(store.root, config.splits.manifest)
     ids = _select(manifest, split, request.instances)
     if context is None:
-        grader = resolve(store, request.grader).sha if request.grader else None
-        context = eval_context(store, config, resolve(store, rev).sha, grader=grader)
+        grader = resolve(store.refs, request.grader).sha if request.grader else None
+        context = eval_context(store.objects, config, resolve(store.refs, rev).sha, grader=grader)
     graded_by = context.grader or context.commit
     # An in-process evaluator refuses such edits instead (`inprocess`).
     warn = request.warn_uncommitted and config.evaluator.command

@@ -140,7 +140,9 @@ class _Evidence:
         if not row.evidence:
             return {}
         if row.evidence not in self._blobs:
-            self._blobs[row.evidence] = evidence_items(self.store.read_blob(row.evidence), row.evidence[:12])
+            self._blobs[row.evidence] = evidence_items(
+                self.store.objects.read_blob(row.evidence), row.evidence[:12]
+            )
         return self._blobs[row.evidence].get((row.instance, row.repeat), {})
 
 
@@ -193,7 +195,7 @@ def _line(
     later = [
         other
         for other in passes.get((failure.model, failure.key.fingerprint, row.instance), [])
-        if other.commit != row.commit and store.is_ancestor(row.commit, other.commit)
+        if other.commit != row.commit and store.history.is_ancestor(row.commit, other.commit)
     ]
     for other in later:
         chosen = chat_messages(evidence.item(other).get("trajectory"))
@@ -226,7 +228,7 @@ def _record(store: Store, config: Config, result: ExportResult, peeks: list[Test
     txn.append(layout.NOTES_EVALS, tip, [record])
     for peek in peeks:
         txn.append(layout.NOTES_EVALS, peek.commit, [peek])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 

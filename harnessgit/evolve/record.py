@@ -141,7 +141,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
     txn.append(layout.NOTES_EVIDENCE, record.commit or start.parent, [record])
     if isinstance(end.answer, RejectedProposal):
         _keep_rejected(store, txn, start.parent, end.answer, scrubber)
-    store.commit(txn)
+    store.refs.commit(txn)
     session.written.append(record)
     return record
 
@@ -162,7 +162,7 @@ def _keep_rejected(
         "usage": answer.usage.model_dump(mode="json"),
     }
     data, kinds = encode_evidence([item], scrubber)
-    blob = store.write_blob(data)
+    blob = store.objects.write_blob(data)
     record = EvidenceRecord(
         ts=store.clock(), blob=blob, items=1, bytes=len(data), label="rejected-proposal", item_kinds=kinds
     )

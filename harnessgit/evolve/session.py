@@ -20,7 +20,7 @@ from harnessgit.gate.frontier import FrontierView, Known, frontier_view, proposa
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 
@@ -69,7 +69,7 @@ class Session:
         self.solved_streak = 0  # iterations in a row whose minibatch the parent already solved
         self.batches_per_epoch = max(1, len(self.train) // min(config.evolve.minibatch, len(self.train)))
         self.book = ScoreBook.load(store)
-        self.proposals = proposals_by_commit(store)
+        self.proposals = proposals_by_commit(store.notes)
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
         self.scrubber: Scrubber | None = None  # `record.scrubber_of`
@@ -82,7 +82,7 @@ class Session:
         self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
         self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
         self.looks = Looks()  # candidates scored on the selection split against the current base
-        self.iteration = _next_iteration(store, options.seed)
+        self.iteration = _next_iteration(store.notes, options.seed)
 
     def begin(self) -> int:
         """Start the next iteration: its number, with its meter reset."""
@@ -96,7 +96,7 @@ class Session:
         self.iteration -= 1
 
     def base_commit(self) -> str:
-        return base_tip(self.store, self.config.harness.base)
+        return base_tip(self.store.refs, self.config.harness.base)
 
     def frontier(self) -> FrontierView:
         """The frontier, rebuilt only when the pool may have changed: a candidate
@@ -116,7 +116,7 @@ class Session:
     def tips(self) -> dict[str, tuple[State, str]]:
         """Every candidate's state and tip (`candidate_tips`), as this run left them."""
         if self._tips is None:
-            self._tips = candidate_tips(self.store)
+            self._tips = candidate_tips(self.store.refs)
         return self._tips
 
     def moved(self, candidate: str, state: State | None, commit: str) -> None:
@@ -129,7 +129,7 @@ class Session:
 
     def context(self, commit: str) -> EvalContext:
         if commit not in self.contexts:
-            self.contexts[commit] = eval_context(self.store, self.config, commit)
+            self.contexts[commit] = eval_context(self.store.objects, self.config, commit)
         return self.contexts[commit]
 
     def evaluate(self, commit: str, split: str, instances: list[str]) -> float | None:
@@ -166,7 +166,7 @@ class Session:
 
     def remember(self, proposal: Proposal) -> None:
         """Add a new candidate's proposal record to the pool the frontier reads."""
-        for record in self.store.notes_on(layout.NOTES_EVIDENCE, proposal.commit):
+        for record in self.store.notes.records_on(layout.NOTES_EVIDENCE, proposal.commit):
             if isinstance(record, ProposalRecord):
                 self.proposals[proposal.commit] = record
         self.moved(proposal.candidate, "live", proposal.commit)
@@ -174,19 +174,19 @@ class Session:
     def reject(self, proposal: Proposal, detail: str) -> None:
         """Archive a candidate that lost (still pinned, still audited), if it is live."""
         # One ref lookup (of what this iteration staged, too), not a listing of every branch.
-        if self.store.ref_value(layout.candidate_ref(proposal.candidate)) is None:
+        if self.store.refs.value(layout.candidate_ref(proposal.candidate)) is None:
             return
         txn = Transaction(f"retire {proposal.candidate}")
         retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         self.moved(proposal.candidate, "archived", proposal.commit)
 
 
-def _next_iteration(store: Store, seed: int) -> int:
+def _next_iteration(notes: Notes, seed: int) -> int:
     """Iterations count across resumed runs with the same seed."""
     done = [
         r.iteration
-        for records in store.notes(layout.NOTES_EVIDENCE).values()
+        for records in notes.records(layout.NOTES_EVIDENCE).values()
         for r in records
         if isinstance(r, IterationRecord) and r.seed == seed
     ]

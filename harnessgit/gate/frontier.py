@@ -23,7 +23,7 @@ from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
 from harnessgit.stats.frontier_keys import FrontierType, Objectives, frontier_by_type
 from harnessgit.stats.frontier_types import Frontier
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Refs, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
@@ -102,19 +102,19 @@ def frontier_view(
     if known is None and kind == "instance":
         source = Pool(store, config)
     elif known is None:
-        source = Records(store, config, ScoreBook.load(store), proposals_by_commit(store), {})
+        source = Records(store, config, ScoreBook.load(store), proposals_by_commit(store.notes), {})
     else:
         source = Records(store, config, known.book, known.proposals, known.contexts)
     try:
         return _view(
-            store, source, base or config.harness.base, manifest, known.tips if known else None, kind
+            store.refs, source, base or config.harness.base, manifest, known.tips if known else None, kind
         )
     finally:
         source.save()
 
 
 def _view(
-    store: Store,
+    refs: Refs,
     source: Source,
     branch: str,
     manifest: Manifest,
@@ -122,9 +122,9 @@ def _view(
     kind: FrontierType = "instance",
 ) -> FrontierView:
     ids = tuple(manifest.ids(SELECTION))
-    tip = base_tip(store, branch)
+    tip = base_tip(refs, branch)
     reference = source.key(tip)
-    all_tips = tips if tips is not None else candidate_tips(store)
+    all_tips = tips if tips is not None else candidate_tips(refs)
     history = _history(source, all_tips, branch, tip)
     keys = [source.key(sha) for _created, _name, sha, _state in history]
     matrix, complete = source.matrix([reference, *keys], ids, manifest.split_hash(SELECTION))
@@ -221,16 +221,16 @@ class Records:
 
     def key(self, sha: str) -> Key:
         if sha not in self.contexts:
-            self.contexts[sha] = eval_context(self.store, self.config, sha)
+            self.contexts[sha] = eval_context(self.store.objects, self.config, sha)
         return self.contexts[sha].key
 
     def created(self, sha: str) -> datetime:
         proposal = self.proposals.get(sha)
-        return proposal.ts if proposal else self.store.commit_info(sha).author_time
+        return proposal.ts if proposal else self.store.objects.commit_info(sha).author_time
 
     def parent(self, sha: str) -> str | None:
         proposal = self.proposals.get(sha)
-        parents = self.store.commit_info(sha).parents
+        parents = self.store.objects.commit_info(sha).parents
         return proposal.parent if proposal else (parents[0] if parents else None)
 
     def proposed_on(self) -> set[str]:
@@ -280,7 +280,7 @@ def update_frontier(store: Store, config: Config, view: FrontierView) -> Frontie
         for cid in retired:
             reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
             retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
-        store.commit(txn)
+        store.refs.commit(txn)
     return replace(view, retired=retired)
 
 
@@ -293,9 +293,9 @@ def _parent_name(source: Source, names: dict[str, str], sha: str, branch: str, t
     return branch if parent == tip else parent[:12]
 
 
-def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
+def proposals_by_commit(notes: Notes) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
-    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+    for commit, records in notes.records(layout.NOTES_EVIDENCE).items():
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record

@@ -85,7 +85,7 @@ def run_gate(
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        inputs = with_models(store, compare(store, sides, book, pre, read), book, others)
+        inputs = with_models(store.objects, compare(store, sides, book, pre, read), book, others)
         outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -107,7 +107,7 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
     manifest = sides.settings.manifest
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     before = passes_before(gates, manifest.split_hash(SELECTION), pair)
     return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
@@ -122,7 +122,7 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    inputs = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
+    inputs = with_models(store.objects, compare(store, sides, book, pre), book, other_models(sides))
     return decide_gate(inputs, allow_small=False, ts=store.clock())
 
 
@@ -135,8 +135,8 @@ def gate_sides(
     base commit's harnessgit.toml and manifest; `review` of a base from before
     harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
-    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
-    target = resolve(store, name)
+    base_sha = base_commit if base_commit is not None else base_tip(store.refs, branch)
+    target = resolve(store.refs, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
         where = f"the tip of {branch}" if base_commit is None else "the base commit"
@@ -146,8 +146,8 @@ def gate_sides(
     return Sides(
         target=target,
         branch=branch,
-        base=eval_context(store, settings.config, base_sha),
-        candidate=eval_context(store, settings.config, target.sha),
+        base=eval_context(store.objects, settings.config, base_sha),
+        candidate=eval_context(store.objects, settings.config, target.sha),
         label=label,
         shown=shown,
         settings=settings,
@@ -156,7 +156,7 @@ def gate_sides(
 
 def _settings(store: Store, config: Config, base_sha: str, shown: str, *, committed_only: bool) -> Settings:
     try:
-        settings = committed_settings(store, base_sha, what=shown)
+        settings = committed_settings(store.objects, base_sha, what=shown)
     except (ConfigError, ManifestError):
         if committed_only:
             raise
@@ -205,9 +205,9 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
     failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]
     refused = []
-    if store.is_ancestor(sides.candidate.commit, sides.base.commit):
+    if store.history.is_ancestor(sides.candidate.commit, sides.base.commit):
         refused.append(f"{label} is merged into {shown} already: there is nothing to gate")
-    elif not store.is_ancestor(sides.base.commit, sides.candidate.commit):
+    elif not store.history.is_ancestor(sides.base.commit, sides.candidate.commit):
         tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
         refused.append(
             f"{label} does not descend from {tip}, so the tree evaluated is not "
@@ -254,7 +254,7 @@ def compare(
         conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, tip = attempt_on_record(store, split_hash, pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     return GateInputs(
         sides=sides,
         split_hash=split_hash,

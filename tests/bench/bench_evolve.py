@@ -97,7 +97,7 @@ def add_candidates(repo: Path, count: int) -> None:
                 cand = propose(
                     store, config, {"SKILL.md": base + f"- variant {i}\n"}, rationale=f"variant {i}"
                 )
-                key = eval_context(store, config, cand.commit).key
+                key = eval_context(store.objects, config, cand.commit).key
                 txn.append(
                     layout.NOTES_EVALS,
                     cand.commit,
@@ -119,7 +119,7 @@ def add_candidates(repo: Path, count: int) -> None:
                         )
                     ],
                 )
-            store.commit(txn)
+            store.refs.commit(txn)
 
 
 def overhead(repo: Path, iterations: int) -> list[tuple[float, bool]]:

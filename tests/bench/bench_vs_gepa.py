@@ -349,11 +349,13 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
                 EvolveRequest(budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True),
             )
             wall = time.perf_counter() - started
-            tip = base_tip(store, "main")
-            text = (store.file_at(store.commit_info(tip).tree, "prompt.md") or b"").decode()
+            tip = base_tip(store.refs, "main")
+            text = (store.objects.file_at(store.objects.commit_info(tip).tree, "prompt.md") or b"").decode()
 
             def text_at(commit: str) -> str:
-                return (store.file_at(store.commit_info(commit).tree, "prompt.md") or b"").decode()
+                return (
+                    store.objects.file_at(store.objects.commit_info(commit).tree, "prompt.md") or b""
+                ).decode()
 
             merges, withheld = diagnose(world, report.iterations, text_at)
         inside = sum(float(x) for x in clock.read_text().split()) if clock.exists() else 0.0

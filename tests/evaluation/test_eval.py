@@ -53,7 +53,10 @@ def test_evaluate_records_scores_and_never_repeats_work(eval_repo: Path, tmp_pat
         fresh = evaluate(store, config, "main", EvalRequest(no_cache=True, instances=["beta-10"]))
         assert fresh.evaluated == 1
         records = [
-            r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
         ]
         assert any(r.fresh for r in records)
         record = records[0]
@@ -216,5 +219,5 @@ def test_an_eval_record_names_the_machine_as_the_sync_script_does(
     monkeypatch.setenv("HARNESSGIT_MACHINE", "ci-runner-7")
     with Store.discover(eval_repo) as store:
         evaluate(store, load_config(eval_repo), "main", EvalRequest(instances=["alpha-10"]))
-        (record,) = [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs]
+        (record,) = [r for rs in store.notes.records(layout.NOTES_EVALS).values() for r in rs]
     assert isinstance(record, EvalRecord) and record.worker == f"ci-runner-7:{os.getpid()}"

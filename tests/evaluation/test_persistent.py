@@ -107,7 +107,7 @@ def test_a_crash_mid_batch_fails_the_evaluation_and_ends_the_group(server_repo: 
                 )
             [(pid, helper)] = starts(tmp_path)
             assert ended(pid) and ended(helper)  # before the end of the command: at the failure
-            assert not store.notes(layout.NOTES_EVALS)  # the only batch failed: nothing recorded
+            assert not store.notes.records(layout.NOTES_EVALS)  # the only batch failed: nothing recorded
             # The next evaluation starts a new process; the crash is not retried.
             again = evaluate(
                 store,
@@ -146,7 +146,7 @@ def test_a_hanging_batch_times_out_and_a_stray_result_is_refused(server_repo: Pa
                     EvalRequest(split="test", instances=["stray-1"], allow_test=True),
                     execution=execution,
                 )
-        assert not store.notes(layout.NOTES_EVALS)
+        assert not store.notes.records(layout.NOTES_EVALS)
     for pid, helper in starts(tmp_path):
         assert ended(pid) and ended(helper)
         kill(helper)

@@ -42,20 +42,20 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         assert all(r.seconds is not None and r.evaluator_seconds is not None for r in done)
         assert sum(r.rollouts for r in done) <= first.spend.rollouts  # main's selection run is no iteration's
         # Candidates that lost their minibatch are archived as rejected, with a reason on record.
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         for record in done:
             if record.outcome == "not-better":
                 assert record.candidate and tips[record.candidate][0] == "archived"
                 retired = [
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, RetireRecord)
                 ]
                 assert retired and retired[0].reason == "rejected"
             if record.candidate:
                 proposal = next(
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, ProposalRecord)
                 )
                 assert proposal.source == "evolve" and proposal.proposer == "command:python3 propose.py"

@@ -50,15 +50,17 @@ def use_proposer(repo: Path, script: str) -> None:
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     use_proposer(triage, REJECTING)
-    before = set(candidate_tips(Store.discover(triage)))
+    before = set(candidate_tips(Store.discover(triage).refs))
     with Store.discover(triage) as store:
         report = evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=2), seed=5))
         (first, *_) = records(store)
         assert first.outcome == "rejected-proposal" and "unclosed_fence" in first.reason
         assert first.candidate is None and first.proposer.endswith("proposer.py")
-        evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"]
+        evidence = [
+            r for r in store.notes.records_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"
+        ]
         assert any(getattr(r, "label", "") == "rejected-proposal" for r in evidence)
-        assert set(candidate_tips(store)) == before  # nothing was adopted
+        assert set(candidate_tips(store.refs)) == before  # nothing was adopted
     assert report.spend.proposals == 2
 
 
@@ -69,9 +71,11 @@ def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path)
         evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=1), seed=5))
         (last, *_) = reversed(records(store))
         assert last.outcome == "rejected-checks" and last.reason.startswith("growth: grew 3.00x")
-        assert last.candidate and candidate_tips(store)[last.candidate][0] == "archived"
+        assert last.candidate and candidate_tips(store.refs)[last.candidate][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert (retired.reason, retired.detail) == ("rejected", "checks: " + last.reason)
         assert last.candidate_score is None  # never evaluated
@@ -192,8 +196,8 @@ def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]
         (first,) = report.iterations
         assert first.component == "SKILL.md, prompts/system.md" and first.proposals == 2
         assert first.cost_usd == 0.04 and report.spend.proposals == 2
-        changed = store.changed_paths(
-            store.commit_info(first.parent).tree, store.commit_info(first.commit or "").tree
+        changed = store.history.changed_paths(
+            store.objects.commit_info(first.parent).tree, store.objects.commit_info(first.commit or "").tree
         )
         assert sorted(changed) == ["SKILL.md", "prompts/system.md"]
         assert_on_record(store, report)

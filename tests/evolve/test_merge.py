@@ -54,18 +54,18 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
     with store:
         assert record.move == "merge" and record.proposer == "merge" and record.proposals == 0
         assert record.component == "SKILL.md, prompts/system.md" and len(record.minibatch) == 5
-        assert record.ancestor == store.resolve_commit("main") and record.other_parent
+        assert record.ancestor == store.refs.resolve("main") and record.other_parent
         assert record.selection_mean == 0.1  # 4 of 40: both edits hold
         assert record.outcome in {"not-gated", "gate-passed", "gate-failed", "gate-inconclusive"}
         commit = record.commit or ""
-        assert list(store.commit_info(commit).parents) == [record.parent, record.other_parent]
+        assert list(store.objects.commit_info(commit).parents) == [record.parent, record.other_parent]
         (proposal,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, ProposalRecord)
+            r for r in store.notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, ProposalRecord)
         ]
         assert proposal.parent == record.parent and proposal.other_parent == record.other_parent
-        text = store.files_at(commit)
-        skill_text = store.read_blob(text["SKILL.md"].sha).decode()
-        prompt_text = store.read_blob(text["prompts/system.md"].sha).decode()
+        text = store.objects.files_at(commit)
+        skill_text = store.objects.read_blob(text["SKILL.md"].sha).decode()
+        prompt_text = store.objects.read_blob(text["prompts/system.md"].sha).decode()
         assert "fix s-1" in skill_text and "fix s-3" in prompt_text
 
 

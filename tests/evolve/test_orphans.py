@@ -79,12 +79,12 @@ def test_a_conflict_carrying_onto_a_moved_base_is_recorded_and_the_run_goes_on(
         assert first.reason.startswith(f"conflicts with main: SKILL.md: {first.candidate}'s edit conflicts")
         assert first.selection_mean is not None  # judged before the carry: a frontier member
         # Kept as any candidate not gated: live while on the frontier, else archived as dominated.
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         for record in report.iterations:
             state = tips[record.candidate or ""][0]
             retired = [
                 r
-                for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                 if isinstance(r, RetireRecord)
             ]
             assert (state == "live") == (not retired)
@@ -107,9 +107,11 @@ def test_a_rollout_budget_half_way_is_recorded_and_the_summary_equals_the_record
         (last,) = report.iterations
         assert last.outcome == "budget" and last.reason.startswith("max rollouts (60)")
         assert report.stopped == last.reason and last.candidate_score == 1.0
-        assert candidate_tips(store)[last.candidate or ""][0] == "archived"
+        assert candidate_tips(store.refs)[last.candidate or ""][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert retired.reason == "rejected" and "before judging it" in retired.detail
         assert_on_record(store, report)

@@ -209,7 +209,7 @@ def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo:
         diffs = [1.0] * 10 + [-1.0] * 2 + [0.0] * 28
         old_bar = minimum_detectable_effect(statistics.stdev(diffs), 40, alpha_for_attempt(0.05, 1))
         assert old_bar > 0.2  # what the old rule waited for
-        message = store.commit_info(base_tip(store, "main")).body
+        message = store.objects.commit_info(base_tip(store.refs, "main")).body
         assert "Evolve: selection gain +20.0 points" in message
 
 

@@ -85,12 +85,12 @@ def test_a_kill_mid_iteration_leaves_none_of_it(make_repo: Callable[..., Path], 
     killed = list(dict.fromkeys((tmp_path / "seen").read_text().split()))[2]
     with Store.discover(repo) as store:
         on_record = {r.commit for r in records(store) if r.commit}
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         assert tips and all(sha in on_record for _state, sha in tips.values())
         assert killed not in {sha for _state, sha in tips.values()}
-        assert store.notes_on(layout.NOTES_EVIDENCE, killed) == []
-        assert store.notes_on(layout.NOTES_EVALS, killed) == []
-        proposals = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        assert store.notes.records_on(layout.NOTES_EVIDENCE, killed) == []
+        assert store.notes.records_on(layout.NOTES_EVALS, killed) == []
+        proposals = [r for rs in store.notes.records(layout.NOTES_EVIDENCE).values() for r in rs]
         assert all(
             r.candidate in tips for r in proposals if isinstance(r, ProposalRecord)
         )  # every proposal on record is a candidate with its iteration record

@@ -117,7 +117,7 @@ def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Calla
         fronts, means = state.get_pareto_front_mapping(), state.per_program_tracked_scores
         expected = sorted(names[i] for i in find_dominator_programs(fronts, means))
         assert sorted(view.frontier.members) == expected == sorted([names[1], names[4]])
-        assert candidate_tips(store)[names[3]][0] == "archived"  # storage only
+        assert candidate_tips(store.refs)[names[3]][0] == "archived"  # storage only
         for seed in range(20):
             drawn = select_program_candidate_from_pareto_front(fronts, means, random.Random(seed))
             assert sample_parent(view.frontier, seed) == names[drawn]

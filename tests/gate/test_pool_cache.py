@@ -27,7 +27,7 @@ from tests.gating_fixtures import skill
 
 def from_records(store: Store, config: object) -> str:
     """The frontier without the cache: every record read, nothing derived."""
-    known = Known(ScoreBook.load_all(store), proposals_by_commit(store), {})
+    known = Known(ScoreBook.load_all(store), proposals_by_commit(store.notes), {})
     view = frontier_view(store, config, known=known)  # type: ignore[arg-type]
     return to_json(view)
 

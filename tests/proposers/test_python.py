@@ -117,12 +117,14 @@ def test_evolve_with_the_python_proposer_makes_the_commands_history(tmp_path: Pa
             report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=3), seed=1))
             done = records(store)
             texts = [
-                store.file_at(store.commit_info(r.commit).tree, "SKILL.md") if r.commit else None
+                store.objects.file_at(store.objects.commit_info(r.commit).tree, "SKILL.md")
+                if r.commit
+                else None
                 for r in done
             ]
             proposers = {
                 r.proposer
-                for rs in store.notes(layout.NOTES_EVIDENCE).values()
+                for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
                 for r in rs
                 if isinstance(r, ProposalRecord) and r.source == "evolve"
             }

@@ -128,7 +128,9 @@ class GitRecorder(Staging):
         self.mode = self._mode(evaluator)
         self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
         self.parent = (
-            self.repo.resolve(parent) if parent else base_tip(self.repo.store, self.repo.config.harness.base)
+            self.repo.resolve(parent)
+            if parent
+            else base_tip(self.repo.store.refs, self.repo.config.harness.base)
         )
         self.run = new_record_id()
         self.error: str | None = None
@@ -331,7 +333,7 @@ class GitRecorder(Staging):
             *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
         ]
         data, kinds = encode_evidence(items, self.repo.scrubber)
-        blob = self.repo.store.write_blob(data)
+        blob = self.repo.store.objects.write_blob(data)
         self._staging().keep(blob)
         return EvidenceRecord(
             ts=self.repo.store.clock(), blob=blob, items=len(items), bytes=len(data), label="gepa-run",
