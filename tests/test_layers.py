@@ -16,7 +16,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harnessgit"
 
 LAYERS = [
     # leaves: import nothing of harnessgit (the package's face, errors, formats, layout)
-    {"__init__", "errors", "canonical", "render", "objects", "layout", "globs", "fences", "scrub"},
+    {
+        "__init__",
+        "errors",
+        "canonical",
+        "render",
+        "objects",
+        "layout",
+        "globs",
+        "fences",
+        "scrub",
+        "check_rules",
+    },
     # shared pieces built on the leaves: records, names, evidence files, processes
     {"records", "names", "evidence", "processes", "confine"},
     {"stats"},  # pure: numbers in, decisions out
