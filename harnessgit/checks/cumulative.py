@@ -74,7 +74,8 @@ def growth_reference(
         return (Reference(labelled, f"label {name} ({short(labelled)})") if labelled != old else None), []
     tip, base = new or _resolved(store, "HEAD"), config.harness.base
     base_tip = _resolved(store, base)
-    fork = store.merge_base(tip, base_tip) if tip and base_tip else None
+    # On the base branch's tip (most commits the hook sees) the merge base is the tip: no git.
+    fork = (tip if tip == base_tip else store.merge_base(tip, base_tip)) if tip and base_tip else None
     # Only a fork behind the compared revision adds anything: on the base branch
     # itself the merge base is the checked commit (or the compared one).
     if fork is not None and fork != old and store.is_ancestor(fork, old):

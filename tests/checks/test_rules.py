@@ -75,7 +75,7 @@ from harnessgit.config import ChecksSection
 text = "---\\nname: demo\\ndescription: A demo skill.\\n---\\n# Demo\\n\\n1. Read the task.\\n"
 rules = sys.argv[1:] or None
 check_files([FileVersion.from_text("SKILL.md", text, text + "2. Act.\\n")], ChecksSection(), rules=rules)
-print(json.dumps(sorted(m for m in sys.modules if m.startswith("harnessgit.checks"))))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(("harnessgit.checks", "yaml")))))
 """
 
 
@@ -95,3 +95,8 @@ def test_a_rule_module_loads_when_its_rule_runs_and_not_before() -> None:
     others |= {"harnessgit.checks.duplication", "harnessgit.checks.prose", "harnessgit.checks.formats"}
     assert only_length.isdisjoint(others)
     assert {BY_NAME[name].module for name in RULES} <= loaded()
+
+
+def test_plain_frontmatter_is_judged_without_pyyaml() -> None:
+    assert "harnessgit.checks.rules.format" in loaded("format")
+    assert not any(module.startswith("yaml") for module in loaded("format"))
