@@ -339,9 +339,16 @@ class _Run:
         state (`RuleSpec.state`; only ``rules``, when given), in the order of RULES."""
         wanted = [rule for rule in self.wanted if BY_NAME[rule].state and (rules is None or rule in rules)]
         version = Version(
-            path, name, kind, content, self.config, self.tokenizer, lambda text: self._measure(text, kind)
+            path=path,
+            kind_name=name,
+            kind=kind,
+            content=content,
+            config=self.config,
+            tokenizer=self.tokenizer,
+            size=lambda text: self._measure(text, kind),
+            reference=reference,
+            since=self.since,
         )
-        version = replace(version, reference=reference, since=self.since)
         if content.text is None:  # too large to read, or not text: no verdict to keep
             return [finding for rule in wanted for finding in judge(rule).state(version)]
         cached = [rule for rule in wanted if BY_NAME[rule].cached]
