@@ -141,7 +141,7 @@ DYNAMIC_HERE = {
     "harnessgit/cli/_base.py": "each command's module on its first use (`--help` stays fast)",
     "harnessgit/checks/rules/__init__.py": "a check rule's module when the rule first runs "
     "(harnessgit.check_rules names it): `check FILE` loads only the rules that run",
-    "harnessgit/evaluation/remote.py": "ray, an optional extra",
+    "harnessgit/evaluation/ray_executor.py": "ray, an optional extra",
     "harnessgit/processes/functions.py": "the evaluator or adapter harnessgit.toml names",
 }
 

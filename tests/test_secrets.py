@@ -27,7 +27,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.batch import EvaluatorError
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.records import EvalRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git, write
@@ -251,7 +251,7 @@ def test_what_the_evaluator_says_is_scrubbed(planted: tuple[Path, Path]) -> None
     assert shown == ["evaluator sees [REDACTED] [REDACTED] [REDACTED]"]
     mode.write_text("evaluator-crash")
     with Store.discover(repo) as store, pytest.raises(EvaluatorError) as info:
-        evaluate(store, load_config(repo), "HEAD", no_cache=True)
+        evaluate(store, load_config(repo), "HEAD", EvalRequest(no_cache=True))
     assert "last stderr: evaluator sees [REDACTED]" in str(info.value)
     assert leaks(repo, "\n".join([*shown, str(info.value)])) == []
 

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harnessgit import layout
-from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
+from harnessgit.bisect.explain import (
+    Kind,
+    Landing,
+    Measured,
+    OwnEffect,
+    accepted_on,
+    own_effect,
+    slipped_through,
+)
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.bisect.search import Known, Point, bound, judge_ends, judge_stored, search
 from harnessgit.bisect.weights import ModelChange, model_change
@@ -112,18 +120,19 @@ def bisect(
     line = [Point(commit, label) for commit in commits]
     known = judge_ends(judge, line, (commits[0][:12], commits[-1][:12]))
     change = model_change(judge, commits[0], label, good_model)
+    searched = _Searched(commits, known, regraded, change)
     weights = _weights_clause(change)
     if known[0].state == "bad":
         message = f"good {good} is itself bad for model {label} ({criterion.describe()}){one_grader}" + (
             weights or ": pick an older good"
         )
-        return _result(judge, commits, known, "good is bad", message, regraded, change)
+        return _result(judge, searched, "good is bad", message)
     if known[len(commits) - 1].state == "good":
         message = (
             f"bad {bad} is not bad for model {label}: {criterion.describe()} does not hold there"
             f"{one_grader}{weights}"
         )
-        return _result(judge, commits, known, "bad is good", message, regraded, change)
+        return _result(judge, searched, "bad is good", message)
     judge_stored(judge, line, known)
     last_good, first_bad = search(judge, line, known)
     if first_bad - last_good > 1:
@@ -132,12 +141,12 @@ def bisect(
             f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
             f"{first_bad - last_good - 1} of them"
         )
-        return _result(judge, commits, known, "ambiguous", message, regraded, change, suspects=suspects)
+        return _result(judge, searched, "ambiguous", message, suspects=suspects)
     first = _first_bad(judge, known[last_good], known[first_bad])
     message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
     if change is not None and change.regressed:
         message += f"; the weights change {change.old} -> {change.new} is bad on its own too"
-    return _result(judge, commits, known, "found", message, regraded, change, first)
+    return _result(judge, searched, "found", message, first)
 
 
 def _weights_clause(change: ModelChange | None) -> str:
@@ -160,17 +169,25 @@ def _chain(store: Store, good: str, bad: str) -> list[str]:
     return [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
 
 
+@dataclass(frozen=True)
+class _Searched:
+    """What one bisection walked and learned, whatever its outcome."""
+
+    commits: list[str]  # good, then each edit to bad
+    known: Known
+    notes: list[str]  # regrades on the way
+    change: ModelChange | None  # the model step at good's harness
+
+
 def _result(
     judge: Judge,
-    commits: list[str],
-    known: Known,
+    searched: _Searched,
     outcome: Outcome,
     message: str,
-    notes: list[str],
-    change: ModelChange | None,
     first: FirstBad | None = None,
     suspects: list[str] | None = None,
 ) -> BisectResult:
+    commits, known, change = searched.commits, searched.known, searched.change
     edits = len(commits) - 1
     # The model step's own evaluation (only with --good-model) is not part of the search.
     extra = 1 if change is not None and change.source == "evaluated" else 0
@@ -188,7 +205,7 @@ def _result(
         steps=list(known.values()),
         first_bad=first,
         suspects=suspects or [],
-        notes=notes,
+        notes=searched.notes,
         model_change=change,
     )
 
@@ -275,18 +292,16 @@ def _why(
     )
     baseline = judge.baseline.mean if judge.baseline else None
     cumulative = after.mean - baseline if after.mean is not None and baseline is not None else None
-    return slipped_through(
+    landing = Landing(
         kind,
-        criterion,
-        own=own,
-        cumulative=cumulative,
-        measured=measured,
         gate=gate,
         override=override,
-        failing=after.failing,
         gate_instances=_gate_instances(store, gate),
         grader_changed=previous.key.fingerprint != context.key.fingerprint,
         regrade=len(own_graders) > 1,
+    )
+    return slipped_through(
+        landing, criterion, own=own, cumulative=cumulative, measured=measured, failing=after.failing
     )
 
 

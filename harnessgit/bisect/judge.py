@@ -21,7 +21,7 @@ from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
@@ -198,11 +198,9 @@ class Judge:
             self.store,
             self.model_config(model),
             commit,
-            split=self.criterion.split,
-            instances=self.ids,
+            EvalRequest(split=self.criterion.split, instances=self.ids, grader=self.grader),
             execution=self.execution,
             book=self.book,
-            grader=self.grader,
         )
         if result.evaluated:
             self.evaluations += 1

@@ -28,9 +28,10 @@ from harnessgit.calibrate.noise import (
     needed,
     noise,
 )
+from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import Batches
+from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
@@ -38,7 +39,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.gate.prior import all_gate_records, prior_before
 from harnessgit.gate.settings import committed_settings, warn_ignored
-from harnessgit.records import CalibrationRecord, EvalRecord, live, this_worker
+from harnessgit.records import CalibrationRecord, EvalRecord, this_worker
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.verdict import Prior
@@ -213,16 +214,11 @@ def _fresh_draws(
         runner = Batches(
             store,
             config,
-            context,
-            manifest,
-            SPLIT,
-            execution.on_stderr,
-            fresh=True,
-            scrubber=evaluators.scrubber(config),
+            Scoring(context, manifest, SPLIT, fresh=True, keep=kept),
+            evaluators,
             executor=execution.executor or config.evaluator.executor,
-            keep=kept,
+            on_stderr=execution.on_stderr,
         )
-        runner.evaluators = evaluators
         with runner.scrubber.errors():
             runner.run(
                 batches,
@@ -244,18 +240,6 @@ def _fresh_draws(
     scores = [[found[(i, r)] for r in range(repeats)] for i in ids]
     clusters = [cluster.get(i) or f"instance:{i}" for i in ids] if cluster else None
     return ids, scores, clusters
-
-
-def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> CalibrationRecord | None:
-    """The newest calibration of this evaluator and model on this selection set."""
-    found = [
-        record
-        for records in store.notes(layout.NOTES_CALIBRATION).values()
-        for record in live(records)
-        if isinstance(record, CalibrationRecord)
-        and (record.fingerprint, record.model, record.split_hash) == (fingerprint, model, split_hash)
-    ]
-    return max(found, key=lambda r: r.ts, default=None)
 
 
 def for_commit(store: Store, commit: str) -> CalibrationRecord | bool | None:

@@ -25,8 +25,8 @@ from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.models import Unread
-from harnessgit.checks.sections import Outline, compare, is_markdown, outline
+from harnessgit.checks.findings import Unread
+from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
 from harnessgit.config import Config, require

@@ -26,8 +26,8 @@ from typing import Any
 import harnessgit
 from harnessgit import layout
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
-from harnessgit.checks.models import Finding, Unread
-from harnessgit.checks.sections import SectionChanges
+from harnessgit.checks.findings import Finding, Unread
+from harnessgit.checks.section_changes import SectionChanges
 from harnessgit.config import Config
 from harnessgit.store import Store
 from harnessgit.store.index import index_path, save_derived

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
 from harnessgit.candidates.edits import (
@@ -28,6 +28,9 @@ from harnessgit.records import EvidenceRecord, ProposalRecord, Record, RetireRec
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
 from harnessgit.targets import base_tip, resolve
+
+if TYPE_CHECKING:  # Python 3.11's typing.Unpack; only read by type checkers
+    from typing_extensions import Unpack
 
 SUBJECT_WIDTH = 72
 _ID_ATTEMPTS = 5
@@ -49,42 +52,54 @@ class Proposal:
 EditSource = Edit | Mapping[str, str | bytes] | bytes | None
 
 
+@dataclass(frozen=True)
+class CandidateRequest:
+    """What a candidate's proposal record says besides its edit and parent."""
+
+    rationale: str = ""  # why: the commit message and the record carry it, scrubbed
+    evidence: list[Any] | None = None  # JSON values, kept scrubbed in one blob
+    proposer: str | None = None  # who proposed it (a proposer's name, "gepa", ...)
+    source: str | None = None  # the way it came in ("api", "evolve", ...); None: the edit's
+    # A commit: the candidate is a merge of its parent and this one (a two-parent
+    # commit, the edit taken relative to the parent).
+    other_parent: str | None = None
+    # A reason: the candidate goes straight to the archive with a retire record (a
+    # proposal its optimiser rejected).
+    archived: str | None = None
+
+
+class CandidateOptions(TypedDict, total=False):
+    """`CandidateRequest`'s fields as `propose`'s keyword arguments (a candidate proposed
+    alone is never archived at birth: no ``archived``)."""
+
+    rationale: str
+    evidence: list[Any] | None
+    proposer: str | None
+    source: str | None
+    other_parent: str | None
+
+
 def propose(
     store: Store,
     config: Config,
     edit_source: EditSource = None,
     *,
     parent: str | None = None,
-    rationale: str = "",
-    evidence: list[Any] | None = None,
-    proposer: str | None = None,
-    source: str | None = None,
-    other_parent: str | None = None,
+    **about: Unpack[CandidateOptions],
 ) -> Proposal:
-    """Record one edit as a candidate.
+    """Record one edit as a candidate on ``parent`` (default: the base branch tip).
 
     ``edit_source`` is a mapping of component path -> new text (the Python API,
     and ``--file``), a unified diff as bytes (``--patch``), an `Edit`, or None for
-    the working tree's uncommitted changes to harness files. ``other_parent`` (a
-    commit) makes the candidate a merge of ``parent`` and it: a two-parent commit, the
-    edit taken relative to ``parent``.
+    the working tree's uncommitted changes to harness files. ``about``: the
+    `CandidateRequest` (rationale, evidence, proposer, source, other_parent) as keywords.
     """
+    request = CandidateRequest(**about)
     parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
     edit = _edit_of(store, config, edit_source, parent_sha, store.commit_info(parent_sha).tree)
     for _attempt in range(_ID_ATTEMPTS):
         txn = Transaction("propose")
-        proposal = stage_proposal(
-            store,
-            config,
-            txn,
-            edit,
-            parent_sha,
-            rationale=rationale,
-            evidence=evidence,
-            proposer=proposer,
-            source=source,
-            other_parent=other_parent,
-        )
+        proposal = stage_proposal(store, config, txn, edit, parent_sha, request)
         txn.reason = f"propose {proposal.candidate}"
         try:
             store.commit(txn)
@@ -100,22 +115,16 @@ def stage_proposal(
     txn: Transaction,
     edit: Edit,
     parent_sha: str,
+    request: CandidateRequest = CandidateRequest(),
     *,
-    rationale: str = "",
-    evidence: list[Any] | None = None,
-    proposer: str | None = None,
-    source: str | None = None,
-    archived: str | None = None,
-    other_parent: str | None = None,
     scrubber: Scrubber | None = None,
 ) -> Proposal:
     """Write the candidate's commit and evidence blob, and add its branch, proposal
     and evidence records to ``txn`` under a fresh id: `propose`, one transaction per
     candidate, and a recorder that lands many candidates in one transaction (the GEPA
-    recorder, one per iteration) share it. ``archived``, a reason: the candidate goes
-    straight to the archive with a retire record (a proposal its optimiser rejected).
-    ``other_parent``: as for `propose`. ``scrubber``: the configuration's, made once by a
-    caller that stages many candidates (making it reads the environment: 1 ms each)."""
+    recorder, one per iteration) share it. ``scrubber``: the configuration's, made once
+    by a caller that stages many candidates (making it reads the environment: 1 ms each)."""
+    evidence, other_parent, archived = request.evidence, request.other_parent, request.archived
     parent_tree = store.commit_info(parent_sha).tree
     tree = store.edit_tree(parent_tree, edit.changes)
     if tree == parent_tree:
@@ -126,8 +135,8 @@ def stage_proposal(
     # The rationale comes from a proposer or a user (the commit message and the
     # proposal record both carry it): scrubbed like the evidence.
     scrubber = scrubber or config.scrub.scrubber(config.proposer)
-    rationale = scrubber.text(rationale)
-    proposer = scrubber.text(proposer) if proposer else proposer
+    rationale = scrubber.text(request.rationale)
+    proposer = scrubber.text(request.proposer) if request.proposer else request.proposer
     records: list[Record] = [_evidence_record(store, scrubber, evidence)] if evidence else []
     candidate = new_candidate_id()
     parents = [parent_sha, other_parent] if other_parent else [parent_sha]
@@ -138,7 +147,7 @@ def stage_proposal(
         parent=parent_sha,
         components=components,
         rationale=rationale,
-        source=source or edit.source,
+        source=request.source or edit.source,
         proposer=proposer,
         other_parent=other_parent,
     )

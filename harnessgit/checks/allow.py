@@ -18,7 +18,7 @@ from typing import cast
 
 from harnessgit import globs
 from harnessgit.checks import markdown
-from harnessgit.checks.models import RULES, Finding, Rule
+from harnessgit.checks.findings import RULES, Finding, Rule
 from harnessgit.config.sections import CheckOverride, KindChecks
 
 _COMMENT = re.compile(r"<!--\s*harnessgit\s*:(?P<body>.*?)-->", re.DOTALL)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from harnessgit import globs
-from harnessgit.checks.models import Content, FileVersion, Finding, failure
+from harnessgit.checks.findings import Content, FileVersion, Finding, failure
 from harnessgit.config import CheckSections
 from harnessgit.config.detect import SKILL_FILE
 from harnessgit.errors import HarnessgitError

@@ -20,9 +20,7 @@ from harnessgit import globs
 from harnessgit.check_rules import BY_NAME, RULES
 from harnessgit.checks import allow
 from harnessgit.checks.compare import compare
-from harnessgit.checks.growth import Moved, added_lines
-from harnessgit.checks.length import Size, measure
-from harnessgit.checks.models import (
+from harnessgit.checks.findings import (
     CheckReport,
     Content,
     FileSummary,
@@ -32,6 +30,8 @@ from harnessgit.checks.models import (
     Rule,
     Unread,
 )
+from harnessgit.checks.growth import Moved, added_lines
+from harnessgit.checks.length import Size, measure
 from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.rules import Edit, Version, judge
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harnessgit import layout
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
-from harnessgit.checks.models import Finding
 from harnessgit.config import CheckSections
 from harnessgit.config.sections import KindChecks
 from harnessgit.errors import InvalidName, UnknownRevision

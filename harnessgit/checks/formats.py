@@ -15,8 +15,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from harnessgit.checks.findings import Content, Finding, failure
 from harnessgit.checks.markdown import Block, Document, parse
-from harnessgit.checks.models import Content, Finding, failure
 from harnessgit.checks.text import shorten, split_frontmatter
 from harnessgit.render import plural
 

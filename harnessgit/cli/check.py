@@ -13,7 +13,7 @@ from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
-    from harnessgit.checks.models import CheckReport, Rule
+    from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
     from harnessgit.store import Store
 
@@ -96,7 +96,7 @@ def check(
     when a failure blocks, 0 otherwise. Limits come from [checks] in
     harnessgit.toml; the defaults need no configuration.
     """
-    from harnessgit.checks.check import check_change, with_trailers
+    from harnessgit.checks.check import CheckRequest, check_change, with_trailers
     from harnessgit.checks.render import render
     from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
@@ -125,11 +125,7 @@ def check(
             if not against:
                 old = _first_parent(store, new) if new else _head(store)
             source: Source = "tree" if new else "index" if staged else "worktree"
-            report = check_change(
-                store,
-                config,
-                old,
-                new,
+            request = CheckRequest(
                 source=source,
                 paths=paths,
                 rules=selected,
@@ -137,6 +133,7 @@ def check(
                 ratchet=not all_files,
                 since=since,
             )
+            report = check_change(store, config, old, new, request)
             if new:  # a commit's messages may say a finding is deliberate (`checks.trailers`)
                 report = with_trailers(store, report, old, new)
     if message_file is not None:

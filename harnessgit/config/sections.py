@@ -422,6 +422,9 @@ class GateSection:
     # policy elond: evaluate the selection split this many instances at a time and stop
     # once the e-values settle the verdict (0: the whole split at once; docs/gate.md).
     batch: int = field(default=0, metadata={"ge": 0})
+    # What the frontier keeps a front for, as GEPA's ``frontier_type``: each selection
+    # instance, each objective (GEPA's ``objective_scores``), both, or each pair of them.
+    frontier_type: Literal["instance", "objective", "hybrid", "cartesian"] = "instance"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harnessgit import layout
@@ -112,12 +112,7 @@ def export_failures(
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
         commits.setdefault(failure.row.commit, None)
         exported.setdefault(failure.key, failure.row.commit)
-    text = "".join(f"{line}\n" for line in lines)
-    record = None
-    if split in GUARDED:
-        peeks = _peeks(store, book, exported, manifest.ids(split)) if split == TEST_SPLIT else []
-        record = _record(store, config, split, model, len(lines), pairs, list(commits), text, peeks)
-    return ExportResult(
+    result = ExportResult(
         split=split,
         model=model,
         conversations=len(lines),
@@ -125,9 +120,13 @@ def export_failures(
         failures=len(failures),
         skipped=dict(sorted(skipped.items())),
         commits=list(commits),
-        record=record,
-        text=text,
+        record=None,
+        text="".join(f"{line}\n" for line in lines),
     )
+    if split not in GUARDED:
+        return result
+    peeks = _peeks(store, book, exported, manifest.ids(split)) if split == TEST_SPLIT else []
+    return replace(result, record=_record(store, config, result, peeks))
 
 
 class _Evidence:
@@ -208,32 +207,22 @@ def _weighted(messages: list[dict[str, str]], weight: int = 0) -> list[dict[str,
     return [{**m, "weight": weight} if m["role"] == "assistant" else dict(m) for m in messages]
 
 
-def _record(
-    store: Store,
-    config: Config,
-    split: str,
-    model: str | None,
-    conversations: int,
-    pairs: bool,
-    commits: list[str],
-    text: str,
-    peeks: list[TestPeekRecord],
-) -> ExportRecord:
-    """Record a forced export on the base tip, so `log` and an audit see it, with the
-    test peeks it amounts to (one transaction)."""
+def _record(store: Store, config: Config, result: ExportResult, peeks: list[TestPeekRecord]) -> ExportRecord:
+    """Record a forced export (``result``) on the base tip, so `log` and an audit see it,
+    with the test peeks it amounts to (one transaction)."""
     tip = note_commit(store, config.harness.base)
     record = ExportRecord(
         ts=store.clock(),
         commit=tip,
-        split=split,
-        model=model,
-        conversations=conversations,
-        pairs=pairs,
-        commits=commits,
-        digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        split=result.split,
+        model=result.model,
+        conversations=result.conversations,
+        pairs=result.pairs,
+        commits=result.commits,
+        digest=hashlib.sha256(result.text.encode("utf-8")).hexdigest(),
         author=store.identity(),
     )
-    txn = Transaction(f"export {split}")
+    txn = Transaction(f"export {result.split}")
     txn.append(layout.NOTES_EVALS, tip, [record])
     for peek in peeks:
         txn.append(layout.NOTES_EVALS, peek.commit, [peek])

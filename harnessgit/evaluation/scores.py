@@ -39,6 +39,7 @@ class Row:
     commit: str  # the commit that record is on
     evidence: str | None  # blob with this row's feedback and trajectory
     ts: datetime
+    objectives: dict[str, float] | None = None  # the evaluator's score per objective
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ class ScoreBook:
                         commit=record.commit,
                         evidence=record.evidence,
                         ts=record.ts,
+                        objectives=record.objective_scores[i] if record.objective_scores else None,
                     )
             self._rows[key] = rows
         return rows
@@ -235,6 +237,35 @@ class ScoreBook:
             found = [means.get(instance) for instance in instances]
             self._means[memo] = None if any(v is None for v in found) else tuple(v[0] for v in found if v)
         return self._means[memo]
+
+    def complete_objectives(
+        self, key: Key, instances: tuple[str, ...]
+    ) -> dict[str, tuple[float, ...]] | None:
+        """objective -> its per-instance scores in ``instances`` order (a mean over
+        repeats, summed as GEPA sums objective scores), or None unless every instance has
+        scores on the same objectives: what the "objective", "hybrid" and "cartesian"
+        frontiers read (`harnessgit.stats.frontier_keys`)."""
+        by_instance: dict[str, list[dict[str, float]]] = {}
+        for row in sorted(self.rows(key).values(), key=lambda row: row.repeat):
+            if row.objectives is not None:
+                by_instance.setdefault(row.instance, []).append(row.objectives)
+        names: list[str] | None = None
+        columns: dict[str, list[float]] = {}
+        for instance in instances:
+            repeats = by_instance.get(instance)
+            if not repeats or any(sorted(scores) != sorted(repeats[0]) for scores in repeats):
+                return None
+            if names is None:
+                names = sorted(repeats[0])
+                columns = {name: [] for name in names}
+            if sorted(repeats[0]) != names:
+                return None
+            for name in names:
+                total = 0.0
+                for scores in repeats:
+                    total += scores[name]
+                columns[name].append(total / len(repeats))
+        return {name: tuple(column) for name, column in columns.items()} if names else None
 
     def scored(self, key: Key, instances: list[str]) -> Scored:
         """instance -> (mean over repeats, cluster) for the instances with a score:

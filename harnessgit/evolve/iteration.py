@@ -34,7 +34,7 @@ from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached, MergePlan
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
-from harnessgit.proposers.models import capped, kept_output
+from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
@@ -111,7 +111,16 @@ def merge_step(session: Session, number: int, plan: MergePlan) -> Ending:
     session.meter.parent_score = before
     component = ", ".join(plan.files)
     start = Draw(
-        number, session.base_commit(), plan.first, plan.first_name, component, batch, "", [], before, plan
+        number=number,
+        tip=session.base_commit(),
+        parent=plan.first,
+        parent_name=plan.first_name,
+        component=component,
+        batch=batch,
+        current="",
+        examples=[],
+        parent_score=before,
+        merge=plan,
     )
     ancestor = session.proposals.get(plan.ancestor)
     rationale = (
@@ -172,7 +181,16 @@ def draw(session: Session, number: int) -> Draw:
     session.meter.component = ", ".join(chosen)
     also = {path: texts[path] for path in chosen[1:]}
     return Draw(
-        number, tip, parent, parent_name, component, batch, texts[component], examples, before, also=also
+        number=number,
+        tip=tip,
+        parent=parent,
+        parent_name=parent_name,
+        component=component,
+        batch=batch,
+        current=texts[component],
+        examples=examples,
+        parent_score=before,
+        also=also,
     )
 
 

@@ -11,12 +11,12 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.config import Config
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.policy import Looks
 from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSchedule, Spend
-from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
+from harnessgit.gate.frontier import FrontierView, Known, frontier_view, proposals_by_commit
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
@@ -109,15 +109,8 @@ class Session:
             self.view = self._tips = None  # someone else may have moved candidates too
         if self.view is None:
             self.evaluate(tip, "selection", self.selection)
-            self.view = frontier_view(
-                self.store,
-                self.config,
-                book=self.book,
-                proposals=self.proposals,
-                contexts=self.contexts,
-                tips=self.tips(),
-                manifest=self.manifest,
-            )
+            known = Known(self.book, self.proposals, self.contexts, self.tips(), self.manifest)
+            self.view = frontier_view(self.store, self.config, known=known)
         return self.view
 
     def tips(self) -> dict[str, tuple[State, str]]:
@@ -158,8 +151,7 @@ class Session:
             self.store,
             self.config,
             commit,
-            split=split,
-            instances=instances,
+            EvalRequest(split=split, instances=instances),
             execution=self.options.execution,
             book=self.book,
             manifest=self.manifest,  # read once per run, as the splits above

@@ -118,8 +118,8 @@ def record_gate(
     since, the record is taken back here (it was never shared) and ConcurrentUpdate
     makes the gate sync, count and decide again, so no two clones share a k."""
     record = outcome.record
-    txn = Transaction(f"gate {outcome.comparison.sides.label}")
-    txn.expect(layout.NOTES_GATE, outcome.comparison.gate_notes)  # k is taken only if still free
+    txn = Transaction(f"gate {outcome.inputs.sides.label}")
+    txn.expect(layout.NOTES_GATE, outcome.inputs.gate_notes)  # k is taken only if still free
     txn.append(layout.NOTES_GATE, record.commit, [record])
     if outcome.instances is not None:
         blob = store.write_blob(outcome.instances)
@@ -133,8 +133,8 @@ def record_gate(
     shared = [layout.NOTES_GATE, EVIDENCE_STORE, PINS_PREFIX + record.commit]
     if publish(store, remote, before, shared):
         return
-    written, previous = store.ref_value(layout.NOTES_GATE), outcome.comparison.gate_notes
-    undo = Transaction(f"gate {outcome.comparison.sides.label}: attempt {record.attempt} taken on {remote}")
+    written, previous = store.ref_value(layout.NOTES_GATE), outcome.inputs.gate_notes
+    undo = Transaction(f"gate {outcome.inputs.sides.label}: attempt {record.attempt} taken on {remote}")
     if written is not None and previous is not None:
         undo.move(layout.NOTES_GATE, previous, written)
     elif written is not None:

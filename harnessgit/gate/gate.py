@@ -35,12 +35,12 @@ from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
-from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
+from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
 from harnessgit.gate.sequential import evaluate_in_batches
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
@@ -85,8 +85,8 @@ def run_gate(
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
-        outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
+        inputs = with_models(store, compare(store, sides, book, pre, read), book, others)
+        outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
@@ -122,8 +122,8 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    comparison = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
-    return decide_gate(comparison, allow_small=False, ts=store.clock())
+    inputs = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
+    return decide_gate(inputs, allow_small=False, ts=store.clock())
 
 
 def gate_sides(
@@ -179,7 +179,7 @@ def evaluate_sides(
             store,
             settings.config,
             context.commit,
-            split=SELECTION,
+            EvalRequest(split=SELECTION),
             execution=execution,
             book=book,
             manifest=settings.manifest,
@@ -236,7 +236,7 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
 
 def compare(
     store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
-) -> Comparison:
+) -> GateInputs:
     """What the gate needs to decide, read from the store and the record; writes nothing.
     ``read``: the instances a sequential evaluation read (None: the whole split)."""
     manifest = sides.settings.manifest
@@ -255,7 +255,7 @@ def compare(
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, tip = attempt_on_record(store, split_hash, pair)
     gates = all_gate_records(store)
-    return Comparison(
+    return GateInputs(
         sides=sides,
         split_hash=split_hash,
         base_scores=base_scores,
@@ -272,10 +272,10 @@ def compare(
     )
 
 
-def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> GateOutcome:
-    """The verdict on a comparison and the record that states it. Pure: nothing is
+def decide_gate(inputs: GateInputs, *, allow_small: bool, ts: datetime) -> GateOutcome:
+    """The verdict on what the gate read and the record that states it. Pure: nothing is
     evaluated or written (`record_gate` writes the record)."""
-    c = comparison
+    c = inputs
     paired = pair_scores(c.base_scores.scored(), c.candidate_scores.scored())
     conditions = list(c.conditions)
     decision = None
@@ -305,7 +305,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
         detectable=decision.detectable if decision else None,
         not_evaluated=c.not_evaluated,
         check_findings=c.checks.findings,
-        comparison=c,
+        inputs=c,
         decision=decision,
         instances=listing,
         evals=evals,
@@ -313,7 +313,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
 
 
 def gate_record(
-    comparison: Comparison,
+    inputs: GateInputs,
     decision: GateDecision | None,
     failures: list[str],
     *,
@@ -324,7 +324,7 @@ def gate_record(
 ) -> GateRecord:
     """The gate record of one decision (or of the failures that left nothing to decide).
     ``listing``: the compared instances; ``evals``: the eval records read (`harnessgit.gate.used`)."""
-    c, gate = comparison, comparison.sides.settings.config.gate
+    c, gate = inputs, inputs.sides.settings.config.gate
     sides = c.sides
     return GateRecord(
         ts=ts,
@@ -359,7 +359,7 @@ def gate_record(
     )
 
 
-def _measured(c: Comparison, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
+def _measured(c: GateInputs, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
     if decision is None:
         missing = all(m.startswith("not evaluated") for m in failures)
         return {
@@ -372,14 +372,14 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
             "candidate_mean": c.candidate_scores.mean,
             "difference": None,
         }
-    comparison, bound = decision.comparison, decision.bound
+    paired, bound = decision.comparison, decision.bound
     said, prior = decision.numbers, decision.prior
     return {
         "passed": decision.passed,
         "verdict": decision.verdict,
         "policy": decision.policy,
         "q": decision.q,
-        "se": comparison.difference.se,
+        "se": paired.difference.se,
         "upper_bound": decision.upper_bound,
         "chance_better": said.chance_better if said else None,
         "expected_loss": said.expected_loss if said else None,
@@ -395,18 +395,18 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
         "batch": c.sides.settings.config.gate.batch if c.read is not None else None,
         "selection_size": len(c.sides.settings.manifest.ids(SELECTION)) if c.read is not None else None,
         "reasons": decision.reasons,
-        "n": comparison.n,
-        "base_mean": comparison.base.mean,
-        "candidate_mean": comparison.candidate.mean,
-        "difference": comparison.difference.mean,
+        "n": paired.n,
+        "base_mean": paired.base.mean,
+        "candidate_mean": paired.candidate.mean,
+        "difference": paired.difference.mean,
         "ci_low": bound.ci_low,
         "ci_high": bound.ci_high,
         "lower_bound": bound.lower_bound,
         "p_value": bound.p_value,
         "mde": decision.mde,
-        "wins": comparison.wins,
-        "losses": comparison.losses,
-        "ties": comparison.ties,
-        "regressed": comparison.regressed[:REGRESSED_KEPT],
-        "regressed_count": len(comparison.regressed),
+        "wins": paired.wins,
+        "losses": paired.losses,
+        "ties": paired.ties,
+        "regressed": paired.regressed[:REGRESSED_KEPT],
+        "regressed_count": len(paired.regressed),
     }

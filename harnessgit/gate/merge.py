@@ -197,7 +197,7 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
     """One numbered item per edit of the chain, oldest first: its subject, its own
     effect on the selection split (under the gate's evaluator and model), its
     rationale and its evidence."""
-    settings, record = outcome.comparison.sides.settings, outcome.record
+    settings, record = outcome.inputs.sides.settings, outcome.record
     measure = Measure(
         store, settings.config, book, record.fingerprint, record.model, settings.manifest.ids(SELECTION)
     )

@@ -16,10 +16,10 @@ import dataclasses
 from collections.abc import Sequence
 
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.outcome import Comparison, Sides
+from harnessgit.gate.outcome import GateInputs, Sides
 from harnessgit.records import ModelCheck
 from harnessgit.render import points
 from harnessgit.stats.decision import alpha_for_attempt
@@ -54,23 +54,23 @@ def evaluate_models(
                 store,
                 config,
                 commit,
-                split=SELECTION,
+                EvalRequest(split=SELECTION),
                 execution=execution,
                 book=book,
                 manifest=sides.settings.manifest,
             )
 
 
-def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: Sequence[str]) -> Comparison:
-    """``comparison`` with each of ``models``' loss test recorded, and a condition (so a
+def with_models(store: Store, inputs: GateInputs, book: ScoreBook, models: Sequence[str]) -> GateInputs:
+    """``inputs`` with each of ``models``' loss test recorded, and a condition (so a
     rejection) for every significant loss and every model without scores on both sides."""
     if not models:
-        return comparison
-    sides, gate = comparison.sides, comparison.sides.settings.config.gate
-    ids = sorted(comparison.read) if comparison.read is not None else sides.settings.manifest.ids(SELECTION)
-    flipped, conditions, missing = {}, list(comparison.conditions), []
+        return inputs
+    sides, gate = inputs.sides, inputs.sides.settings.config.gate
+    ids = sorted(inputs.read) if inputs.read is not None else sides.settings.manifest.ids(SELECTION)
+    flipped, conditions, missing = {}, list(inputs.conditions), []
     read: list[str] = []  # the eval records the loss tests read, named in the gate record
-    commands = list(comparison.not_evaluated)
+    commands = list(inputs.not_evaluated)
     for model in models:
         base, candidate = model_contexts(store, sides, model)
         before = book.summary(base.key, SELECTION, ids, for_decision=True)
@@ -90,7 +90,7 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
             )
         else:
             flipped[model] = paired
-    alpha_k = alpha_for_attempt(gate.alpha, comparison.attempt)
+    alpha_k = alpha_for_attempt(gate.alpha, inputs.attempt)
     losses = model_losses(flipped, alpha_k, method=gate.method, resamples=gate.resamples, seed=gate.seed)
     for loss in losses:
         if loss.loss:
@@ -102,5 +102,5 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
     checks = [ModelCheck(**dataclasses.asdict(loss)) for loss in losses]
     checks += [ModelCheck(model=model, n=0) for model in missing]
     return dataclasses.replace(
-        comparison, conditions=conditions, not_evaluated=commands, models=checks, model_records=read
+        inputs, conditions=conditions, not_evaluated=commands, models=checks, model_records=read
     )

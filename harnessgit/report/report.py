@@ -21,7 +21,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import ManifestError, load_manifest
-from harnessgit.gate.frontier import frontier_view
+from harnessgit.gate.frontier import Known, frontier_view, proposals_by_commit
 from harnessgit.render import short
 from harnessgit.report.contents import MergeFlips, Report
 from harnessgit.report.lengths import length_steps
@@ -134,7 +134,9 @@ def _frontier(
     store: Store, config: Config, branch: str, book: ScoreBook, notes: list[str]
 ) -> list[FrontierRow]:
     try:
-        return frontier_view(store, config, base=branch, book=book).frontier.rows
+        return frontier_view(
+            store, config, base=branch, known=Known(book, proposals_by_commit(store), {})
+        ).frontier.rows
     except HarnessgitError as exc:
         notes.append(f"no frontier: {exc}")
         return []

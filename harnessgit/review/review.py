@@ -9,7 +9,7 @@ merge counts as the proposals it landed). With no evaluator configured, or no sp
 manifest, there is nothing to score: the verdict is "not evaluated" with the reason
 (never REJECT) and the rest is shown (adoption level 2, issue 20). The result is a
 frozen `ReviewResult`:
-`review.markdown` renders it for a PR comment, `review.render` as text, and its JSON
+`review.comment` renders it for a PR comment, `review.render` as text, and its JSON
 is `harnessgit.render.to_json` of it.
 """
 
@@ -169,9 +169,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     notes += checkpoint_notes(store, [row.model for row in scores])
-    files = _files(
-        store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha, tokenizer
-    )
+    files = _files(store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer)
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
@@ -455,5 +453,5 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
 def _measure(store: Store, manifest: Manifest, book: ScoreBook, outcome: GateOutcome) -> Measure:
     """Where the edits' own effects are read: the gate's evaluator and model."""
     key = outcome.base.key
-    config = outcome.comparison.sides.settings.config
+    config = outcome.inputs.sides.settings.config
     return Measure(store, config, book, key.fingerprint, key.model, manifest.ids(SELECTION))

@@ -332,7 +332,7 @@ def make_repo(root: Path, seed: int, regime: str) -> tuple[Path, Path]:
 def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
     from harnessgit.config import load_config
     from harnessgit.evolve.evolve import evolve
-    from harnessgit.evolve.state import Budget
+    from harnessgit.evolve.state import Budget, EvolveRequest
     from harnessgit.store import Store
     from harnessgit.targets import base_tip
 
@@ -344,7 +344,9 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
         with Store.discover(repo) as store:
             started = time.perf_counter()
             report = evolve(
-                store, load_config(repo), budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True
+                store,
+                load_config(repo),
+                EvolveRequest(budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True),
             )
             wall = time.perf_counter() - started
             tip = base_tip(store, "main")

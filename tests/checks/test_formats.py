@@ -6,6 +6,7 @@ import random
 import pytest
 import yaml
 
+from harnessgit.checks.findings import Content
 from harnessgit.checks.formats import (
     check_encoding,
     check_fences,
@@ -13,7 +14,6 @@ from harnessgit.checks.formats import (
     check_tool_json,
     plain_mapping,
 )
-from harnessgit.checks.models import Content
 
 
 def skill(frontmatter: str, body: str = "# Skill\n") -> str:

@@ -13,7 +13,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git, write
@@ -137,23 +137,23 @@ def test_fingerprint_covers_the_module_and_uncommitted_edits_are_refused(
     repo = python_repo(make_repo)
     with Store.discover(repo) as store:
         config = load_config(repo)
-        first = evaluate(store, config, "main", instances=["alpha-10"]).fingerprint
+        first = evaluate(store, config, "main", EvalRequest(instances=["alpha-10"])).fingerprint
     write(repo, "grader/score.py", GRADER + "\n# a comment\n")
     with Store.discover(repo) as store:
         # Uncommitted: refused, naming the file; nothing recorded.
         before = store.notes(layout.NOTES_EVALS)
         with pytest.raises(Exception, match=r"grader/score\.py in the working tree differ"):
-            evaluate(store, config, "main", instances=["beta-10"])
+            evaluate(store, config, "main", EvalRequest(instances=["beta-10"]))
         assert store.notes(layout.NOTES_EVALS) == before
     git(repo, "commit", "-qam", "edit the grader")
     sys.modules.pop("grader.score")  # a new process would import the edited module
     with Store.discover(repo) as store:
-        second = evaluate(store, config, "main", instances=["alpha-10"])
+        second = evaluate(store, config, "main", EvalRequest(instances=["alpha-10"]))
         assert second.fingerprint != first and second.evaluated == 1
     # A new helper beside it counts too, committed or not.
     write(repo, "grader/helper.py", "X = 1\n")
     with Store.discover(repo) as store, pytest.raises(Exception, match=r"grader/helper\.py"):
-        evaluate(store, config, "main", instances=["beta-10"])
+        evaluate(store, config, "main", EvalRequest(instances=["beta-10"]))
 
 
 def test_a_module_of_the_same_name_from_elsewhere_is_refused(make_repo: Callable[..., Path]) -> None:

@@ -12,7 +12,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import Config, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import Draw, check_failure
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.gate.gate import run_gate
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
@@ -52,7 +52,7 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     use_proposer(triage, REJECTING)
     before = set(candidate_tips(Store.discover(triage)))
     with Store.discover(triage) as store:
-        report = evolve(store, load_config(triage), budget=Budget(max_proposals=2), seed=5)
+        report = evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=2), seed=5))
         (first, *_) = records(store)
         assert first.outcome == "rejected-proposal" and "unclosed_fence" in first.reason
         assert first.candidate is None and first.proposer.endswith("proposer.py")
@@ -66,7 +66,7 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
 def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path) -> None:
     use_proposer(triage, GROWING)
     with Store.discover(triage) as store:
-        evolve(store, load_config(triage), budget=Budget(max_proposals=1), seed=5)
+        evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=1), seed=5))
         (last, *_) = reversed(records(store))
         assert last.outcome == "rejected-checks" and last.reason.startswith("growth: grew 3.00x")
         assert last.candidate and candidate_tips(store)[last.candidate][0] == "archived"
@@ -78,7 +78,17 @@ def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path)
 
 
 def draw(current: str) -> Draw:
-    return Draw(0, "t" * 40, "p" * 40, "main", "SKILL.md", ["a"], current, [], 0.0)
+    return Draw(
+        number=0,
+        tip="t" * 40,
+        parent="p" * 40,
+        parent_name="main",
+        component="SKILL.md",
+        batch=["a"],
+        current=current,
+        examples=[],
+        parent_score=0.0,
+    )
 
 
 def test_the_checks_judge_the_edited_component() -> None:
@@ -129,7 +139,7 @@ def test_one_chain_is_gated_once_without_auto_merge(make_repo: Callable[..., Pat
     could merge); it stays on the frontier with the reason on its record."""
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=6), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=6), seed=0))
         passed = {r.commit: r.candidate for r in report.iterations if r.outcome == "gate-passed"}
         gated = [r for r in report.iterations if r.outcome.startswith("gate-")]
         assert passed and report.merged == []
@@ -151,7 +161,7 @@ def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[
         config = load_config(repo)
         mine = propose(store, config, {"SKILL.md": skill(12)}, rationale="by hand: raise the level")
         assert run_gate(store, config, mine.candidate).passed
-        report = evolve(store, config, budget=Budget(max_proposals=3), seed=0)
+        report = evolve(store, config, EvolveRequest(budget=Budget(max_proposals=3), seed=0))
         for record in (r for r in report.iterations if r.outcome.startswith("gate-")):
             chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]
             assert mine.commit not in chain[:-1], f"{record.candidate} builds on {mine.candidate}"
@@ -178,7 +188,7 @@ def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]
     config_path = repo / "harnessgit.toml"
     config_path.write_text(config_path.read_text() + "\n[evolve]\ncomponents = 2\n")
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=2), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=2), seed=0))
         (first,) = report.iterations
         assert first.component == "SKILL.md, prompts/system.md" and first.proposals == 2
         assert first.cost_usd == 0.04 and report.spend.proposals == 2

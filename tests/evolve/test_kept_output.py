@@ -14,8 +14,8 @@ import pytest
 from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
-from harnessgit.proposers.models import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
+from harnessgit.evolve.state import Budget, EvolveRequest
+from harnessgit.proposers.protocol import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git
@@ -63,7 +63,7 @@ def blob_size(repo: Path, blob: str) -> int:
 
 def evolve_once(repo: Path) -> Store:
     store = Store.discover(repo)
-    evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=1)
+    evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=1), seed=1))
     return store
 
 

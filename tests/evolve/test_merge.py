@@ -11,7 +11,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
 from harnessgit.evolve.state import Budget, MergeSchedule
@@ -29,10 +29,10 @@ def merge_iteration(
     """Two candidates on main, scored; then one iteration with a merge due."""
     store = Store.discover(repo)
     config = load_config(repo)
-    evaluate(store, config, "main", split="selection")
+    evaluate(store, config, "main", EvalRequest(split="selection"))
     for files in (first, second):
         cand = propose(store, config, files, rationale="by hand")
-        evaluate(store, config, cand.candidate, split="selection")
+        evaluate(store, config, cand.candidate, EvalRequest(split="selection"))
     options = Options(proposer=make_proposer(config.proposer, cwd=repo), seed=0, budget=Budget(), merge=True)
     session = Session(store, config, options)
     session.schedule = MergeSchedule(due=1, found_new=True)

@@ -15,7 +15,7 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve import iteration
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
@@ -36,7 +36,7 @@ def test_an_iteration_that_is_not_gated_is_one_transaction(
     monkeypatch.setattr(iteration, "STAGE_FOR", 3600.0)  # however slow this machine is
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=4), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=4), seed=0))
     quiet = [r for r in report.iterations if not r.outcome.startswith("gate-")]
     assert quiet
     for ref in (layout.NOTES_EVIDENCE, layout.NOTES_EVALS):

@@ -15,7 +15,7 @@ from harnessgit.cli import cli
 from harnessgit.cli._base import State
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.gate.frontier import frontier_view, update_frontier
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store
@@ -104,11 +104,11 @@ def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Calla
     fixes = [[1, 2, 4], [0, 1, 4], [1, 2, 3], [0, 2, 3]]
     with Store.discover(repo) as store:
         config = load_config(repo)
-        evaluate(store, config, "main", split="selection")
+        evaluate(store, config, "main", EvalRequest(split="selection"))
         names = ["main"]
         for fixed in fixes:
             cand = propose(store, config, {"SKILL.md": skill(0, *(f"fix s-{i}" for i in fixed))})
-            evaluate(store, config, cand.candidate, split="selection")
+            evaluate(store, config, cand.candidate, EvalRequest(split="selection"))
             update_frontier(store, config, frontier_view(store, config))
             names.append(cand.candidate)
         view = frontier_view(store, config)

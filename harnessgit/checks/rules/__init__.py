@@ -18,9 +18,9 @@ from functools import cache
 
 from harnessgit.check_rules import BY_NAME, Rule
 from harnessgit.checks.compare import Comparison
+from harnessgit.checks.findings import Content, Finding
 from harnessgit.checks.growth import Moved
 from harnessgit.checks.length import Size
-from harnessgit.checks.models import Content, Finding
 from harnessgit.checks.tokens import Tokenizer
 from harnessgit.config.sections import ChecksSection, KindChecks
 

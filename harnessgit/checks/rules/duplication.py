@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harnessgit.checks.duplication import check_duplication
-from harnessgit.checks.models import Finding
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.rules import Judge, Version
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harnessgit.checks.edits import check_change_edit, check_file_edit
-from harnessgit.checks.models import Finding
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.rules import Edit, Judge
 from harnessgit.config.sections import ChecksSection
 

@@ -3,8 +3,8 @@ frontmatter, closed fences, a tool's JSON)."""
 
 from __future__ import annotations
 
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.models import Finding
 from harnessgit.checks.rules import Judge, Version
 
 

@@ -4,8 +4,8 @@ reference revision (cumulative growth, `harnessgit.checks.cumulative`)."""
 from __future__ import annotations
 
 from harnessgit.checks.cumulative import check_since
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
-from harnessgit.checks.models import Finding
 from harnessgit.checks.rules import Edit, Judge, Version
 
 

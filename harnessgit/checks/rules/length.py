@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.length import check_length, too_large
-from harnessgit.checks.models import Finding
 from harnessgit.checks.rules import Judge, Version
 
 

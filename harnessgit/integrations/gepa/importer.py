@@ -110,9 +110,8 @@ def import_gepa_run(
         new = commit is None
         candidate = None if commit is None else names.get(commit)
         if commit is None:
-            commit, candidate = _write_program(
-                store, config, txn, run, program, files, commits, base, started
-            )
+            parents = [commits[p] for p in program.parents] or [base]
+            commit, candidate = _write_program(store, txn, run, program, files, parents, started)
             evidence = _program_evidence(store, config, run, program, identity)
             txn.append(layout.NOTES_EVIDENCE, commit, [evidence])
             txn.keep(evidence.blob)
@@ -177,18 +176,16 @@ def _identity(program: Program, identities: dict[int, str]) -> str:
 
 def _write_program(
     store: Store,
-    config: Config,
     txn: Transaction,
     run: GepaRun,
     program: Program,
     files: dict[str, str],
-    commits: dict[int, str],
-    base: str,
+    parents: list[str],
     started: Any,
 ) -> tuple[str, str | None]:
-    """The program's commit (and candidate id), added to ``txn``; the seed whose texts
-    the base tip already holds is the base tip."""
-    parents = [commits[p] for p in program.parents] or [base]
+    """The program's commit (and candidate id) on ``parents`` (its parents' commits, or
+    the base tip for the seed), added to ``txn``; the seed whose texts the base tip
+    already holds is the base tip."""
     parent_tree = store.commit_info(parents[0]).tree
     changes: dict[str, Blob | None] = {}
     for name, path in files.items():
@@ -199,7 +196,7 @@ def _write_program(
         changes[path] = Blob(store.write_blob(text.encode("utf-8")), entry.mode if entry else "100644")
     tree = store.edit_tree(parent_tree, changes)
     if program.index == 0 and tree == parent_tree:
-        return base, None
+        return parents[0], None
     changed = sorted(store.changed_paths(parent_tree, tree))
     candidate = new_candidate_id()
     rationale = _rationale(run, program)

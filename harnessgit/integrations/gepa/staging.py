@@ -147,6 +147,9 @@ class Staging:
             split_instances=self._split_ids,
             feedback={self._instance(val_id): output for val_id, output in outputs.items()} or None,
             feedback_text={self._instance(val_id): text for val_id, text in said.items() if text} or None,
+            objective_scores={self._instance(val_id): found for val_id, found in valset.objectives.items()}
+            if valset.objectives
+            else None,
         )
         txn.append(layout.NOTES_EVALS, commit, [record])
         if record.evidence:

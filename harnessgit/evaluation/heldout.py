@@ -16,7 +16,7 @@ from harnessgit import layout
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Evaluation, Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
 from harnessgit.records import TestPeekRecord
 from harnessgit.store import Store, Transaction
@@ -62,11 +62,9 @@ def peek_test_split(
         store,
         config,
         context.commit,
-        split=TEST_SPLIT,
+        EvalRequest(split=TEST_SPLIT, allow_test=True, warn_uncommitted=True),
         execution=execution,
         book=book,
-        allow_test=True,
-        warn_uncommitted=True,
     )
     summary = evaluation.summary
     peek = TestPeekRecord(
