@@ -33,7 +33,7 @@ from harnessgit.bisect.explain import (
     slipped_through,
 )
 from harnessgit.bisect.judge import Criterion, Judge, Step
-from harnessgit.bisect.search import Known, Point, bound, judge_ends, judge_stored, search
+from harnessgit.bisect.search import Known, Point, bound, judge_ends, search
 from harnessgit.bisect.weights import ModelChange, model_change
 from harnessgit.candidates.log import landing_mismatch
 from harnessgit.candidates.show import EMPTY_TREE, FileChange, files_between
@@ -133,17 +133,14 @@ def bisect(
             f"{one_grader}{weights}"
         )
         return _result(judge, searched, "bad is good", message)
-    judge_stored(judge, line, known)
-    last_good, first_bad = search(judge, line, known)
-    if first_bad - last_good > 1:
-        suspects = commits[last_good + 1 : first_bad + 1]
-        message = (
-            f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
-            f"{first_bad - last_good - 1} of them"
-        )
+    found = search(judge, line, known)
+    if found.skipped:
+        suspects = found.suspects(commits)
+        why = f"the evaluator failed on {found.skipped} of them"
+        message = f"the first bad edit is one of {len(suspects)} commits: {why}"
         return _result(judge, searched, "ambiguous", message, suspects=suspects)
-    first = _first_bad(judge, known[last_good], known[first_bad])
-    message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
+    first = _first_bad(judge, known[found.last_good], known[found.first_bad])
+    message = f"the first bad edit is {commits[found.first_bad][:12]}: {first.subject}"
     if change is not None and change.regressed:
         message += f"; the weights change {change.old} -> {change.new} is bad on its own too"
     return _result(judge, searched, "found", message, first)

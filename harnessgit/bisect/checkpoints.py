@@ -16,7 +16,7 @@ from typing import Literal
 
 from harnessgit.bisect.explain import OwnEffect, own_effect
 from harnessgit.bisect.judge import Criterion, Judge, Step
-from harnessgit.bisect.search import Point, bound, judge_ends, judge_stored, search
+from harnessgit.bisect.search import Point, bound, judge_ends, search
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import Execution
@@ -117,16 +117,15 @@ def bisect_models(
             f"bad model {bad_model} is not bad {at}: {criterion.describe()} does not hold there, "
             "so no weights change on this lineage is the regression (bisect over commits for a harness edit)",
         )
-    judge_stored(judge, line, known)
-    last_good, first_bad = search(judge, line, known)
-    if first_bad - last_good > 1:
-        suspects = chain[last_good + 1 : first_bad + 1]
-        message = (
-            f"the first bad checkpoint is one of {len(suspects)}: the evaluator failed on "
-            f"{first_bad - last_good - 1} of them"
-        )
+    found = search(judge, line, known)
+    if found.skipped:
+        suspects = found.suspects(chain)
+        why = f"the evaluator failed on {found.skipped} of them"
+        message = f"the first bad checkpoint is one of {len(suspects)}: {why}"
         return result("ambiguous", message, suspects=suspects)
-    first = _first_bad(judge, known_models[chain[first_bad]], known[last_good], known[first_bad])
+    first = _first_bad(
+        judge, known_models[chain[found.first_bad]], known[found.last_good], known[found.first_bad]
+    )
     note = f" ({first.note})" if first.note else ""
     message = (
         f"the first bad checkpoint is {first.model}, tuned from {first.parent}{note}: a weights change {at}"

@@ -20,21 +20,39 @@ def _value(step: Step) -> str:
     return f"mean {points(step.mean, False)}" if step.mean is not None else EMPTY
 
 
+def _row(where: str, what: str, step: Step) -> str:
+    """One judged step: where it stands, the commit or checkpoint, and its verdict."""
+    return f"{where:>5}  {what}  {step.state:<4}  {step.source:<9}  {_value(step)}"
+
+
+def _head(
+    what: str, bad_means: str, noun: str, size: int, r: BisectResult | CheckpointBisectResult
+) -> list[str]:
+    """What was searched, what bad means, and how much of the search ran the evaluator
+    (against its bound); ``size``: the steps from good to bad."""
+    return [
+        f"bisect: {what}",
+        f"  bad means: {bad_means}",
+        f"  judged {len(r.steps)} {noun}; evaluated {r.evaluations} (at most ceil(log2 {size}) + 2 = "
+        f"{r.bound}), the rest from stored scores",
+    ]
+
+
 def step_line(step: Step) -> str:
     # position -1: the one commit bisect-judge was asked about
     where = "good" if step.position == 0 else f"#{step.position}" if step.position > 0 else "judged"
-    return f"{where:>5}  {short(step.commit)}  {step.state:<4}  {step.source:<9}  {_value(step)}"
+    return _row(where, short(step.commit), step)
 
 
 def bisect_text(result: BisectResult) -> str:
     r = result
-    lines = [
-        f"bisect: {r.edits} commits on the first-parent chain from good {short(r.good)} "
-        f"to bad {short(r.bad)}",
-        f"  bad means: {r.description}, every commit judged for model {r.model}",
-        f"  judged {len(r.steps)} commits; evaluated {r.evaluations} (at most ceil(log2 {r.edits}) + 2 = "
-        f"{r.bound}), the rest from stored scores",
-    ]
+    lines = _head(
+        f"{r.edits} commits on the first-parent chain from good {short(r.good)} to bad {short(r.bad)}",
+        f"{r.description}, every commit judged for model {r.model}",
+        "commits",
+        r.edits,
+        r,
+    )
     lines += [f"  {step_line(step)}" for step in r.steps]
     lines.append(r.message)
     if r.model_change is not None:
@@ -121,18 +139,19 @@ def model_change_text(change: ModelChange, split: str) -> list[str]:
 
 def checkpoint_step_line(step: Step, width: int = 0) -> str:
     where = "good" if step.position == 0 else f"#{step.position}"
-    return f"{where:>5}  {step.model:<{width}}  {step.state:<4}  {step.source:<9}  {_value(step)}"
+    return _row(where, f"{step.model:<{width}}", step)
 
 
 def checkpoint_bisect_text(result: CheckpointBisectResult) -> str:
     r = result
-    lines = [
-        f"bisect: {r.checkpoints} checkpoints on the lineage from good {r.good_model} to bad {r.bad_model} "
+    lines = _head(
+        f"{r.checkpoints} checkpoints on the lineage from good {r.good_model} to bad {r.bad_model} "
         f"({' -> '.join(r.lineage)}), harness fixed at {short(r.harness)}",
-        f"  bad means: {r.description}",
-        f"  judged {len(r.steps)} checkpoints; evaluated {r.evaluations} "
-        f"(at most ceil(log2 {r.checkpoints}) + 2 = {r.bound}), the rest from stored scores",
-    ]
+        r.description,
+        "checkpoints",
+        r.checkpoints,
+        r,
+    )
     width = max(len(model) for model in r.lineage)
     lines += [f"  {checkpoint_step_line(step, width)}" for step in r.steps]
     lines.append(r.message)

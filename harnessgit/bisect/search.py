@@ -60,16 +60,34 @@ def judge_stored(judge: Judge, points: list[Point], known: Known) -> None:
             known[position] = judge.judge(point.commit, position, summary=stored, model=point.model)
 
 
-def search(judge: Judge, points: list[Point], known: Known) -> tuple[int, int]:
-    """Binary search between the last known good and the first known bad, evaluating
-    only the probes; returns them once nothing between them is left to judge (more
-    than one apart when skipped points hide the answer)."""
+class Found(NamedTuple):
+    """Where a search ended: the last good and the first bad position, more than one
+    apart when points the evaluator failed on hide the answer."""
+
+    last_good: int
+    first_bad: int
+
+    @property
+    def skipped(self) -> int:
+        """The points between the two, none judged (the evaluator failed on each)."""
+        return self.first_bad - self.last_good - 1
+
+    def suspects(self, items: list[str]) -> list[str]:
+        """``items``' entries for the points after the last good, up to the first bad."""
+        return items[self.last_good + 1 : self.first_bad + 1]
+
+
+def search(judge: Judge, points: list[Point], known: Known) -> Found:
+    """After the ends (`judge_ends`): the points on record judged for free, then a
+    binary search between the last known good and the first known bad, evaluating
+    only the probes, until nothing between them is left to judge."""
+    judge_stored(judge, points, known)
     first_bad = min(p for p, step in known.items() if step.state == "bad")
     last_good = max(p for p, step in known.items() if step.state == "good" and p < first_bad)
     while True:
         open_ = [p for p in range(last_good + 1, first_bad) if p not in known]
         if not open_:
-            return last_good, first_bad
+            return Found(last_good, first_bad)
         middle = (last_good + first_bad) // 2
         probe = min(open_, key=lambda p: (abs(p - middle), p))  # beside a skipped point when need be
         known[probe] = judge.judge(points[probe].commit, probe, model=points[probe].model)

@@ -31,6 +31,7 @@ from harnessgit.calibrate.noise import (
 from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.batch import Plan
 from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution
@@ -223,11 +224,13 @@ def _fresh_draws(
         )
         with runner.scrubber.errors():
             runner.run(
-                batches,
-                execution.jobs or config.evaluator.jobs,
-                ScoreBook(),
-                execution.progress,
-                len(ids) * repeats,
+                Plan(
+                    batches,
+                    execution.jobs or config.evaluator.jobs,
+                    ScoreBook(),
+                    execution.progress,
+                    len(ids) * repeats,
+                )
             )
     found: dict[tuple[str, int], float] = {}
     cluster: dict[str, str] = {}

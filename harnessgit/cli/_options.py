@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
 from harnessgit.cli._base import jobs_option
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+base_option = click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+
+
+def output_option(help: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """``--output``/``-o FILE``: where a command writes what it would print (``help`` says what)."""
+    return click.option(
+        "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help=help
+    )
+
 
 model_option = click.option(
     "--model",
@@ -29,14 +41,14 @@ def gate_options(command: Callable[..., int]) -> Callable[..., int]:
     for option in reversed(
         [
             click.argument("candidate", metavar="CAND"),
-            click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base."),
+            base_option,
             click.option(
                 "--allow-small",
                 is_flag=True,
                 help="Decide even when the selection split has fewer than [gate] min_instances instances.",
             ),
             jobs_option,
-            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+            json_option,
         ]
     ):
         command = option(command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo, instance_ids
-from harnessgit.cli._options import criterion_options
+from harnessgit.cli._options import criterion_options, json_option
 from harnessgit.errors import EXIT_NO, EXIT_OK
 
 
@@ -31,7 +31,7 @@ from harnessgit.errors import EXIT_NO, EXIT_OK
     help="The harness held fixed while bisecting over checkpoints. Default: the base branch's tip.",
 )
 @criterion_options
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def bisect(
     state: State,

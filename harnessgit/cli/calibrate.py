@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo, jobs_option
+from harnessgit.cli._options import json_option
 from harnessgit.errors import EXIT_NO, EXIT_OK
 
 
@@ -35,7 +36,7 @@ from harnessgit.errors import EXIT_NO, EXIT_OK
     help="A/A comparisons (one repeat against another) the gate's rule is applied to.",
 )
 @jobs_option
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def calibrate(
     state: State, rev: str | None, repeats: int, effect: float, draws: int, jobs: int | None, as_json: bool

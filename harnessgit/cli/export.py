@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import output_option
 
 
 @cli.group()
@@ -38,13 +39,7 @@ def export() -> None:
     is_flag=True,
     help="Export the selection or test split anyway (recorded, like a test peek).",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the JSONL to FILE and print a summary. Default: the JSONL on standard output.",
-)
+@output_option("Write the JSONL to FILE and print a summary. Default: the JSONL on standard output.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (with --output).")
 @click.pass_obj
 def export_failures_command(

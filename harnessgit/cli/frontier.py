@@ -7,6 +7,7 @@ from dataclasses import replace
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import base_option, json_option
 from harnessgit.errors import EXIT_OK
 from harnessgit.stats.frontier_keys import FRONTIER_TYPES, FrontierType
 
@@ -34,8 +35,8 @@ from harnessgit.stats.frontier_keys import FRONTIER_TYPES, FrontierType
 )
 @click.option("--sample", is_flag=True, help="Print one parent drawn with GEPA's weights (fronts led).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
-@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@base_option
+@json_option
 @click.pass_obj
 def frontier(
     state: State,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.group("import")
@@ -51,7 +52,7 @@ def _components(values: tuple[str, ...]) -> dict[str, str]:
     "scores as that evaluator's, so frontier, gate and the cache use them without re-running.",
 )
 @click.option("--model", metavar="LABEL", help="The model label of the scores. Default: [evaluator] model.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def import_gepa_command(
     state: State,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 from harnessgit.errors import EXIT_OK
 
 
@@ -14,7 +15,7 @@ from harnessgit.errors import EXIT_OK
 @click.option("--reason", default="", metavar="TEXT", help="Why the label moves (recorded).")
 @click.option("--list", "list_", is_flag=True, help="List the labels and their last recorded moves.")
 @click.option("--history", "history_", is_flag=True, help="List every recorded move (of NAME, if given).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def label(
     state: State, name: str | None, rev: str | None, reason: str, list_: bool, history_: bool, as_json: bool

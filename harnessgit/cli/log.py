@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 from harnessgit.errors import EXIT_OK
 
 
@@ -26,7 +27,7 @@ from harnessgit.errors import EXIT_OK
     "harnessgit.toml, with sizes, sections touched and check findings, then the harness's "
     "growth and shrinkage over time. Needs no evaluator.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def log(state: State, base: str | None, limit: int | None, all_history: bool, as_json: bool) -> int:
     """List the accepted edits: the base branch's first-parent chain, newest first.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.group()
@@ -31,7 +32,7 @@ def model_add(state: State, name: str, parent: str | None, note: str, as_json: b
 
 
 @model.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def model_list(state: State, as_json: bool) -> int:
     """Every registered model label with its lineage and how many harnesses it scored."""

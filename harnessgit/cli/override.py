@@ -5,13 +5,14 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import base_option
 from harnessgit.errors import EXIT_OK
 
 
 @cli.command()
 @click.argument("rev", metavar="REV")
 @click.option("--reason", required=True, metavar="TEXT", help="Why this commit may skip the gate (recorded).")
-@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+@base_option
 @click.option("--json", "as_json", is_flag=True, help="Print the override record as JSON.")
 @click.pass_obj
 def override(state: State, rev: str, reason: str, base: str | None, as_json: bool) -> int:

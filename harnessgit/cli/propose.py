@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 from harnessgit.errors import EXIT_OK
 
 
@@ -63,7 +64,7 @@ def _edit_input(
     help="Attach a JSONL file of trajectories or critique as evidence (secrets are "
     "scrubbed before it is written).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def propose(
     state: State,

@@ -7,18 +7,15 @@ from pathlib import Path
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import output_option
 from harnessgit.errors import EXIT_OK
 
 
 @cli.command()
 @click.argument("rev_range", required=False, metavar="[REV-RANGE]")
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Where to write the HTML page. Default: .git/harnessgit/report.html, where it cannot be "
-    "committed; a FILE in the working tree must be ignored or tracked.",
+@output_option(
+    "Where to write the HTML page. Default: .git/harnessgit/report.html, where it cannot be "
+    "committed; a FILE in the working tree must be ignored or tracked."
 )
 @click.option(
     "--base", metavar="BRANCH", help="The base branch (default: [harness] base in harnessgit.toml)."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import base_option
 from harnessgit.errors import EXIT_OK
 
 
@@ -19,7 +20,7 @@ from harnessgit.errors import EXIT_OK
     help="Land the revert at once without the gate: an explicit override, recorded with "
     "--reason and listed by verify.",
 )
-@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
+@base_option
 @click.pass_obj
 def revert(state: State, rev: str, reason: str, no_gate: bool, base: str | None) -> int:
     """the inverse of an accepted edit, proposed as a candidate."""

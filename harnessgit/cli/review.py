@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import output_option
 from harnessgit.errors import EXIT_OK, HarnessgitError
 
 
@@ -21,13 +22,7 @@ from harnessgit.errors import EXIT_OK, HarnessgitError
     help="md: GitHub-flavoured Markdown for a pull-request comment (under GitHub's 65,536-character "
     "limit); text: for a terminal; json: every field.",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the review to FILE instead of standard output.",
-)
+@output_option("Write the review to FILE instead of standard output.")
 @click.pass_obj
 def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | None) -> int:
     """Review BASE..HEAD like a pull request: verdict, files, checks, scores, flips, evidence.

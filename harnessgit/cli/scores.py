@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.command()
 @click.argument("rev", metavar="REV")
 @click.option("--split", default="selection", show_default=True, help="The split to show.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def scores(state: State, rev: str, split: str, as_json: bool) -> int:
     """Per-instance scores on record for REV's harness, their mean and standard error."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 from harnessgit.errors import EXIT_OK
 
 
 @cli.command()
 @click.argument("name", metavar="CAND|REV")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.option("--no-diff", is_flag=True, help="Leave out the diff.")
 @click.pass_obj
 def show(state: State, name: str, as_json: bool, no_diff: bool) -> int:

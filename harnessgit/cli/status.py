@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import base_option, json_option
 from harnessgit.errors import EXIT_OK
 
 
 @cli.command()
-@click.option("--base", metavar="BRANCH", help="The base branch. Default: [harness] base.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@base_option
+@json_option
 @click.pass_obj
 def status(state: State, base: str | None, as_json: bool) -> int:
     """the base tip, the live candidates, the archive, alpha spent.

@@ -5,11 +5,12 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.command()
 @click.argument("remote", default="origin")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def sync(state: State, remote: str, as_json: bool) -> int:
     """Fetch and push every harnessgit ref and record to REMOTE (default: origin).

@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.command()
 @click.argument("rev", metavar="REV")
 @click.argument("instance", metavar="INSTANCE")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def trajectory(state: State, rev: str, instance: str, as_json: bool) -> int:
     """Show the feedback and trajectory recorded for INSTANCE on REV's harness."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._options import json_option
 
 
 @cli.command()
@@ -19,7 +20,7 @@ from harnessgit.cli._base import State, cli, echo
     "model with scores on record for these harnesses.",
 )
 @click.option("--split", default="selection", show_default=True, help="The split whose scores are read.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 @click.pass_obj
 def transfer(
     state: State, revs: tuple[str, ...], base: str | None, models: tuple[str, ...], split: str, as_json: bool

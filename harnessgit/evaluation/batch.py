@@ -21,12 +21,15 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harnessgit.canonical import loads_strict
 from harnessgit.errors import HarnessgitError
 from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.render import quoted_start
+
+if TYPE_CHECKING:  # a Ray node imports this module: nothing heavier at run time
+    from harnessgit.evaluation.scores import ScoreBook
 
 log = logging.getLogger("harnessgit")
 
@@ -63,6 +66,38 @@ class InstanceResult:
 class BatchOutput:
     results: list[InstanceResult]
     wall_time: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one evaluation runs: its batches of (instance, repeat), how many run at once,
+    the book their scores go to, and whom to tell of the instances done."""
+
+    batches: list[list[tuple[str, int]]]
+    jobs: int
+    book: ScoreBook
+    progress: Progress | None
+    total: int  # instances to run
+
+
+class Tally:
+    """The instances done and the evaluator time summed as batches finish, the progress
+    told after each (the same count wherever the batches run)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.progress, self.total = plan.progress, plan.total
+        self.done, self.evaluator_time = 0, 0.0
+
+    def add(self, batch: list[tuple[str, int]], output: BatchOutput) -> None:
+        self.evaluator_time += output.wall_time
+        self.done += len(batch)
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def first_failure(failures: list[BaseException]) -> BaseException:
+    """The batch that failed, not one that was stopped because it had."""
+    return next((f for f in failures if not isinstance(f, Stopped)), failures[0])
 
 
 class OutputProblem(Exception):

@@ -20,7 +20,15 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config
-from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Progress, Running, Stopped
+from harnessgit.evaluation.batch import (
+    BatchOutput,
+    InstanceResult,
+    Plan,
+    Running,
+    Stopped,
+    Tally,
+    first_failure,
+)
 from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
@@ -93,49 +101,35 @@ class Batches:
         """The command's Ray connection (`ray_executor.RayRunner`)."""
         return self.evaluators.ray
 
-    def run(
-        self,
-        batches: list[list[tuple[str, int]]],
-        jobs: int,
-        book: ScoreBook,
-        progress: Progress | None,
-        total: int,
-    ) -> float:
+    def run(self, plan: Plan) -> float:
         """Run the batches, recording each as it finishes; the evaluator time summed."""
-        if progress:
-            progress(0, total)
-        if not batches:
+        if plan.progress:
+            plan.progress(0, plan.total)
+        if not plan.batches:
             return 0.0
         try:
-            return self._run_all(batches, jobs, book, progress, total)
+            return self._run_all(plan)
         finally:  # what finished is on record, however the evaluation ends
-            self._write(book)
+            self._write(plan.book)
 
-    def _run_all(
-        self,
-        batches: list[list[tuple[str, int]]],
-        jobs: int,
-        book: ScoreBook,
-        progress: Progress | None,
-        total: int,
-    ) -> float:
+    def _run_all(self, plan: Plan) -> float:
         if self.config.evaluator.in_process:
-            return self._in_process(batches, book, progress, total)
+            return self._in_process(plan)
         if self.executor == "ray":
             try:
-                return run_on_ray(self, batches, jobs, book, progress, total)
+                return run_on_ray(self, plan)
             finally:
                 if self._scratch is not None:
                     self._scratch.cleanup()
         if not self.evaluators.swept:  # once per command: it reads every process's environment
             self.evaluators.swept = True
             _sweep()
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
+        with ThreadPoolExecutor(max_workers=plan.jobs) as pool:
             futures: dict[Future[BatchOutput], list[tuple[str, int]]] = {
-                pool.submit(self._one, batch): batch for batch in batches
+                pool.submit(self._one, batch): batch for batch in plan.batches
             }
             try:
-                return self._collect(futures, book, progress, total)
+                return self._collect(futures, plan)
             except BaseException:  # an interrupt, or a record that cannot be written
                 self.running.stop()
                 raise
@@ -146,32 +140,21 @@ class Batches:
                 if self._scratch is not None:
                     self._scratch.cleanup()
 
-    def _in_process(
-        self, batches: list[list[tuple[str, int]]], book: ScoreBook, progress: Progress | None, total: int
-    ) -> float:
+    def _in_process(self, plan: Plan) -> float:
         """The batches one after another, in this thread: no process, no thread, no copy."""
         python = self.evaluators.python(self.store, self.config)
-        done, evaluator_time = 0, 0.0
-        for batch in batches:
+        tally = Tally(plan)
+        for batch in plan.batches:
             output = python.run(self.context, self.split, [instance for instance, _ in batch], batch[0][1])
-            self.finished(batch, output, book)
-            evaluator_time += output.wall_time
-            done += len(batch)
-            if progress:
-                progress(done, total)
-        return evaluator_time
+            self.finished(batch, output, plan.book)
+            tally.add(batch, output)
+        return tally.evaluator_time
 
-    def _collect(
-        self,
-        futures: dict[Future[BatchOutput], list[tuple[str, int]]],
-        book: ScoreBook,
-        progress: Progress | None,
-        total: int,
-    ) -> float:
+    def _collect(self, futures: dict[Future[BatchOutput], list[tuple[str, int]]], plan: Plan) -> float:
         """Record each batch as it finishes. After a failure the others are stopped (see
         `_one`); those that finished meanwhile are recorded too, and the first failure is
         raised once every batch has ended."""
-        done, evaluator_time = 0, 0.0
+        tally = Tally(plan)
         failures: list[BaseException] = []
         remaining = set(futures)
         while remaining:
@@ -187,15 +170,11 @@ class Batches:
                         other.cancel()
                     continue
                 output = future.result()
-                self.finished(futures[future], output, book)
-                evaluator_time += output.wall_time
-                done += len(futures[future])
-                if progress:
-                    progress(done, total)
+                self.finished(futures[future], output, plan.book)
+                tally.add(futures[future], output)
         if failures:
-            # The batch that failed, not one that was killed because it had.
-            raise next((f for f in failures if not isinstance(f, Stopped)), failures[0])
-        return evaluator_time
+            raise first_failure(failures)
+        return tally.evaluator_time
 
     def _one(self, batch: list[tuple[str, int]]) -> BatchOutput:
         if self.running.stopped:

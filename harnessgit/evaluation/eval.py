@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batch import Progress
+from harnessgit.evaluation.batch import Plan, Progress
 from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import (
     EvalContext,
@@ -188,7 +188,7 @@ def _run(
         batches = _plan(pending, config.evaluator.batch_size, jobs)
         runner = Batches(store, config, scoring, evaluators, executor=executor, on_stderr=execution.on_stderr)
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
-            return len(batches), runner.run(batches, jobs, book, execution.progress, len(pending))
+            return len(batches), runner.run(Plan(batches, jobs, book, execution.progress, len(pending)))
 
 
 def _executor(config: Config, execution: Execution) -> str:

@@ -38,7 +38,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import harnessgit
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, Progress, Running, Stopped
+from harnessgit.evaluation.batch import (
+    BatchOutput,
+    EvaluatorError,
+    Plan,
+    Running,
+    Stopped,
+    Tally,
+    first_failure,
+)
 from harnessgit.evaluation.command import CommandJob, command_job, run_command
 from harnessgit.processes.scratch import ScratchDir, sweep
 
@@ -234,14 +242,7 @@ class RayRunner(Protocol):
     ) -> None: ...
 
 
-def run_on_ray(
-    runner: RayRunner,
-    batches: list[list[tuple[str, int]]],
-    jobs: int,
-    book: ScoreBook,
-    progress: Progress | None,
-    total: int,
-) -> float:
+def run_on_ray(runner: RayRunner, plan: Plan) -> float:
     """``runner``'s batches as Ray tasks, at most ``jobs`` in flight, each recorded by
     ``runner`` as its result reaches this process; the evaluator time summed."""
     connection = runner.connection
@@ -249,13 +250,13 @@ def run_on_ray(
     task = connection.task()
     archive = ray.put(pack(runner.checkout()))  # once: every task reads this one object
     section = runner.config.evaluator
-    queue = list(reversed(batches))
+    queue = list(reversed(plan.batches))
     in_flight: dict[Any, list[tuple[str, int]]] = {}
     failures: list[BaseException] = []
-    done, evaluator_time = 0, 0.0
+    tally = Tally(plan)
     try:
         while in_flight or (queue and not failures):
-            while queue and not failures and len(in_flight) < jobs:
+            while queue and not failures and len(in_flight) < plan.jobs:
                 batch = queue.pop()
                 job = command_job(section, runner.split, runner.context, batch)
                 in_flight[task.remote(job, archive)] = batch
@@ -269,18 +270,15 @@ def run_on_ray(
                     failures.append(outcome)
                     continue
                 assert outcome.output is not None
-                runner.finished(batch, outcome.output, book, worker=outcome.worker)
-                evaluator_time += outcome.output.wall_time
-                done += len(batch)
-                if progress:
-                    progress(done, total)
+                runner.finished(batch, outcome.output, plan.book, worker=outcome.worker)
+                tally.add(batch, outcome.output)
     except BaseException:  # Ctrl-C, or a record that cannot be written
         _cancel(ray, in_flight)
         _settle(ray, in_flight)
         raise
     if failures:
-        raise next((f for f in failures if not isinstance(f, Stopped)), failures[0])
-    return evaluator_time
+        raise first_failure(failures)
+    return tally.evaluator_time
 
 
 def _outcome(ray: Any, ref: Any, runner: RayRunner) -> RemoteOutcome | BaseException:

@@ -44,7 +44,7 @@ from harnessgit.records import ProposalRecord
 from harnessgit.records.lines import Skipped, parse_note
 from harnessgit.store import Store
 from harnessgit.store.index import changed_notes, eval_tags, index_path, save_derived
-from harnessgit.store.index_file import ANY
+from harnessgit.store.index_file import ANY, IndexUnreadable, seal, unseal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,14 +88,9 @@ class PoolCache:
             "layouts": [list(instances) for instances in layouts],
         }
         body = json.dumps(meta, sort_keys=True).encode() + b"\n" + np.array(values, "<f8").tobytes()
-        header = {
-            "format": FORMAT,
-            "digest": self.digest,
-            "evals": self.evals,
-            "evidence": self.evidence,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
-        return json.dumps(header, sort_keys=True).encode() + b"\n" + body
+        return seal(
+            {"format": FORMAT, "digest": self.digest, "evals": self.evals, "evidence": self.evidence}, body
+        )
 
 
 @dataclass(frozen=True)
@@ -147,20 +142,14 @@ def parse_cache(data: bytes, digest: str) -> tuple[PoolCache, Means]:
 
     # Offsets into ``data``, never slices of the means: at 20,000 candidates they are
     # 48 MB, and each copy cost ~40 ms.
-    end = data.find(b"\n")
     try:
-        header = json.loads(data[:end]) if end >= 0 else None
-    except ValueError:
-        raise CacheUnreadable("its header is not JSON") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise CacheUnreadable("its header is missing or of another format")
-    body = memoryview(data)[end + 1 :]
-    if header.get("sha256") != hashlib.sha256(body).hexdigest():
-        raise CacheUnreadable("its checksum does not match (truncated or edited)")
-    meta_end = data.find(b"\n", end + 1)  # the JSON line holds no newline
+        header, start = unseal(data, FORMAT)
+    except IndexUnreadable as exc:
+        raise CacheUnreadable(str(exc)) from None
+    meta_end = data.find(b"\n", start)  # the JSON line holds no newline
     if meta_end < 0 or (len(data) - meta_end - 1) % 8:
         raise CacheUnreadable("its body is not a JSON line and float64 means")
-    meta = json.loads(data[end + 1 : meta_end])
+    meta = json.loads(data[start:meta_end])
     means = Means(
         {(h, f, m): (place, offset) for h, f, m, place, offset in meta["keys"]},
         meta["layouts"],

@@ -240,19 +240,23 @@ def _index_lock_left(store: Store) -> list[Finding]:
 
 def remove_lock(store: Store, finding: Finding) -> str:
     path = Path(store.root, finding.subject)
+    # Read again: since it was found the lock may have gone, been taken anew, or (the
+    # index lock) a git may have started.
     if path == store.git_dir / INDEX_LOCK:
-        held = index_lock(store.git_dir, store.root)  # again: a git may have started since
-        if held is None:
-            return "already gone"
-        if not held.stale:
-            raise CannotRepair(f"{held.why(store.root)}: left alone")
-        path.unlink(missing_ok=True)
-        return f"removed {finding.subject}"
-    lock = read_lock(path)  # again: it may have gone, or been taken anew, since it was found
-    if lock is None:
+        held = index_lock(store.git_dir, store.root)
+        live = None if held is None or held.stale else held.why(store.root)
+        return _remove_stale(path, finding, gone=held is None, live=live)
+    lock = read_lock(path)
+    live = None if lock is None or lock.stale else f"taken anew {age_text(lock.age)} ago, by a live writer"
+    return _remove_stale(path, finding, gone=lock is None, live=live)
+
+
+def _remove_stale(path: Path, finding: Finding, *, gone: bool, live: str | None) -> str:
+    """Remove a lock read again just now, unless it is gone or ``live`` says who holds it."""
+    if gone:
         return "already gone"
-    if not lock.stale:
-        raise CannotRepair(f"taken anew {age_text(lock.age)} ago, by a live writer: left alone")
+    if live is not None:
+        raise CannotRepair(f"{live}: left alone")
     path.unlink(missing_ok=True)
     return f"removed {finding.subject}"
 

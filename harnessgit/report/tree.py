@@ -19,7 +19,15 @@ from harnessgit.candidates.log import LogEntry
 from harnessgit.config import Config
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.records import GateRecord, IterationRecord, ProposalRecord, Record, RetireRecord, live
+from harnessgit.records import (
+    GateRecord,
+    IterationRecord,
+    ProposalRecord,
+    Record,
+    RetireRecord,
+    live,
+    view_of,
+)
 from harnessgit.render import short
 from harnessgit.store import History, Objects, Store
 from harnessgit.targets import State, candidate_tips
@@ -145,7 +153,7 @@ def candidate_tree(
                 reason=_landed(merged[cid]) if cid in merged else _reason(notes),
                 parent_score=notes.iteration.parent_score if notes.iteration else None,
                 candidate_score=notes.iteration.candidate_score if notes.iteration else None,
-                gates=[_gate(record) for record in notes.gates],
+                gates=[view_of(NodeGate, record) for record in notes.gates],
                 diff=_diff(store.history, first, sha),
             )
         )
@@ -189,20 +197,6 @@ def _reason(notes: _Notes) -> str:
     if notes.retired:
         return " ".join(filter(None, [f"archived: {notes.retired.reason}", notes.retired.detail]))
     return ""
-
-
-def _gate(record: GateRecord) -> NodeGate:
-    return NodeGate(
-        passed=record.passed,
-        shown_verdict=record.shown_verdict,
-        corrected=record.corrected,
-        attempt=record.attempt,
-        difference=record.difference,
-        ci_low=record.ci_low,
-        ci_high=record.ci_high,
-        p_value=record.p_value,
-        reasons=record.reasons,
-    )
 
 
 def _scored(

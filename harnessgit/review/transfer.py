@@ -16,7 +16,7 @@ this table; the gate's `[gate] models` is the test with error control (`gate.mod
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 from harnessgit.config import Config, require_evaluator
@@ -159,12 +159,8 @@ def _cell(
         return cell
     assert row.ci_low is not None and row.ci_high is not None
     effect = "gain" if row.ci_low > 0 else "loss" if row.ci_high < 0 else "none"
-    return TransferCell(
-        model=cell.model,
-        n=cell.n,
-        mean=cell.mean,
-        ci_low=cell.ci_low,
-        ci_high=cell.ci_high,
+    return replace(
+        cell,
         paired=row.n,
         difference=row.difference,
         difference_low=row.ci_low,

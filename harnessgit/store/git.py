@@ -134,6 +134,22 @@ class Git:
             for word in ("-c", f"filter.{driver}.{key}={'false' if key == 'required' else ''}")
         ]
 
+    def start(self, argv: list[str], *, stderr: int, bufsize: int = -1) -> subprocess.Popen[bytes]:
+        """A long-lived git (``argv`` from `argv`, worked out once by the caller) spoken to
+        through its standard input and output: the persistent cat-file and update-ref."""
+        try:
+            return subprocess.Popen(
+                argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                bufsize=bufsize,
+            )
+        except FileNotFoundError:
+            raise HarnessgitError("git is not installed or not on PATH") from None
+
     def run(
         self,
         args: list[str],

@@ -46,23 +46,14 @@ class CatFile:
     """A persistent ``git cat-file --batch`` process."""
 
     def __init__(self, git: Git) -> None:
-        self._cwd = git.cwd
-        self._env = git.env
+        self._git = git
         self._argv = git.argv(["cat-file", "--batch"])
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(
-                self._argv,
-                cwd=self._cwd,
-                env=self._env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                bufsize=_PIPE_BYTES,
-            )
+            self._proc = self._git.start(self._argv, stderr=subprocess.DEVNULL, bufsize=_PIPE_BYTES)
             _widen_pipe(self._proc)
         return self._proc
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import subprocess
 
-from harnessgit.errors import HarnessgitError
 from harnessgit.store.git import Git, Result
 
 MESSAGE = "harnessgit: records (the reason is in each notes commit's message)"
@@ -26,7 +25,7 @@ MESSAGE = "harnessgit: records (the reason is in each notes commit's message)"
 
 class RefSession:
     def __init__(self, git: Git) -> None:
-        self.cwd, self.env = git.cwd, git.env
+        self.git = git
         self.argv = git.argv(["update-ref", "-m", MESSAGE, "--stdin"])
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -61,17 +60,7 @@ class RefSession:
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
-            try:
-                self._proc = subprocess.Popen(
-                    self.argv,
-                    cwd=self.cwd,
-                    env=self.env,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                )
-            except FileNotFoundError:
-                raise HarnessgitError("git is not installed or not on PATH") from None
+            self._proc = self.git.start(self.argv, stderr=subprocess.PIPE)
         return self._proc
 
     def close(self) -> None:
