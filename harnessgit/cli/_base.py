@@ -70,9 +70,12 @@ class State:
         error shown (logged at debug level with -q)."""
         from harnessgit.evaluation.eval import Execution
         from harnessgit.evaluation.evaluators import Evaluators
-        from harnessgit.evaluation.render import ProgressDisplay
 
-        display = ProgressDisplay(progress) if progress is not None and not self.quiet else None
+        display: Callable[[int, int], None] | None = None
+        if progress is not None and not self.quiet:  # -q and --json draw nothing, load nothing
+            from harnessgit.evaluation.render import ProgressDisplay
+
+            display = ProgressDisplay(progress)
         # One set of evaluators for the whole command (a persistent process starts once),
         # closed with the command's context however it ends.
         evaluators = Evaluators()

@@ -188,9 +188,7 @@ def _run(
         return 0, 0.0
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
-        jobs = execution.jobs or (
-            evaluators.ray.cpus() if executor == "ray" else config.evaluator.jobs
-        )
+        jobs = execution.jobs or (evaluators.ray.cpus() if executor == "ray" else config.evaluator.jobs)
         batches = _plan(pending, config.evaluator.batch_size, jobs)
         runner = Batches(store, config, scoring, evaluators, executor=executor, on_stderr=execution.on_stderr)
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
