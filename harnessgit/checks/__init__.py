@@ -28,8 +28,10 @@ The interface (stable; the gate and the CLI use nothing else):
   end_line, state "new" | "existing" | "suppressed"; ``blocks``: a new failure),
   ``tokenizer`` and ``tokens_exact``, ``notes``, and ``failed`` (a finding blocks).
 
-Rendering (``path:line:`` text, JSON, GitHub annotations) lives in
-`harnessgit.checks.render`; nothing here prints.
+The rules are listed once, in `harnessgit.check_rules` (``RULES`` here is its tuple of
+names), and each is implemented by one module of `harnessgit.checks.rules`, imported
+when the rule first runs. Rendering (``path:line:`` text, JSON, GitHub annotations)
+lives in `harnessgit.checks.render`; nothing here prints.
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def growth_reference(
         return (Reference(labelled, f"label {name} ({short(labelled)})") if labelled != old else None), []
     tip, base = new or _resolved(store.refs, "HEAD"), config.harness.base
     base_tip = _resolved(store.refs, base)
-    fork = store.history.merge_base(tip, base_tip) if tip and base_tip else None
+    # On the base branch's tip (most commits the hook sees) the merge base is the tip: no git.
+    fork = (tip if tip == base_tip else store.history.merge_base(tip, base_tip)) if tip and base_tip else None
     # Only a fork behind the compared revision adds anything: on the base branch
     # itself the merge base is the checked commit (or the compared one).
     if fork is not None and fork != old and store.history.is_ancestor(fork, old):

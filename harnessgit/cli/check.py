@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
+from harnessgit.check_rules import RULES
 from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
@@ -16,9 +17,6 @@ if TYPE_CHECKING:
     from harnessgit.checks.render import Format
     from harnessgit.store import Objects, Refs, Store
 
-# The rule names of harnessgit.checks.findings.RULES, spelt out so that `--help` does
-# not import the checks (tests/cli/test_check.py keeps the two equal).
-RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
 
 
@@ -51,7 +49,7 @@ FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
     "--rule",
     "rules",
     multiple=True,
-    type=click.Choice(RULE_NAMES),
+    type=click.Choice(RULES),  # harnessgit.check_rules: a leaf, `--help` imports no check
     help="Run only this rule (repeatable). Default: every rule not turned off in [checks.severity].",
 )
 @click.option(
@@ -106,7 +104,7 @@ def check(
 
     if staged and rev:
         raise click.UsageError("use either --staged or --rev, not both")
-    selected = cast("list[Rule]", [rule for rule in RULE_NAMES if rule in rules]) or None
+    selected = cast("list[Rule]", [rule for rule in RULES if rule in rules]) or None
     here = (state.directory or Path.cwd()).absolute()
     try:
         # No preflight: the hook runs inside `git commit` and reads only files and HEAD;
