@@ -43,11 +43,16 @@ class State:
     # command prints on the way out (an error, the evaluator's stderr) passes through it.
     scrubber: Scrubber | None = None
     executor: str | None = None  # --executor, where --jobs is
+    # The configuration read, whose scrubber is made when something is first scrubbed:
+    # a command that prints nothing from outside harnessgit never makes one (issue 26).
+    config: Config | None = None
 
     def scrub(self, text: str) -> str:
         """``text`` without secrets: the last net under everything printed from outside
         harnessgit (the layers below scrub what they record; a message that quotes a
         name, a path or a program's output is scrubbed here once more)."""
+        if self.scrubber is None and self.config is not None:
+            self.scrubber = self.config.scrub.scrubber(self.config.proposer)
         if self.scrubber is None:  # no configuration read yet: the default rules
             from harnessgit.config.sections import ScrubSection
 
@@ -65,9 +70,12 @@ class State:
         error shown (logged at debug level with -q)."""
         from harnessgit.evaluation.eval import Execution
         from harnessgit.evaluation.evaluators import Evaluators
-        from harnessgit.evaluation.render import ProgressDisplay
 
-        display = ProgressDisplay(progress) if progress is not None and not self.quiet else None
+        display: Callable[[int, int], None] | None = None
+        if progress is not None and not self.quiet:  # -q and --json draw nothing, load nothing
+            from harnessgit.evaluation.render import ProgressDisplay
+
+            display = ProgressDisplay(progress)
         # One set of evaluators for the whole command (a persistent process starts once),
         # closed with the command's context however it ends.
         evaluators = Evaluators()
@@ -92,7 +100,7 @@ class State:
         except BaseException:
             store.close()
             raise
-        self.scrubber = config.scrub.scrubber(config.proposer)
+        self.config, self.scrubber = config, None
         return store, config
 
 

@@ -178,13 +178,17 @@ def _run(
     book: ScoreBook,
 ) -> tuple[int, float]:
     """Run the ``pending`` (instance, repeat) pairs in batches, each recorded as it
-    finishes; (how many batches, the evaluator time summed)."""
+    finishes; (how many batches, the evaluator time summed). With nothing to run (every
+    score on record, as for a gate after evolve) nothing is set up: no evaluators, no
+    Ray, no scrubber, no pool (issue 26)."""
     executor = _executor(config, execution)
+    if not pending:
+        if execution.progress:
+            execution.progress(0, 0)
+        return 0, 0.0
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
-        jobs = execution.jobs or (
-            evaluators.ray.cpus() if executor == "ray" and pending else config.evaluator.jobs
-        )
+        jobs = execution.jobs or (evaluators.ray.cpus() if executor == "ray" else config.evaluator.jobs)
         batches = _plan(pending, config.evaluator.batch_size, jobs)
         runner = Batches(store, config, scoring, evaluators, executor=executor, on_stderr=execution.on_stderr)
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr

@@ -10,6 +10,7 @@ errors too: it is a context manager).
 
 from __future__ import annotations
 
+import threading
 from types import TracebackType
 
 from harnessgit.config import Config
@@ -24,10 +25,27 @@ from harnessgit.store import Store
 class Evaluators:
     def __init__(self) -> None:
         self._python: dict[str, PythonEvaluator] = {}
-        self.servers = Servers()  # the persistent evaluator processes
-        self.ray = RayConnection()  # executor = "ray": connected on first use
+        # Made on first use: a command whose scores are all on record (a gate after
+        # evolve) starts no process and sets up nothing (issue 26).
+        self._servers: Servers | None = None  # the persistent evaluator processes
+        self._ray: RayConnection | None = None  # executor = "ray": connected on first use
+        self._making = threading.Lock()  # batches run in threads: one of each, however many ask
         self.swept = False  # whether what killed runs left was cleaned up (once per command)
         self._scrubbers: dict[int, tuple[Config, Scrubber]] = {}  # id(config) -> it, its scrubber
+
+    @property
+    def servers(self) -> Servers:
+        with self._making:
+            if self._servers is None:
+                self._servers = Servers()
+            return self._servers
+
+    @property
+    def ray(self) -> RayConnection:
+        with self._making:
+            if self._ray is None:
+                self._ray = RayConnection()
+            return self._ray
 
     def python(self, store: Store, config: Config) -> PythonEvaluator:
         """The ``[evaluator] python`` function (or ``adapter``) of ``store``'s repository,
@@ -49,9 +67,11 @@ class Evaluators:
     def close(self) -> None:
         self._python.clear()
         try:
-            self.servers.close()
+            if self._servers is not None:
+                self._servers.close()
         finally:
-            self.ray.close()
+            if self._ray is not None:
+                self._ray.close()
 
     def __enter__(self) -> Evaluators:
         return self

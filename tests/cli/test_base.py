@@ -270,3 +270,18 @@ def test_an_error_message_never_prints_a_secret(
     monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
     out = run(repo, "-C", str(tmp_path / "acme-key-0123456789"), "log")
     assert out.exit_code == 3 and "acme-key" not in out.stderr, out.stderr
+
+
+def test_the_configured_scrubber_is_made_when_first_used(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Making one reads the whole environment: a command that prints nothing from outside
+    # harnessgit (a gate with its scores on record) never pays for it (issue 26).
+    repo = make_repo(config=CONFIG + '\n[scrub]\nenv = ["CORP_CRED"]\n')
+    monkeypatch.setenv("CORP_CRED", "hunter2-corp-credential")
+    state = State(directory=repo)
+    store, _config = state.open()
+    store.close()
+    assert state.scrubber is None
+    assert state.scrub("said hunter2-corp-credential") == "said [REDACTED]"
+    assert state.scrubber is not None

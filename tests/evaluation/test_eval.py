@@ -17,6 +17,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
+from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store
@@ -221,3 +222,36 @@ def test_an_eval_record_names_the_machine_as_the_sync_script_does(
         evaluate(store, load_config(eval_repo), "main", EvalRequest(instances=["alpha-10"]))
         (record,) = [r for rs in store.notes.records(layout.NOTES_EVALS).values() for r in rs]
     assert isinstance(record, EvalRecord) and record.worker == f"ci-runner-7:{os.getpid()}"
+
+
+def test_with_every_score_on_record_nothing_is_set_up(
+    eval_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate after evolve finds every score cached: no batch runner, no evaluator
+    processes, no Ray connection (issue 26), and the answer is the cache's."""
+    with Store.discover(eval_repo) as store:
+        config = load_config(eval_repo)
+        request = EvalRequest(instances=["alpha-10"])
+        first = evaluate(store, config, "main", request)
+        assert first.evaluated == 1 and calls(tmp_path) == 1
+
+        def no_runner(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("a batch runner was made with nothing to run")
+
+        monkeypatch.setattr("harnessgit.evaluation.eval.Batches", no_runner)
+        told: list[tuple[int, int]] = []
+        with Evaluators() as evaluators:
+            execution = Execution(
+                evaluators=evaluators, progress=lambda done, total: told.append((done, total))
+            )
+            again = evaluate(store, config, "main", request, execution=execution)
+            assert evaluators._servers is None and evaluators._ray is None
+    assert (again.evaluated, again.cached, again.batches, again.evaluator_time) == (0, 1, 0, 0.0)
+    assert again.summary == first.summary and told == [(0, 0)] and calls(tmp_path) == 1
+
+
+def test_evaluators_make_their_pool_and_connection_once_on_first_use() -> None:
+    with Evaluators() as evaluators:
+        assert evaluators._servers is None and evaluators._ray is None
+        assert evaluators.servers is evaluators.servers and evaluators.ray is evaluators.ray
+        assert evaluators.servers.started == 0
