@@ -41,8 +41,9 @@ from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
+from harnessgit.gate.pool import check_sample, evaluate_instances, extend
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
-from harnessgit.gate.sequential import evaluate_in_batches
+from harnessgit.gate.sequential import evaluate_in_batches, reading_order
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
@@ -87,6 +88,8 @@ def run_gate(
         before = synced_before_counting(store, remote) if remote else None
         inputs = with_models(store, compare(store, sides, book, pre, read), book, others)
         outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
+        if sides.settings.config.gate.sample is not None:
+            outcome = _pooled(store, sides, book, execution, outcome, pre, others, allow_small)
         try:
             record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
@@ -97,10 +100,38 @@ def run_gate(
     )
 
 
+def _pooled(
+    store: Store,
+    sides: Sides,
+    book: ScoreBook,
+    execution: Execution,
+    first: GateOutcome,
+    pre: Preconditions,
+    others: list[str],
+    allow_small: bool,
+) -> GateOutcome:
+    """With ``[gate] sample``: an inconclusive verdict on the sample reads the pool on
+    (`harnessgit.gate.pool`); evaluated instances come from the cache on a re-decision."""
+
+    def decide_at(ids: list[str]) -> GateOutcome:
+        inputs = with_models(store, compare(store, sides, book, pre, ids), book, others)
+        return decide_gate(inputs, allow_small=allow_small, ts=store.clock())
+
+    def read_more(ids: list[str]) -> None:
+        evaluate_instances(store, sides, book, execution, ids)
+
+    return extend(first, decide_at=decide_at, read_more=read_more)
+
+
 def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution) -> list[str] | None:
     """Evaluate what the decision needs: the whole selection split, or with ``[gate]
-    batch`` and policy elond, batches until the evidence settles (the instances read)."""
+    batch`` and policy elond, batches until the evidence settles (the instances read),
+    or with ``[gate] sample``, the sample (the pool is read on after deciding on it)."""
     gate = sides.settings.config.gate
+    if gate.sample is not None:
+        sample = reading_order(sides.settings.manifest.ids(SELECTION), gate.seed)[: gate.sample]
+        evaluate_instances(store, sides, book, execution, sample)
+        return sample
     if not gate.batch or gate.policy != "elond":
         evaluate_sides(store, sides, book, execution)
         return None
@@ -143,6 +174,7 @@ def gate_sides(
         raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
     shown = branch if base_commit is None else base_commit[:12]
     settings = _settings(store, config, base_sha, shown, committed_only=base_commit is None)
+    check_sample(settings.config.gate.sample, len(settings.manifest.ids(SELECTION)))
     return Sides(
         target=target,
         branch=branch,

@@ -31,6 +31,7 @@ from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
+from harnessgit.gate.pool import recheck as recheck_pool
 from harnessgit.gate.prior import passes_before, prior_before
 from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
@@ -232,16 +233,26 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"it counts {gate.passed_before} comparisons that passed on its selection set before it; "
             f"the record holds {before}"
         )
-    again = decide(
-        paired, gate, attempt=gate.attempt, allow_small=gate.allow_small, prior=prior, passed_before=before
+    decide_on = partial(
+        decide,
+        gate=gate,
+        attempt=gate.attempt,
+        allow_small=gate.allow_small,
+        prior=prior,
+        passed_before=before,
     )
+    again = decide_on(paired)
     recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
     verdict = gate.shown_verdict if gate.verdict is not None else legacy_verdict(again.passed)
-    expected = again.verdict
+    expected, should_pass = again.verdict, again.passed
     if gate.checks or any(m.loss for m in gate.models or []):  # failures beside the statistics
         expected = "fail"
+    if gate.sample is not None:  # a selection pool: the verdict is the sample's or the e-process's
+        expected, found = recheck_pool(gate, paired, decide_on)
+        problems += found
+        should_pass = expected == "pass"
     if (
-        again.passed != gate.passed
+        should_pass != gate.passed
         or expected != verdict
         or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9)
     ):
@@ -352,7 +363,7 @@ def _shared_text(k: int, records: list[GateRecord], spent: float, alpha: float) 
     )
 
 
-GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed")
+GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed", "sample")
 
 
 def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
