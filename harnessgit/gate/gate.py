@@ -41,8 +41,8 @@ from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
-from harnessgit.gate.pool import check_sample, evaluate_instances, extend
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
+from harnessgit.gate.selection_pool import check_sample, evaluate_instances, extend
 from harnessgit.gate.sequential import evaluate_in_batches, reading_order
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
@@ -111,7 +111,7 @@ def _pooled(
     allow_small: bool,
 ) -> GateOutcome:
     """With ``[gate] sample``: an inconclusive verdict on the sample reads the pool on
-    (`harnessgit.gate.pool`); evaluated instances come from the cache on a re-decision."""
+    (`harnessgit.gate.selection_pool`); evaluated instances come from the cache on a re-decision."""
 
     def decide_at(ids: list[str]) -> GateOutcome:
         inputs = with_models(store, compare(store, sides, book, pre, ids), book, others)

@@ -31,8 +31,8 @@ from harnessgit.evaluation.fingerprint import evaluator_fingerprint
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
-from harnessgit.gate.pool import recheck as recheck_pool
 from harnessgit.gate.prior import passes_before, prior_before
+from harnessgit.gate.selection_pool import recheck as recheck_pool
 from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records

@@ -352,7 +352,7 @@ class GateRecord(Record):
     # of the whole selection split of which the first `n` in reading order were read
     batch: Count | None = None
     selection_size: Count | None = None
-    # A selection pool ([gate] sample; `harnessgit.gate.pool`): the sample read first
+    # A selection pool ([gate] sample; `harnessgit.gate.selection_pool`): the sample read first
     # and the verdict there; when that was inconclusive and the pool had more, the batch
     # the pool was read in after it and the e-process where it stopped (`n` instances,
     # the first `n` of the pool's reading order; `selection_size` is the pool's size).

@@ -22,7 +22,7 @@ from harnessgit.errors import ConfigError
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import run_gate
 from harnessgit.gate.merge import merge
-from harnessgit.gate.pool import check_sample, extension_ends, settle
+from harnessgit.gate.selection_pool import check_sample, extension_ends, settle
 from harnessgit.gate.sequential import reading_order
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
