@@ -84,12 +84,10 @@ def run_gate(
     remote = sides.settings.config.gate.remote
     others = other_models(sides, models)
     evaluate_models(store, sides, others, book, execution)
+    deciding = _Decider(store, sides, book, pre, others, allow_small, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        inputs = with_models(store, compare(store, sides, book, pre, read), book, others)
-        outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
-        if sides.settings.config.gate.sample is not None:
-            outcome = _pooled(store, sides, book, execution, outcome, pre, others, allow_small)
+        outcome = deciding.decide(read)
         try:
             record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
@@ -100,27 +98,43 @@ def run_gate(
     )
 
 
-def _pooled(
-    store: Store,
-    sides: Sides,
-    book: ScoreBook,
-    execution: Execution,
-    first: GateOutcome,
-    pre: Preconditions,
-    others: list[str],
-    allow_small: bool,
-) -> GateOutcome:
-    """With ``[gate] sample``: an inconclusive verdict on the sample reads the pool on
-    (`harnessgit.gate.selection_pool`); evaluated instances come from the cache on a re-decision."""
+@dataclass(frozen=True)
+class _Decider:
+    """How one gate decides on the instances it read, with ``[gate] sample`` reading the
+    pool on when the sample leaves it inconclusive (`harnessgit.gate.selection_pool`)."""
 
-    def decide_at(ids: list[str]) -> GateOutcome:
-        inputs = with_models(store, compare(store, sides, book, pre, ids), book, others)
-        return decide_gate(inputs, allow_small=allow_small, ts=store.clock())
+    store: Store
+    sides: Sides
+    book: ScoreBook
+    pre: Preconditions
+    others: list[str]
+    allow_small: bool
+    execution: Execution | None  # None: evaluate nothing (a preview reads what is on record)
 
-    def read_more(ids: list[str]) -> None:
-        evaluate_instances(store, sides, book, execution, ids)
+    def at(self, read: list[str] | None) -> GateOutcome:
+        inputs = with_models(
+            self.store, compare(self.store, self.sides, self.book, self.pre, read), self.book, self.others
+        )
+        return decide_gate(inputs, allow_small=self.allow_small, ts=self.store.clock())
 
-    return extend(first, decide_at=decide_at, read_more=read_more)
+    def decide(self, read: list[str] | None) -> GateOutcome:
+        outcome = self.at(read)
+        if self.sides.settings.config.gate.sample is None:
+            return outcome
+        return extend(outcome, decide_at=self.at, read_more=self._read_more)
+
+    def _read_more(self, ids: list[str]) -> None:
+        # On a re-decision after a race, what was evaluated comes from the cache.
+        if self.execution is not None:
+            evaluate_instances(self.store, self.sides, self.book, self.execution, ids)
+
+
+def _sample(sides: Sides) -> list[str] | None:
+    """``[gate] sample``: the first instances of the selection split in reading order."""
+    sample = sides.settings.config.gate.sample
+    if sample is None:
+        return None
+    return reading_order(sides.settings.manifest.ids(SELECTION), sides.settings.config.gate.seed)[:sample]
 
 
 def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution) -> list[str] | None:
@@ -128,8 +142,8 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
     batch`` and policy elond, batches until the evidence settles (the instances read),
     or with ``[gate] sample``, the sample (the pool is read on after deciding on it)."""
     gate = sides.settings.config.gate
-    if gate.sample is not None:
-        sample = reading_order(sides.settings.manifest.ids(SELECTION), gate.seed)[: gate.sample]
+    sample = _sample(sides)
+    if sample is not None:
         evaluate_instances(store, sides, book, execution, sample)
         return sample
     if not gate.batch or gate.policy != "elond":
@@ -153,8 +167,7 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    inputs = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
-    return decide_gate(inputs, allow_small=False, ts=store.clock())
+    return _Decider(store, sides, book, pre, other_models(sides), False, None).decide(_sample(sides))
 
 
 def gate_sides(

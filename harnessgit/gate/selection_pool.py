@@ -249,6 +249,17 @@ def recheck(
     return found.verdict, problems
 
 
+def read_in_order(pool: list[str], seed: int, read: list[str]) -> str:
+    """`verify`: a pooled gate reads the first n of the pool's reading order, never
+    instances of its choosing; "" when it did, else the problem."""
+    if set(reading_order(pool, seed)[: len(read)]) == set(read):
+        return ""
+    return (
+        f"the {len(read)} instances it compared are not the first {len(read)} of the selection "
+        "split's reading order: a sample and its pool are read in that order"
+    )
+
+
 def _close(recorded: float | None, value: float) -> bool:
     return recorded is not None and abs(recorded - value) <= 1e-9 * max(1.0, abs(value))
 

@@ -32,6 +32,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.prior import passes_before, prior_before
+from harnessgit.gate.selection_pool import read_in_order
 from harnessgit.gate.selection_pool import recheck as recheck_pool
 from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
@@ -185,6 +186,8 @@ def _check_gate(
             "repository: fetch it with the evidence store (harnessgit sync)"
         )
         return problems
+    if gate.sample is not None:
+        problems += _pool_order(store, info.parents[0], gate, ids)
     used = used_records(store, book, gate)
     if used is not None and used.problem:
         problems.append(used.problem)
@@ -384,6 +387,16 @@ def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
     if not differ:
         return []
     return ["the gate decided with settings its base did not commit: " + "; ".join(differ)]
+
+
+def _pool_order(store: Store, base: str, gate: GateRecord, ids: list[str]) -> list[str]:
+    """A pooled record's instances against the selection split its base committed."""
+    try:
+        settings = committed_settings(store, base, what=f"the base {base[:12]}")
+    except (ConfigError, ManifestError):
+        return []  # `_settings_used` says so
+    problem = read_in_order(settings.manifest.ids("selection"), gate.seed, ids)
+    return [problem] if problem else []
 
 
 def _rows(book: ScoreBook, key: Key, until: datetime, used: UsedRecords | None) -> Scored:

@@ -20,9 +20,9 @@ from harnessgit.config import load_config
 from harnessgit.config.sections import GateSection
 from harnessgit.errors import ConfigError
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import preview_gate, run_gate
 from harnessgit.gate.merge import merge
-from harnessgit.gate.selection_pool import check_sample, extension_ends, settle
+from harnessgit.gate.selection_pool import check_sample, extension_ends, read_in_order, settle
 from harnessgit.gate.sequential import reading_order
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
@@ -141,6 +141,15 @@ def test_a_loss_found_in_the_pool_fails(make_repo: Callable[..., Path]) -> None:
         assert r.sample_verdict == "inconclusive" and r.verdict == "fail" and not r.passed
         assert r.pool_e_fail is not None and r.pool_e_fail >= 1 / r.alpha
         assert any("the e-value against a gain reached" in reason for reason in r.reasons)
+        # review's preview decides the same way from the scores on record, evaluating nothing.
+        seen = preview_gate(store, config, cand.candidate).record
+        assert (seen.verdict, seen.n, seen.sample_verdict) == ("fail", r.n, "inconclusive")
+
+
+def test_read_in_order_finds_instances_not_from_the_reading_order() -> None:
+    pool = SPLITS["selection"]
+    assert read_in_order(pool, 0, sorted(ORDER[:12])) == ""
+    assert "not the first 12" in read_in_order(pool, 0, [*ORDER[:11], ORDER[20]])
 
 
 @pytest.mark.parametrize(
