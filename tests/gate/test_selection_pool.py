@@ -176,3 +176,13 @@ def test_a_bad_sample_is_one_line_exit_3_and_writes_nothing(
         result = CliRunner().invoke(cli, ["-C", str(repo), *command], obj=State())
         assert result.exit_code == 3 and message in result.stderr, result.output
         assert len(result.stderr.strip().splitlines()) == 1 and snapshot(repo) == before
+
+
+def test_an_inconclusive_sample_with_no_pool_left_says_so(make_repo: Callable[..., Path]) -> None:
+    repo = pooled_repo(make_repo, CONFIG + "batch_size = 20\n\n[gate]\nsample = 40\nmin_instances = 10\n")
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        cand = propose(store, config, {"SKILL.md": skill(10, *fixes([ORDER[0], ORDER[12]]))})
+        r = run_gate(store, config, cand.candidate).record
+        assert r.verdict == "inconclusive" and r.n == 40 and r.sample == 40 and r.pool_batch is None
+        assert any(reason.startswith("no pool left") for reason in r.reasons), r.reasons
