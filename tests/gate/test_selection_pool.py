@@ -186,3 +186,17 @@ def test_an_inconclusive_sample_with_no_pool_left_says_so(make_repo: Callable[..
         r = run_gate(store, config, cand.candidate).record
         assert r.verdict == "inconclusive" and r.n == 40 and r.sample == 40 and r.pool_batch is None
         assert any(reason.startswith("no pool left") for reason in r.reasons), r.reasons
+
+
+def test_elond_reads_the_pool_as_one_e_process_and_verify_rechecks_it(make_repo: Callable[..., Path]) -> None:
+    repo = pooled_repo(make_repo, POOLED.replace("[gate]\n", '[gate]\npolicy = "elond"\n'))
+    wins = [ORDER[0], *[name for name in ORDER[10:] if name not in SOLVED]]
+    with Store.discover(repo) as store:
+        config = load_config(repo)
+        cand = propose(store, config, {"SKILL.md": skill(10, *fixes(wins))})
+        landed = merge(store, config, cand.candidate)
+        r = landed.outcome.record if landed.outcome else None
+        assert landed.merge and r is not None and r.policy == "elond" and r.verdict == "pass"
+        # The pool is tested at elond's own level, alpha_t, not at strict's alpha_k.
+        assert r.sample_verdict == "inconclusive" and r.pool_level == r.level and r.n < 40
+        assert verify(store, config).ok
