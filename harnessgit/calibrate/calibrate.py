@@ -31,7 +31,7 @@ from harnessgit.calibrate.noise import (
 from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import Batches
+from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
@@ -104,21 +104,23 @@ def calibrate(
     store: Store, config: Config, request: Request, execution: Execution = Execution()
 ) -> Calibration:
     check_request(request)
-    commit = resolve(store, request.rev).sha if request.rev else base_tip(store, config.harness.base)
-    settings = committed_settings(store, commit, what="the calibrated commit")
+    commit = (
+        resolve(store.refs, request.rev).sha if request.rev else base_tip(store.refs, config.harness.base)
+    )
+    settings = committed_settings(store.objects, commit, what="the calibrated commit")
     deciding = require_evaluator(settings.config, "`harnessgit calibrate`")
     warn_ignored(store, settings, "calibrate")
     ids = settings.manifest.ids(SPLIT)
     if len(ids) < 2:
         raise HarnessgitError(f"the {SPLIT} split needs at least two instances to calibrate on")
-    context = eval_context(store, deciding, commit)
+    context = eval_context(store.objects, deciding, commit)
     started = time.monotonic()
     draws = Draws(*_fresh_draws(store, deciding, context, settings.manifest, ids, request.repeats, execution))
     gate = deciding.gate
     alpha_1 = alpha_for_attempt(gate.alpha, 1)
     pairs = aa_pairs(draws, request.draws, gate.seed)
     found = noise(draws)
-    prior = prior_before(all_gate_records(store), (context.key.harness, context.key.harness))
+    prior = prior_before(all_gate_records(store.notes), (context.key.harness, context.key.harness))
     checks = [_check(pairs, deciding, policy, prior) for policy in POLICIES]
     configured = next(check for check in checks if check.policy == gate.policy)
     passes = configured.false_passes
@@ -160,7 +162,7 @@ def calibrate(
     )
     txn = Transaction(f"calibrate {commit[:12]}")
     txn.append(layout.NOTES_CALIBRATION, commit, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return Calibration(
         commit=commit,
         instances=len(ids),
@@ -214,16 +216,11 @@ def _fresh_draws(
         runner = Batches(
             store,
             config,
-            context,
-            manifest,
-            SPLIT,
-            execution.on_stderr,
-            fresh=True,
-            scrubber=evaluators.scrubber(config),
+            Scoring(context, manifest, SPLIT, fresh=True, keep=kept),
+            evaluators,
             executor=execution.executor or config.evaluator.executor,
-            keep=kept,
+            on_stderr=execution.on_stderr,
         )
-        runner.evaluators = evaluators
         with runner.scrubber.errors():
             runner.run(
                 batches,
@@ -252,12 +249,12 @@ def for_commit(store: Store, commit: str) -> CalibrationRecord | bool | None:
     committed; None when there is none, False when ``commit`` holds no settings or no
     evaluator (nothing to calibrate, nothing to say)."""
     try:
-        settings = committed_settings(store, commit)
+        settings = committed_settings(store.objects, commit)
     except HarnessgitError:
         return False
     if not settings.config.evaluator.configured:
         return False
-    key = eval_context(store, settings.config, commit).key
+    key = eval_context(store.objects, settings.config, commit).key
     return latest(
         store, fingerprint=key.fingerprint, model=key.model, split_hash=settings.manifest.split_hash(SPLIT)
     )

@@ -15,7 +15,7 @@ def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> Ca
     """The newest calibration of this evaluator and model on this selection set."""
     found = [
         record
-        for records in store.notes(layout.NOTES_CALIBRATION).values()
+        for records in store.notes.records(layout.NOTES_CALIBRATION).values()
         for record in live(records)
         if isinstance(record, CalibrationRecord)
         and (record.fingerprint, record.model, record.split_hash) == (fingerprint, model, split_hash)

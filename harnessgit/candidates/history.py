@@ -31,7 +31,7 @@ from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
-from harnessgit.store import RawChange, Side, Store
+from harnessgit.store import Objects, RawChange, Side, Store
 from harnessgit.targets import base_tip
 
 _REGULAR = (MODE_FILE, MODE_EXEC)  # links and submodules have no text to size or check (as in checks)
@@ -95,22 +95,22 @@ def harness_history(
     ``judge=False``, only sized: the report's length pictures need no findings)."""
     config = require(config)
     branch = base or config.harness.base
-    chain = store.first_parent_changes(base_tip(store, branch))
+    chain = store.history.first_parent_changes(base_tip(store.refs, branch))
     touched = [(commit, harness) for commit, changes in chain if (harness := _harness(changes, config))]
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
-    sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    sizes = store.objects.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
     reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
     entries: list[HistoryEntry] = []
     if shown:
         # Oldest first, adding up from the harness before the oldest: a file's version
         # before one commit is then the one the commit before parsed (`markdown.parse`
         # keeps the last few), and the checks find the texts the sections parsed.
-        parents = store.commit_info(shown[-1][0]).parents
-        total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        parents = store.objects.commit_info(shown[-1][0]).parents
+        total, count = _harness_size(store.objects, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
-        cache = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge else None
+        cache = HistoryCache(store, fingerprint(store.refs, config, tokenizer.name)) if judge else None
         for commit, changes in reversed(shown):
             if cache is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
@@ -151,12 +151,12 @@ def _sides(changes: list[RawChange]) -> list[Side]:
     return [side for c in changes for side in (c.old, c.new) if side is not None and side.mode in _REGULAR]
 
 
-def _harness_size(store: Store, config: Config, commit: str) -> tuple[int, int]:
+def _harness_size(objects: Objects, config: Config, commit: str) -> tuple[int, int]:
     """Bytes and number of the harness files at ``commit``."""
     entries = [
-        e for path, e in store.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
+        e for path, e in objects.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
     ]
-    sizes = store.object_sizes([e.sha for e in entries])
+    sizes = objects.object_sizes([e.sha for e in entries])
     return sum(sizes[e.sha] for e in entries), len(entries)
 
 
@@ -181,7 +181,9 @@ class _Reader:
     def texts(self, sides: list[Side]) -> dict[str, str | None]:
         small = [s.sha for s in sides if self.sizes.get(s.sha, 0) <= self.max_bytes]
         # Text as the checks read it: None for a binary file or bytes that are not UTF-8.
-        return {sha: Content.from_bytes(data).text for sha, data in self.store.read_blobs(small).items()}
+        return {
+            sha: Content.from_bytes(data).text for sha, data in self.store.objects.read_blobs(small).items()
+        }
 
     def outline_of(self, side: Side | None, text: str | None) -> Outline | None:
         """The sections of a blob, parsed once: its version before the next commit that
@@ -232,7 +234,7 @@ def _entry(
     judge: bool = True,
 ) -> HistoryEntry:
     """The change ``commit`` made, the harness being ``total`` bytes in ``count`` files before."""
-    info = store.commit_info(commit)
+    info = store.objects.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     texts = reader.texts(_sides(changes))
     files = [_file(reader, change, texts) for change in changes]

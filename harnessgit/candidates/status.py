@@ -109,7 +109,7 @@ NO_EVALUATOR = "no evaluator is configured ([evaluator] command in harnessgit.to
 def status(store: Store, config: Config, *, base: str | None = None) -> StatusResult:
     config = require(config)
     branch = base or config.harness.base
-    tip = base_tip(store, branch)
+    tip = base_tip(store.refs, branch)
     ids: list[str] = []
     split_hash = problem = None
     if not config.evaluator.configured:  # adoption levels 1-2: checks and review, no scores yet
@@ -121,9 +121,9 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         except ManifestError as exc:  # still worth a status: the candidates, the archive
             problem = str(exc)
     book = ScoreBook.load(store)
-    gates = store.notes(layout.NOTES_GATE)
-    tips = candidate_tips(store)
-    reference = eval_context(store, config, tip).key
+    gates = store.notes.records(layout.NOTES_GATE)
+    tips = candidate_tips(store.refs)
+    reference = eval_context(store.objects, config, tip).key
     live = _live(store, config, tips)
     kind = config.gate.frontier_type
     members = _frontier(book, reference, ids, split_hash, branch, live, kind) or {}
@@ -132,7 +132,7 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
 
     def row(cand: _Live) -> CandidateState:
         scored = book.summary(cand.key, SELECTION, ids)
-        info = store.commit_info(cand.commit)
+        info = store.objects.commit_info(cand.commit)
         parent = cand.proposal.parent if cand.proposal else (info.parents[0] if info.parents else None)
         return CandidateState(
             candidate=cand.id,
@@ -168,10 +168,10 @@ def _live(store: Store, config: Config, tips: dict[str, tuple[State, str]]) -> l
     for cid, (state, sha) in tips.items():
         if state != "live":
             continue
-        evidence = store.notes_on(layout.NOTES_EVIDENCE, sha)
+        evidence = store.notes.records_on(layout.NOTES_EVIDENCE, sha)
         proposal = next((r for r in evidence if isinstance(r, ProposalRecord)), None)
-        created = proposal.ts if proposal else store.commit_info(sha).author_time
-        found.append(_Live(cid, sha, eval_context(store, config, sha).key, created, proposal))
+        created = proposal.ts if proposal else store.objects.commit_info(sha).author_time
+        found.append(_Live(cid, sha, eval_context(store.objects, config, sha).key, created, proposal))
     return sorted(found, key=lambda cand: cand.created)
 
 

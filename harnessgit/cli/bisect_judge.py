@@ -62,7 +62,7 @@ def bisect_judge(
         criterion = Criterion.build(split, instance_ids(instances), drop, threshold)
         store, config = state.open()
         with store:
-            commit = judged_commit(store)
+            commit = judged_commit(store.refs)
             step = judge_one(
                 store, config, good, commit, criterion, execution=state.execution(jobs, None), grader=grader
             )

@@ -56,28 +56,24 @@ def eval_command(
 ) -> int:
     """Evaluate REV's harness on a split, running only what is not on record yet."""
     from harnessgit.evaluation import render as render_eval
-    from harnessgit.evaluation.eval import evaluate
+    from harnessgit.evaluation.eval import EvalRequest, evaluate
     from harnessgit.evaluation.models import for_model, requested_models
     from harnessgit.render import to_json
 
+    request = EvalRequest(
+        split=split,
+        instances=instance_ids(instances),
+        repeats=repeats,
+        no_cache=no_cache,
+        warn_uncommitted=True,
+        grader=grader,
+    )
     store, config = state.open()
     with store:
         labels = requested_models(config, models)
         execution = state.execution(jobs, None if as_json else f"eval {split}")
         results = [
-            evaluate(
-                store,
-                for_model(config, model),
-                rev,
-                split=split,
-                instances=instance_ids(instances),
-                repeats=repeats,
-                no_cache=no_cache,
-                execution=execution,
-                warn_uncommitted=True,
-                grader=grader,
-            )
-            for model in labels
+            evaluate(store, for_model(config, model), rev, request, execution=execution) for model in labels
         ]
     if as_json:
         echo(to_json(results[0] if len(results) == 1 else results))

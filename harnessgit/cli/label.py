@@ -35,7 +35,7 @@ def label(
             echo(to_json(found) if as_json else render_candidates.labels_text(found))
             return EXIT_OK
         if history_:
-            moves = label_moves(store, name)
+            moves = label_moves(store.notes, name)
             echo(to_json(moves) if as_json else render_candidates.label_history_text(moves))
             return EXIT_OK
         if rev is None:

@@ -114,7 +114,7 @@ class ScoreBook:
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []
         exports: list[ExportRecord] = []
-        for records in store.notes(layout.NOTES_EVALS).values():
+        for records in store.notes.records(layout.NOTES_EVALS).values():
             for record in live(records):
                 if isinstance(record, EvalRecord):
                     evals.append(record)
@@ -352,7 +352,7 @@ class EvalNotes:
 
     def records(self, tags: Collection[str] | None) -> Iterator[Record]:
         """The live records of every note indexed under one of ``tags`` (None: every
-        note), in the order `Store.notes` gives them, once per annotated object."""
+        note), in the order `Notes.records` gives them, once per annotated object."""
         for _target, records in notes_under(self.store, self.index, tags):
             yield from live(records)
 
@@ -362,5 +362,5 @@ def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple
     ids = load_manifest(store.root, require_evaluator(config, "`harnessgit scores`").splits.manifest).ids(
         split
     )
-    context = eval_context(store, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
     return context.commit, ScoreBook.load(store).summary(context.key, split, ids)

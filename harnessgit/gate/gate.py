@@ -35,7 +35,7 @@ from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
@@ -113,7 +113,10 @@ class _Decider:
 
     def at(self, read: list[str] | None) -> GateOutcome:
         inputs = with_models(
-            self.store, compare(self.store, self.sides, self.book, self.pre, read), self.book, self.others
+            self.store.objects,
+            compare(self.store, self.sides, self.book, self.pre, read),
+            self.book,
+            self.others,
         )
         return decide_gate(inputs, allow_small=self.allow_small, ts=self.store.clock())
 
@@ -152,7 +155,7 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
     manifest = sides.settings.manifest
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     before = passes_before(gates, manifest.split_hash(SELECTION), pair)
     return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
@@ -179,8 +182,8 @@ def gate_sides(
     base commit's harnessgit.toml and manifest; `review` of a base from before
     harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
-    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
-    target = resolve(store, name)
+    base_sha = base_commit if base_commit is not None else base_tip(store.refs, branch)
+    target = resolve(store.refs, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
         where = f"the tip of {branch}" if base_commit is None else "the base commit"
@@ -191,8 +194,8 @@ def gate_sides(
     return Sides(
         target=target,
         branch=branch,
-        base=eval_context(store, settings.config, base_sha),
-        candidate=eval_context(store, settings.config, target.sha),
+        base=eval_context(store.objects, settings.config, base_sha),
+        candidate=eval_context(store.objects, settings.config, target.sha),
         label=label,
         shown=shown,
         settings=settings,
@@ -201,7 +204,7 @@ def gate_sides(
 
 def _settings(store: Store, config: Config, base_sha: str, shown: str, *, committed_only: bool) -> Settings:
     try:
-        settings = committed_settings(store, base_sha, what=shown)
+        settings = committed_settings(store.objects, base_sha, what=shown)
     except (ConfigError, ManifestError):
         if committed_only:
             raise
@@ -224,7 +227,7 @@ def evaluate_sides(
             store,
             settings.config,
             context.commit,
-            split=SELECTION,
+            EvalRequest(split=SELECTION),
             execution=execution,
             book=book,
             manifest=settings.manifest,
@@ -250,9 +253,9 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
     failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]
     refused = []
-    if store.is_ancestor(sides.candidate.commit, sides.base.commit):
+    if store.history.is_ancestor(sides.candidate.commit, sides.base.commit):
         refused.append(f"{label} is merged into {shown} already: there is nothing to gate")
-    elif not store.is_ancestor(sides.base.commit, sides.candidate.commit):
+    elif not store.history.is_ancestor(sides.base.commit, sides.candidate.commit):
         tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
         refused.append(
             f"{label} does not descend from {tip}, so the tree evaluated is not "
@@ -299,7 +302,7 @@ def compare(
         conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, tip = attempt_on_record(store, split_hash, pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     return GateInputs(
         sides=sides,
         split_hash=split_hash,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harnessgit.errors import ConfigError
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import GateOutcome, Sides
 from harnessgit.gate.sequential import SELECTION, reading_order
@@ -112,8 +112,7 @@ def evaluate_instances(
             store,
             sides.settings.config,
             context.commit,
-            split=SELECTION,
-            instances=instances,
+            EvalRequest(split=SELECTION, instances=instances),
             execution=execution,
             book=book,
             manifest=sides.settings.manifest,

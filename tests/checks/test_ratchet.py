@@ -148,7 +148,17 @@ def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -
 
     # On main: "length: body is 675 lines, ..." rejected every edit to this skill.
     current = long_skill(675)
-    start = Draw(1, "tip", "parent", "p", "skills/demo/SKILL.md", [], current, [], None)
+    start = Draw(
+        number=1,
+        tip="tip",
+        parent="parent",
+        parent_name="p",
+        component="skills/demo/SKILL.md",
+        batch=[],
+        current=current,
+        examples=[],
+        parent_score=None,
+    )
 
     def edit(text: str) -> ProposedEdit:
         return ProposedEdit(component="skills/demo/SKILL.md", new_text=text)

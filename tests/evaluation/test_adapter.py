@@ -57,7 +57,12 @@ def adapter_repo(make_repo: Callable[..., Path], config: str = ADAPTER_CONFIG, *
 
 def records(repo: Path) -> list[EvalRecord]:
     with Store.discover(repo) as store:
-        return [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)]
+        return [
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
+        ]
 
 
 def direct_scores(repo: Path, rev: str) -> dict[str, float]:
@@ -107,8 +112,8 @@ def test_gate_test_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path
     with Store.discover(repo) as store:
         config_now = load_config(repo)
         book = ScoreBook.load(store)
-        tip = store.resolve_commit(f"{layout.candidate_ref(candidate)}")
-        key = eval_context(store, config_now, tip).key
+        tip = store.refs.resolve(f"{layout.candidate_ref(candidate)}")
+        key = eval_context(store.objects, config_now, tip).key
         assert {
             i: s for (i, _r), s in ((k, row.score) for k, row in book.rows(key).items())
         } == direct_scores(repo, tip)
@@ -178,11 +183,11 @@ def test_the_fingerprint_covers_the_adapter_and_its_components(make_repo: Callab
         fingerprints = set()
         for config in (ADAPTER_CONFIG, ADAPTER_CONFIG.replace("system_prompt =", "system =")):
             (repo / "harnessgit.toml").write_text(config)
-            fingerprints.add(eval_context(store, load_config(repo), "main").key.fingerprint)
+            fingerprints.add(eval_context(store.objects, load_config(repo), "main").key.fingerprint)
         write(repo, "task/gepa_task.py", TASK + "# an edit\n")
         git(repo, "commit", "-qam", "edit the adapter")
         head = git(repo, "rev-parse", "main").strip()
-        fingerprints.add(eval_context(store, load_config(repo), head).key.fingerprint)
+        fingerprints.add(eval_context(store.objects, load_config(repo), head).key.fingerprint)
     assert len(fingerprints) == 3
 
 

@@ -95,14 +95,14 @@ def test_an_inconclusive_sample_reads_the_pool_on_and_verify_rechecks_it(
         assert verify(store, config).ok
         # A record that claims a batch with which the e-process settles elsewhere is found.
         merged = landed.merge
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, merged) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, merged) if isinstance(r, GateRecord)]
         txn = Transaction("tamper")
         txn.append(
             layout.NOTES_GATE,
             merged,
             [real.model_copy(update={"id": "e" * 32, "supersedes": real.id, "pool_batch": 30})],
         )
-        store.commit(txn)
+        store.refs.commit(txn)
         problems = [f.problem for f in verify(store, config).findings]
         assert any("but the e-process settles after" in p for p in problems), problems
 

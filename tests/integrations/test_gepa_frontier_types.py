@@ -150,7 +150,7 @@ def test_each_example_objective_scores_are_gepas(gepa_repo: Path, cached: bool) 
     are GEPA's per-program objective means."""
     recorder, state = optimize(gepa_repo, "hybrid", cache_evaluation=cached)
     with Store.discover(gepa_repo) as store:
-        evals = store.notes(layout.NOTES_EVALS)
+        evals = store.notes.records(layout.NOTES_EVALS)
     for idx, means in enumerate(state.prog_candidate_objective_scores):
         (record,) = [r for r in evals[recorder.commits[idx]] if isinstance(r, EvalRecord)]
         assert record.objective_scores is not None and len(record.objective_scores) == len(VAL)
@@ -167,7 +167,7 @@ def test_with_gepas_cache_only_the_seed_needs_watch(gepa_repo: Path) -> None:
     the seed's excepted (GEPA evaluates it outside the cache)."""
     recorder, state = optimize(gepa_repo, "objective", watch=False, cache_evaluation=True)
     with Store.discover(gepa_repo) as store:
-        evals = store.notes(layout.NOTES_EVALS)
+        evals = store.notes.records(layout.NOTES_EVALS)
     for idx, means in enumerate(state.prog_candidate_objective_scores):
         (record,) = [r for r in evals[recorder.commits[idx]] if isinstance(r, EvalRecord)]
         if idx == 0:

@@ -196,7 +196,7 @@ class Staging:
 
     def _holds(self, commit: str, files: Mapping[str, str]) -> bool:
         """Whether ``commit`` holds exactly these texts (compared by blob id: no read)."""
-        listing = self.repo.store.files_at(commit)
+        listing = self.repo.store.objects.files_at(commit)
         return all(
             path in listing and listing[path].sha == object_id("blob", text.encode("utf-8"))
             for path, text in files.items()
@@ -208,10 +208,10 @@ class Staging:
         read from the base's files is the base rather than a candidate of its own."""
         if self._holds(commit, files):
             return True
-        listing = self.repo.store.files_at(commit)
+        listing = self.repo.store.objects.files_at(commit)
         return all(
             path in listing
-            and self.repo.store.read_blob(listing[path].sha).rstrip(b"\n")
+            and self.repo.store.objects.read_blob(listing[path].sha).rstrip(b"\n")
             == text.encode("utf-8").rstrip(b"\n")
             for path, text in files.items()
         )
