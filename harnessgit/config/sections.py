@@ -422,6 +422,11 @@ class GateSection:
     # policy elond: evaluate the selection split this many instances at a time and stop
     # once the e-values settle the verdict (0: the whole split at once; docs/gate.md).
     batch: int = field(default=0, metadata={"ge": 0})
+    # A selection pool larger than one gate's sample (docs/gate.md, "A selection pool"):
+    # the gate reads the first `sample` selection instances in the e-process's reading
+    # order and, when its verdict there is inconclusive, reads more of the selection
+    # split (the pool) and decides on the e-process. None: the whole split is the sample.
+    sample: int | None = field(default=None, metadata={"ge": 1})
     # What the frontier keeps a front for, as GEPA's ``frontier_type``: each selection
     # instance, each objective (GEPA's ``objective_scores``), both, or each pair of them.
     frontier_type: Literal["instance", "objective", "hybrid", "cartesian"] = "instance"

@@ -42,7 +42,8 @@ from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_befo
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
-from harnessgit.gate.sequential import evaluate_in_batches
+from harnessgit.gate.selection_pool import check_sample, evaluate_instances, extend
+from harnessgit.gate.sequential import evaluate_in_batches, reading_order
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id
@@ -83,10 +84,10 @@ def run_gate(
     remote = sides.settings.config.gate.remote
     others = other_models(sides, models)
     evaluate_models(store, sides, others, book, execution)
+    deciding = _Decider(store, sides, book, pre, others, allow_small, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        inputs = with_models(store.objects, compare(store, sides, book, pre, read), book, others)
-        outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
+        outcome = deciding.decide(read)
         try:
             record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
@@ -97,10 +98,57 @@ def run_gate(
     )
 
 
+@dataclass(frozen=True)
+class _Decider:
+    """How one gate decides on the instances it read, with ``[gate] sample`` reading the
+    pool on when the sample leaves it inconclusive (`harnessgit.gate.selection_pool`)."""
+
+    store: Store
+    sides: Sides
+    book: ScoreBook
+    pre: Preconditions
+    others: list[str]
+    allow_small: bool
+    execution: Execution | None  # None: evaluate nothing (a preview reads what is on record)
+
+    def at(self, read: list[str] | None) -> GateOutcome:
+        inputs = with_models(
+            self.store.objects,
+            compare(self.store, self.sides, self.book, self.pre, read),
+            self.book,
+            self.others,
+        )
+        return decide_gate(inputs, allow_small=self.allow_small, ts=self.store.clock())
+
+    def decide(self, read: list[str] | None) -> GateOutcome:
+        outcome = self.at(read)
+        if self.sides.settings.config.gate.sample is None:
+            return outcome
+        return extend(outcome, decide_at=self.at, read_more=self._read_more)
+
+    def _read_more(self, ids: list[str]) -> None:
+        # On a re-decision after a race, what was evaluated comes from the cache.
+        if self.execution is not None:
+            evaluate_instances(self.store, self.sides, self.book, self.execution, ids)
+
+
+def _sample(sides: Sides) -> list[str] | None:
+    """``[gate] sample``: the first instances of the selection split in reading order."""
+    sample = sides.settings.config.gate.sample
+    if sample is None:
+        return None
+    return reading_order(sides.settings.manifest.ids(SELECTION), sides.settings.config.gate.seed)[:sample]
+
+
 def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution) -> list[str] | None:
     """Evaluate what the decision needs: the whole selection split, or with ``[gate]
-    batch`` and policy elond, batches until the evidence settles (the instances read)."""
+    batch`` and policy elond, batches until the evidence settles (the instances read),
+    or with ``[gate] sample``, the sample (the pool is read on after deciding on it)."""
     gate = sides.settings.config.gate
+    sample = _sample(sides)
+    if sample is not None:
+        evaluate_instances(store, sides, book, execution, sample)
+        return sample
     if not gate.batch or gate.policy != "elond":
         evaluate_sides(store, sides, book, execution)
         return None
@@ -122,8 +170,7 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    inputs = with_models(store.objects, compare(store, sides, book, pre), book, other_models(sides))
-    return decide_gate(inputs, allow_small=False, ts=store.clock())
+    return _Decider(store, sides, book, pre, other_models(sides), False, None).decide(_sample(sides))
 
 
 def gate_sides(
@@ -143,6 +190,7 @@ def gate_sides(
         raise HarnessgitError(f"{label} is {where}: there is nothing to gate")
     shown = branch if base_commit is None else base_commit[:12]
     settings = _settings(store, config, base_sha, shown, committed_only=base_commit is None)
+    check_sample(settings.config.gate.sample, len(settings.manifest.ids(SELECTION)))
     return Sides(
         target=target,
         branch=branch,

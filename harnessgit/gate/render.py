@@ -63,6 +63,31 @@ def _online(r: GateRecord) -> str:
     )
 
 
+def pool_line(r: GateRecord) -> str:
+    """With a selection pool: the sample, whether the gate read the pool on, and where it stopped."""
+    if r.sample is None or r.selection_size is None:
+        return ""
+    if r.pool_batch is None:
+        left = "no pool left to read" if r.sample >= r.selection_size else "not extended"
+        return (
+            f"  sample: the first {r.sample} of {r.selection_size} selection instances, "
+            f"{r.sample_verdict} there ({left})"
+        )
+    if r.shown_verdict == "inconclusive":
+        stop = "the pool spent without settling"
+    else:
+        which, value, at = (
+            ("gain", r.pool_e_value, 1 / (r.pool_level or 1))
+            if r.shown_verdict == "pass"
+            else ("no-gain", r.pool_e_fail, 1 / r.alpha)
+        )
+        stop = f"settled by the {which} e-value {value or 0:.3g} (threshold {at:.3g})"
+    return (
+        f"  extended: inconclusive on the sample of {r.sample}, the gate read the pool on {r.pool_batch} "
+        f"at a time: {r.n} of {r.selection_size} selection instances read, stopped with {stop}"
+    )
+
+
 def gate_text(outcome: GateOutcome) -> str:
     r = outcome.record
     label = r.candidate or short(r.commit)
@@ -72,6 +97,7 @@ def gate_text(outcome: GateOutcome) -> str:
     if r.difference is not None:
         lines += [
             f"  n = {r.n} instances, model {r.model}, method {r.method}",
+            pool_line(r),
             f"  base {points(r.base_mean, False)}  candidate {points(r.candidate_mean, False)}  "
             f"difference {points(r.difference)} points, 95% CI [{points(r.ci_low)}, {points(r.ci_high)}]",
             f"  one-sided lower bound {points(r.lower_bound)} at alpha_{r.attempt} = {r.alpha_k:.3g} "

@@ -32,6 +32,8 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.changes import Change, classify
 from harnessgit.gate.prior import passes_before, prior_before
+from harnessgit.gate.selection_pool import read_in_order
+from harnessgit.gate.selection_pool import recheck as recheck_pool
 from harnessgit.gate.sequential import stopped_where_settled
 from harnessgit.gate.settings import committed_settings
 from harnessgit.gate.used import UsedRecords, scored, used_records
@@ -189,6 +191,8 @@ def _check_gate(
             "repository: fetch it with the evidence store (harnessgit sync)"
         )
         return problems
+    if gate.sample is not None:
+        problems += _pool_order(objects, info.parents[0], gate, ids)
     used = used_records(objects, book, gate)
     if used is not None and used.problem:
         problems.append(used.problem)
@@ -237,16 +241,26 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"it counts {gate.passed_before} comparisons that passed on its selection set before it; "
             f"the record holds {before}"
         )
-    again = decide(
-        paired, gate, attempt=gate.attempt, allow_small=gate.allow_small, prior=prior, passed_before=before
+    decide_on = partial(
+        decide,
+        gate=gate,
+        attempt=gate.attempt,
+        allow_small=gate.allow_small,
+        prior=prior,
+        passed_before=before,
     )
+    again = decide_on(paired)
     recorded_bound = gate.lower_bound if gate.lower_bound is not None else math.nan
     verdict = gate.shown_verdict if gate.verdict is not None else legacy_verdict(again.passed)
-    expected = again.verdict
+    expected, should_pass = again.verdict, again.passed
     if gate.checks or any(m.loss for m in gate.models or []):  # failures beside the statistics
         expected = "fail"
+    if gate.sample is not None:  # a selection pool: the verdict is the sample's or the e-process's
+        expected, found = recheck_pool(gate, paired, decide_on)
+        problems += found
+        should_pass = expected == "pass"
     if (
-        again.passed != gate.passed
+        should_pass != gate.passed
         or expected != verdict
         or not math.isclose(again.bound.lower_bound, recorded_bound, abs_tol=1e-9)
     ):
@@ -357,7 +371,7 @@ def _shared_text(k: int, records: list[GateRecord], spent: float, alpha: float) 
     )
 
 
-GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed")
+GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed", "sample")
 
 
 def _settings_used(objects: Objects, base: str, gate: GateRecord) -> list[str]:
@@ -378,6 +392,16 @@ def _settings_used(objects: Objects, base: str, gate: GateRecord) -> list[str]:
     if not differ:
         return []
     return ["the gate decided with settings its base did not commit: " + "; ".join(differ)]
+
+
+def _pool_order(objects: Objects, base: str, gate: GateRecord, ids: list[str]) -> list[str]:
+    """A pooled record's instances against the selection split its base committed."""
+    try:
+        settings = committed_settings(objects, base, what=f"the base {base[:12]}")
+    except (ConfigError, ManifestError):
+        return []  # `_settings_used` says so
+    problem = read_in_order(settings.manifest.ids("selection"), gate.seed, ids)
+    return [problem] if problem else []
 
 
 def _rows(book: ScoreBook, key: Key, until: datetime, used: UsedRecords | None) -> Scored:

@@ -352,6 +352,16 @@ class GateRecord(Record):
     # of the whole selection split of which the first `n` in reading order were read
     batch: Count | None = None
     selection_size: Count | None = None
+    # A selection pool ([gate] sample; `harnessgit.gate.selection_pool`): the sample read first
+    # and the verdict there; when that was inconclusive and the pool had more, the batch
+    # the pool was read in after it and the e-process where it stopped (`n` instances,
+    # the first `n` of the pool's reading order; `selection_size` is the pool's size).
+    sample: Count | None = None
+    sample_verdict: Literal["pass", "fail", "inconclusive"] | None = None
+    pool_batch: Count | None = None
+    pool_level: Probability | None = None
+    pool_e_value: Annotated[float, Field(ge=0)] | None = None
+    pool_e_fail: Annotated[float, Field(ge=0)] | None = None
 
     @property
     def shown_verdict(self) -> Literal["pass", "fail", "inconclusive"]:
