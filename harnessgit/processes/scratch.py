@@ -117,8 +117,11 @@ def stale_temp_dirs(
         path = root / entry
         try:
             info = path.lstat()
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-                continue  # not a directory of this user's harnessgit
+        except OSError:
+            continue  # removed meanwhile (by its own harnessgit, or another sweep)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue  # not a directory of this user's harnessgit
+        try:
             marker: str | None = (path / MARKER).read_text(encoding="utf-8")
         except FileNotFoundError:
             marker = None

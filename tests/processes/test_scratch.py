@@ -17,6 +17,7 @@ from harnessgit.processes.group import RUN_VARIABLE, new_token, processes
 from harnessgit.processes.owner import Owner
 from harnessgit.processes.scratch import (
     MARKER,
+    PREFIX,
     ScratchDir,
     remove_temp_dirs,
     stale_processes,
@@ -209,3 +210,15 @@ def test_an_unmarked_directory_of_a_known_kind_is_swept(tmp_path: Path) -> None:
     done = sweep(tmp_path)
     assert {removed.path for removed in done.removed} == stale and not done.failed
     assert not any(path.exists() for path in stale) and all(path.exists() for path in kept)
+
+
+def test_a_directory_removed_between_listing_and_reading_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under parallel load another harnessgit removes its own scratch directory after
+    # the sweep listed it: the sweep skips it (it once raised UnboundLocalError).
+    (tmp_path / f"{PREFIX}kept").mkdir()
+    listed = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path: [*listed(path), f"{PREFIX}gone"])
+    found = stale_temp_dirs(tmp_path, max_age=0.0)  # raised UnboundLocalError before
+    assert f"{PREFIX}gone" not in [stale.path.name for stale in found]
