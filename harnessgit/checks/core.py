@@ -320,24 +320,35 @@ class _Run:
         if content.text is None:
             return check_encoding(path, content) if "format" in wanted else []
         text = content.text
-        static = wanted & _STATIC_RULES
-        key = (path, name, repr(kind), self.tokenizer.name, frozenset(static), _digest(text))
-        known = _JUDGED.get(key)
-        if known is None:
-            known = []
-            if "length" in static:
-                known += check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
-            if "format" in static:
-                known += _format(path, kind, text)
-            if "duplication" in static and kind.duplication:
-                known += check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
-            if len(_JUDGED) >= _JUDGED_MAX:
-                del _JUDGED[next(iter(_JUDGED))]
-            _JUDGED[key] = known
-        findings += known
+        # Judged rule by rule: the ratchet asks the previous version for the rules the new
+        # one broke only, and finds what the whole judgment of that version said.
+        facts = (path, name, repr(kind), self.tokenizer.name, _digest(text))
+        for rule in _STATIC_ORDER:
+            if rule in wanted:
+                findings += self._static(rule, facts, kind, text)
         if "growth" in wanted and self.since and reference is not None and reference.text is not None:
             findings += check_since(path, kind, reference.text, text, self.since)
         return findings
+
+    def _static(
+        self, rule: Rule, facts: tuple[str, str, str, str, bytes], kind: KindChecks, text: str
+    ) -> list[Finding]:
+        key = (rule, *facts)
+        known = _JUDGED.get(key)
+        if known is None:
+            path, name = facts[0], facts[1]
+            if rule == "length":
+                known = check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
+            elif rule == "format":
+                known = _format(path, kind, text)
+            elif kind.duplication:
+                known = check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
+            else:
+                known = []
+            if len(_JUDGED) >= _JUDGED_MAX:
+                del _JUDGED[next(iter(_JUDGED))]
+            _JUDGED[key] = known
+        return known
 
     def _against_previous(
         self, path: str, kind: KindChecks, old: str, new: str, *, record: bool
@@ -362,9 +373,9 @@ class _Run:
 # duplication) depends only on its path, kind, tokenizer and text: judged once per
 # process. A history audit meets each version twice (after the commit that wrote it and
 # before the next one that changes it), and a ratchet reads the previous side again.
-_STATIC_RULES: frozenset[Rule] = frozenset({"length", "format", "duplication"})
-_JUDGED: dict[tuple[str, str, str, str, frozenset[Rule], bytes], list[Finding]] = {}
-_JUDGED_MAX = 4096  # keys hold a digest, not the text: a few MB at most
+_STATIC_ORDER: tuple[Rule, ...] = ("length", "format", "duplication")
+_JUDGED: dict[tuple[Rule, str, str, str, str, bytes], list[Finding]] = {}
+_JUDGED_MAX = 12288  # keys hold a digest, not the text: a few MB at most
 
 
 def _digest(text: str) -> bytes:
