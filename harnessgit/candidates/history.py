@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from harnessgit.candidates.history_cache import HistoryCache, fingerprint
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
+from harnessgit.candidates.history_store import ChainStore
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
@@ -111,6 +113,7 @@ def harness_history(
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
         cache = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge else None
+        store = cast("Store", ChainStore(store, [commit for commit, _changes in chain]))
         for commit, changes in reversed(shown):
             if cache is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
