@@ -90,11 +90,18 @@ class HistoryResult:
 
 
 def harness_history(
-    store: Store, config: Config, *, base: str | None = None, limit: int | None = None, judge: bool = True
+    store: Store,
+    config: Config,
+    *,
+    base: str | None = None,
+    limit: int | None = None,
+    judge: bool = True,
+    cache: bool = True,
 ) -> HistoryResult:
     """The newest ``limit`` (default: all) commits of the base branch's first-parent
     chain that changed a harness file, each checked against its first parent (with
-    ``judge=False``, only sized: the report's length pictures need no findings)."""
+    ``judge=False``, only sized: the report's length pictures need no findings).
+    ``cache=False`` judges every commit and neither reads nor writes the cache."""
     config = require(config)
     branch = base or config.harness.base
     chain = store.first_parent_changes(base_tip(store, branch))
@@ -112,17 +119,17 @@ def harness_history(
         total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
-        cache = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge else None
+        kept = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge and cache else None
         store = cast("Store", ChainStore(store, [commit for commit, _changes in chain]))
         for commit, changes in reversed(shown):
-            if cache is None:
-                entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
+            if kept is None:
+                entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
             else:
-                entry = _cached_entry(store, config, reader, cache, commit, changes, total, count)
+                entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
             entries.insert(0, entry)
             total, count = entry.harness_bytes, entry.harness_files
-        if cache is not None:
-            cache.save()
+        if kept is not None:
+            kept.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),
