@@ -120,7 +120,7 @@ def harness_history(
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
         kept = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge and cache else None
-        store = cast("Store", ChainStore(store, [commit for commit, _changes in chain]))
+        store = cast("Store", ChainStore(store, chain, sizes))
         for commit, changes in reversed(shown):
             if kept is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)

@@ -7,29 +7,47 @@ whether one commit is an ancestor of another, and lists the labels. On the chain
 answers are known (of two commits on it, the older is the ancestor and the merge
 base), and the refs do not move during one read-only audit: four git processes a
 commit, 900 of a 220-commit audit's 1,700, were these. The trailers then list the
-commits a change brought: for a commit with one parent, itself. Everything else goes
-to the store.
+commits a change brought: for a commit with one parent, itself. Collecting the change
+asks for its raw diff against the first parent (the chain's `git log` record of it)
+and the sizes of its blobs (read once for the whole audit): two more a commit.
+Everything else goes to the store.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from harnessgit.store import Store
+from harnessgit.store import RawChange, Store
 
 
 class ChainStore:
     """``store``, with the chain's ancestry and the refs read once (see the module)."""
 
-    def __init__(self, store: Store, chain: list[str]) -> None:
+    def __init__(self, store: Store, chain: list[tuple[str, list[RawChange]]], sizes: dict[str, int]) -> None:
         self._store = store
+        self._chain = chain
         # Newest first: a larger position is older, an ancestor of every smaller one.
-        self._position = {commit: position for position, commit in enumerate(chain)}
+        self._position = {commit: position for position, (commit, _changes) in enumerate(chain)}
+        self._sizes = sizes  # blob sizes the audit already read
         self._resolved: dict[str, str] = {}
         self._refs: dict[tuple[str, ...], dict[str, str]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
+
+    def diff_raw(self, old: str, new: str | None = None, *, cached: bool = False) -> list[RawChange]:
+        """A commit's change against its first parent is the chain's record of it (the
+        same ``-M`` raw diff, read by the one `git log`)."""
+        position = self._position.get(new) if new is not None and not cached else None
+        if position is not None and position + 1 < len(self._chain) and self._chain[position + 1][0] == old:
+            return list(self._chain[position][1])
+        return self._store.diff_raw(old, new, cached=cached)
+
+    def object_sizes(self, shas: list[str]) -> dict[str, int]:
+        known = {sha: self._sizes[sha] for sha in shas if sha in self._sizes}
+        if len(known) < len(set(shas)):
+            known |= self._store.object_sizes([sha for sha in shas if sha not in self._sizes])
+        return known
 
     def merge_base(self, a: str, b: str) -> str | None:
         first, second = self._position.get(a), self._position.get(b)
