@@ -109,6 +109,8 @@ def harness_history(
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
     sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    # Git's answers about the chain, from what the audit has read (`history_store`).
+    store = cast("Store", ChainStore(store, chain, sizes))
     reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
     entries: list[HistoryEntry] = []
     if shown:
@@ -120,7 +122,6 @@ def harness_history(
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
         kept = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge and cache else None
-        store = cast("Store", ChainStore(store, chain, sizes))
         for commit, changes in reversed(shown):
             if kept is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)

@@ -9,7 +9,8 @@ base), and the refs do not move during one read-only audit: four git processes a
 commit, 900 of a 220-commit audit's 1,700, were these. The trailers then list the
 commits a change brought: for a commit with one parent, itself. Collecting the change
 asks for its raw diff against the first parent (the chain's `git log` record of it)
-and the sizes of its blobs (read once for the whole audit): two more a commit.
+and the sizes of its blobs (read once for the whole audit): two more a commit; and
+its blobs, which the audit has just read.
 Everything else goes to the store.
 """
 
@@ -29,6 +30,7 @@ class ChainStore:
         # Newest first: a larger position is older, an ancestor of every smaller one.
         self._position = {commit: position for position, (commit, _changes) in enumerate(chain)}
         self._sizes = sizes  # blob sizes the audit already read
+        self._blobs: dict[str, bytes] = {}
         self._resolved: dict[str, str] = {}
         self._refs: dict[tuple[str, ...], dict[str, str]] = {}
 
@@ -48,6 +50,13 @@ class ChainStore:
         if len(known) < len(set(shas)):
             known |= self._store.object_sizes([sha for sha in shas if sha not in self._sizes])
         return known
+
+    def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
+        """The audit reads a commit's blobs for their sizes and sections, then the checks
+        read the same ones: the last batch is kept for them."""
+        if not all(sha in self._blobs for sha in shas):
+            self._blobs = self._store.read_blobs(shas)
+        return {sha: self._blobs[sha] for sha in shas if sha in self._blobs}
 
     def merge_base(self, a: str, b: str) -> str | None:
         first, second = self._position.get(a), self._position.get(b)
