@@ -15,7 +15,8 @@ on PYTHONPATH, its cache files removed before); the audit by this code with its 
 removed (first run); again with the caches it wrote (repeat run); and again with only
 the per-commit cache (the last output removed: what a run after a branch or label
 moved pays, less the commits it has not judged). Each is a real process, start-up
-included. Prints wall and CPU seconds (user + system of the process and the git
+included; the short ones (git log and the two repeat runs) run ``--runs`` times and
+their medians are shown. Prints wall and CPU seconds (user + system of the process and the git
 processes it waited for: on a loaded machine wall time says little), whether the
 outputs are identical, and the ratios. Not a test: it asserts nothing.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,12 +49,20 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return wall, cpu, done.stdout
 
 
+def median_of(runs: int, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """`timed`'s median wall and median CPU over ``runs`` runs (a short process's time on
+    a loaded machine varies by tens of milliseconds), and the last output."""
+    times = [timed(argv, cwd, env) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times), times[-1][2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", help="a git repository (e.g. a /work/.mirror/OWNER+NAME/repo mirror)")
     parser.add_argument(
         "--baseline", action="append", default=[], help="a folder holding an earlier harnessgit/ package"
     )
+    parser.add_argument("--runs", type=int, default=7, help="runs of each short process (median)")
     args = parser.parse_args()
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
     env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
@@ -70,7 +80,7 @@ def main() -> None:
         count = ["git", "rev-list", "--count", "--first-parent", "HEAD"]
         commits = subprocess.run(count, cwd=clone, capture_output=True, text=True).stdout.strip()
         head = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=clone, capture_output=True, text=True)
-        log = timed(["git", "log", "--first-parent", "--raw"], clone, env)
+        log = median_of(args.runs, ["git", "log", "--first-parent", "--raw"], clone, env)
         rows = [("git log --first-parent --raw", log[0], log[1])]
         for number, folder in enumerate(args.baseline, start=1):
             (clone / CACHE).unlink(missing_ok=True)
@@ -82,10 +92,14 @@ def main() -> None:
         (clone / OUTPUT).unlink(missing_ok=True)
         wall, cpu, outputs["first"] = timed(audit, clone, mine)
         rows.append(("audit, first run (no cache)", wall, cpu))
-        wall, cpu, outputs["repeat"] = timed(audit, clone, mine)
+        wall, cpu, outputs["repeat"] = median_of(args.runs, audit, clone, mine)
         rows.append(("audit, repeat run (caches)", wall, cpu))
-        (clone / OUTPUT).unlink(missing_ok=True)
-        wall, cpu, outputs["per-commit"] = timed(audit, clone, mine)
+        per_commit = []
+        for _ in range(args.runs):  # each run writes the last output again: removed before each
+            (clone / OUTPUT).unlink(missing_ok=True)
+            per_commit.append(timed(audit, clone, mine))
+        wall, cpu = statistics.median(t[0] for t in per_commit), statistics.median(t[1] for t in per_commit)
+        outputs["per-commit"] = per_commit[-1][2]
         rows.append(("audit, per-commit cache only", wall, cpu))
         size = (clone / CACHE).stat().st_size
     source = f"{args.source} at {head.stdout.strip()}"
