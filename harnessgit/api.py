@@ -31,16 +31,16 @@ import os
 import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
 from harnessgit.candidates.edits import edit_from_files
-from harnessgit.candidates.propose import Proposal, propose, stage_proposal
+from harnessgit.candidates.propose import CandidateRequest, Proposal, propose, stage_proposal
 from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
-from harnessgit.evaluation.eval import Evaluation, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
@@ -49,10 +49,45 @@ from harnessgit.gate.merge import MergeResult, merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvalRecord
 from harnessgit.scrub import Scrubber
+from harnessgit.stats.frontier_keys import FrontierType
 from harnessgit.store import Store, Transaction
 from harnessgit.targets import resolve
 
-__all__ = ["Proposal", "Repository", "split_hash"]
+if TYPE_CHECKING:  # Python 3.11's typing.Unpack; only read by type checkers
+    from typing_extensions import Unpack
+
+__all__ = ["Proposal", "Repository", "ScoreOptions", "StageOptions", "split_hash"]
+
+
+class StageOptions(TypedDict, total=False):
+    """`Repository.stage_proposal`'s keyword arguments, each optional."""
+
+    rationale: str
+    evidence: list[Any] | None  # JSON values, scrubbed
+    proposer: str | None
+    source: str  # default "api"
+    rejected: str | None  # a reason: archived at once
+    other_parent: str | None  # a commit id: the candidate is a merge
+
+
+class ScoreOptions(TypedDict, total=False):
+    """`Repository.scores_record`'s optional keyword arguments (and `record_scores`')."""
+
+    split: str  # default "selection"
+    split_instances: Sequence[str] | None
+    feedback: Mapping[str, Any] | None
+    feedback_text: Mapping[str, str] | None
+    wall_time: float
+    objective_scores: Mapping[str, Mapping[str, float]] | None  # instance -> objective -> score
+
+
+def refuse_unknown(function: str, given: Mapping[str, Any], options: type) -> None:
+    """The TypeError Python raises for a misspelt keyword argument, for a function whose
+    keyword arguments are a TypedDict (``**options: Unpack[...]``), which Python does not
+    check at run time."""
+    unknown = sorted(set(given) - set(getattr(options, "__annotations__", {})))
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
 
 
 def split_hash(split: str, instances: Sequence[str]) -> str:
@@ -65,7 +100,7 @@ class Repository:
 
     Open it with `Repository.open` and close it (or use ``with``): the store keeps two
     long-lived git processes. ``store`` and ``config`` are public for what the API does
-    not cover; writing through them keeps the guarantees only through `Store.commit`.
+    not cover; writing through them keeps the guarantees only through `store.refs.commit`.
     """
 
     def __init__(self, store: Store, config: Config) -> None:
@@ -99,7 +134,7 @@ class Repository:
 
     def resolve(self, rev: str) -> str:
         """The commit a name, candidate id or revision names."""
-        return resolve(self.store, rev).sha
+        return resolve(self.store.refs, rev).sha
 
     # -- proposing -------------------------------------------------------
 
@@ -134,38 +169,29 @@ class Repository:
         txn: Transaction,
         components: Mapping[str, str | bytes],
         parent: str,
-        *,
-        rationale: str = "",
-        evidence: list[Any] | None = None,
-        proposer: str | None = None,
-        source: str = "api",
-        rejected: str | None = None,
-        other_parent: str | None = None,
+        **about: Unpack[StageOptions],
     ) -> Proposal:
         """`propose` into ``txn`` (commit it with `commit`): many candidates in one
         transaction. ``parent`` (and ``other_parent``, for a merge) is a commit id.
-        ``rejected``, a reason: the candidate is archived at once (an optimiser's
-        rejected proposal, kept for review)."""
-        tree = self.store.commit_info(parent).tree
-        edit = edit_from_files(self.store, self.config, tree, components)
-        return stage_proposal(
-            self.store,
-            self.config,
-            txn,
-            edit,
-            parent,
-            rationale=rationale,
-            evidence=evidence,
-            proposer=proposer,
-            source=source,
-            archived=rejected,
-            other_parent=other_parent,
-            scrubber=self.scrubber,
+        ``about`` (`StageOptions`): ``rationale``, ``evidence``, ``proposer``, ``source``
+        (default "api"), ``rejected`` (a reason: the candidate is archived at once, an
+        optimiser's rejected proposal kept for review) and ``other_parent``."""
+        refuse_unknown("stage_proposal", about, StageOptions)
+        tree = self.store.objects.commit_info(parent).tree
+        edit = edit_from_files(self.store.objects, self.config, tree, components)
+        request = CandidateRequest(
+            rationale=about.get("rationale", ""),
+            evidence=about.get("evidence"),
+            proposer=about.get("proposer"),
+            source=about.get("source", "api"),
+            other_parent=about.get("other_parent"),
+            archived=about.get("rejected"),
         )
+        return stage_proposal(self.store, self.config, txn, edit, parent, request, scrubber=self.scrubber)
 
     def commit(self, txn: Transaction) -> None:
         """Land a transaction: all of it or, on any failure, none of it."""
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
 
     # -- scores ----------------------------------------------------------
 
@@ -173,11 +199,11 @@ class Repository:
         """The cache key the repository's evaluator gives ``commit``: (harness tree,
         evaluator fingerprint, model). Scores recorded under this fingerprint and model
         are the ones `gate`, `frontier` and `evaluate` find without running anything."""
-        return eval_context(self.store, self.config, commit).key
+        return eval_context(self.store.objects, self.config, commit).key
 
     def harness_tree(self, commit: str) -> str:
         """The git tree id of ``commit``'s harness files alone (the cache key's first part)."""
-        return harness_tree_id(self.store.files_at(commit), self.config)
+        return harness_tree_id(self.store.objects.files_at(commit), self.config)
 
     def scores_record(
         self,
@@ -186,19 +212,23 @@ class Repository:
         *,
         fingerprint: str,
         model: str,
-        split: str = "selection",
-        split_instances: Sequence[str] | None = None,
-        feedback: Mapping[str, Any] | None = None,
-        feedback_text: Mapping[str, str] | None = None,
-        wall_time: float = 0.0,
+        **more: Unpack[ScoreOptions],
     ) -> EvalRecord:
         """The eval record of scores computed elsewhere (instance id -> score in [0, 1]),
         bound to ``commit``'s harness tree; not yet written (`record_scores` writes it,
         or add it to a transaction with `layout.NOTES_EVALS` and keep its evidence).
-        ``split_instances``: the split's whole instance set (default: the scored ones),
-        which makes scores comparable. ``feedback``: instance -> any value (an output, a
-        trajectory), kept scrubbed in an evidence blob; ``feedback_text``: instance -> the
-        feedback `review` prints for it, kept in the same blob."""
+        ``more`` (`ScoreOptions`): ``split`` (default "selection"); ``split_instances``,
+        the split's whole instance set (default: the scored ones), which makes scores
+        comparable; ``feedback``, instance -> any value (an output, a trajectory), kept
+        scrubbed in an evidence blob; ``feedback_text``, instance -> the feedback `review`
+        prints for it, kept in the same blob; ``wall_time``, seconds (default 0);
+        ``objective_scores``, instance -> objective -> a finite score, for every scored
+        instance (GEPA's ``objective_scores``; what the objectives' frontier types read)."""
+        refuse_unknown("scores_record", more, ScoreOptions)
+        split = more.get("split", "selection")
+        split_instances, wall_time = more.get("split_instances"), more.get("wall_time", 0.0)
+        feedback, feedback_text = more.get("feedback"), more.get("feedback_text")
+        objective_scores = more.get("objective_scores")
         if not scores:
             raise HarnessgitError("no scores to record")
         bad = [name for name, score in scores.items() if not 0 <= score <= 1 or math.isnan(score)]
@@ -209,6 +239,7 @@ class Repository:
         outside = sorted(set(instances) - set(manifest.ids(split)))
         if outside:
             raise HarnessgitError(f"instance {outside[0]!r} is not in split {split!r}")
+        objectives = _objective_column(instances, objective_scores) if objective_scores else None
         return EvalRecord(
             ts=self.store.clock(),
             commit=commit,
@@ -221,6 +252,7 @@ class Repository:
             instances=instances,
             repeats=[0] * len(instances),
             scores=[float(scores[instance]) for instance in instances],
+            objective_scores=objectives,
             evidence=self._feedback_blob(scores, feedback or {}, feedback_text or {})
             if feedback or feedback_text
             else None,
@@ -235,7 +267,7 @@ class Repository:
         txn.append(layout.NOTES_EVALS, record.commit, [record])
         if record.evidence:
             txn.keep(record.evidence)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         return record
 
     def _feedback_blob(
@@ -250,7 +282,7 @@ class Repository:
                 if instance in texts:
                     item["feedback"] = texts[instance]
                 lines.append(dumps_canonical(self.scrubber.value(item)))
-        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+        return self.store.objects.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 
     # -- the commands ----------------------------------------------------
 
@@ -258,11 +290,11 @@ class Repository:
         self, rev: str, *, split: str = "selection", instances: list[str] | None = None
     ) -> Evaluation:
         """`harnessgit eval REV`: run the configured evaluator on what is not on record."""
-        return evaluate(self.store, self.config, rev, split=split, instances=instances)
+        return evaluate(self.store, self.config, rev, EvalRequest(split=split, instances=instances))
 
-    def frontier(self, *, update: bool = False) -> FrontierView:
-        """`harnessgit frontier [--update]`."""
-        view = frontier_view(self.store, self.config)
+    def frontier(self, *, update: bool = False, frontier_type: FrontierType | None = None) -> FrontierView:
+        """`harnessgit frontier [--update] [--type TYPE]`."""
+        view = frontier_view(self.store, self.config, frontier_type=frontier_type)
         return update_frontier(self.store, self.config, view) if update else view
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
@@ -281,6 +313,26 @@ def jsonable(value: Any) -> Any:
         return json.loads(json.dumps(value, allow_nan=False, default=repr))
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _objective_column(
+    instances: list[str], found: Mapping[str, Mapping[str, float]]
+) -> list[dict[str, float] | None]:
+    """The eval record's objective scores, a row per instance: every scored instance
+    needs them, each a finite number (a NaN would tie with nothing, as GEPA's would)."""
+    missing = [instance for instance in instances if instance not in found]
+    if missing:
+        raise HarnessgitError(f"instance {missing[0]!r} has scores but no objective scores")
+    column: list[dict[str, float] | None] = []
+    for instance in instances:
+        row = {str(name): float(value) for name, value in found[instance].items()}
+        bad = [name for name, value in row.items() if not math.isfinite(value)]
+        if bad:
+            raise HarnessgitError(
+                f"objective {bad[0]!r} of {instance!r} is {row[bad[0]]!r}, not a finite number"
+            )
+        column.append(row)
+    return column
 
 
 def _manifest(split: str, instances: Sequence[str]) -> Manifest:

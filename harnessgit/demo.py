@@ -32,10 +32,10 @@ from harnessgit.candidates.render import log_text
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import Execution, evaluate
-from harnessgit.evaluation.test import peek_test_split
+from harnessgit.evaluation.heldout import peek_test_split
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.render import iteration_line, report_text
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.gate.frontier import frontier_view
 from harnessgit.gate.render import frontier_text, verify_text
 from harnessgit.gate.verify import verify
@@ -133,9 +133,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> N
         report = evolve(
             store,
             config,
-            budget=Budget(max_proposals=proposals),
-            seed=seed,
-            auto_merge=True,
+            EvolveRequest(budget=Budget(max_proposals=proposals), seed=seed, auto_merge=True),
             execution=TWO_JOBS,
             on_iteration=lambda outcome: say(iteration_line(outcome)),
         )
@@ -176,7 +174,7 @@ def run_demo(target: Path, say: Say, *, proposals: int = 20, seed: int = 0) -> N
         say(f"committed: {HOTFIX_RULE!r} at the top of the rules, then a docs commit\n")
         say("== 8. harnessgit verify (what CI runs on every pull request)")
         say(verify_text(verify(store, config)) + "\n")
-        good = "production"  # a label is a revision (Store.resolve_commit)
+        good = "production"  # a label is a revision (Refs.resolve)
         say("== 9. Selection scores fell: harnessgit bisect --good production --bad main --drop 0.05")
         found = bisect(
             store, config, good, "main", Criterion.build("selection", None, 0.05, None), execution=TWO_JOBS

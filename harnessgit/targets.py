@@ -21,7 +21,7 @@ from harnessgit import layout
 from harnessgit.errors import UnknownRevision
 from harnessgit.names import CANDIDATE_ID, check_ref_name, check_revision
 from harnessgit.records import EvidenceRecord, LabelRecord, ProposalRecord, RetireRecord
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Objects, Refs, Store, Transaction
 
 State = Literal["live", "archived"]
 
@@ -46,11 +46,11 @@ class Target:
     state: State | None = None
 
 
-def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
+def candidate_tips(refs: Refs) -> dict[str, tuple[State, str]]:
     """Every candidate id -> (live or archived, tip commit)."""
     tips: dict[str, tuple[State, str]] = {}
     live: dict[str, str] = {}
-    for ref, sha in store.list_refs(layout.ARCHIVE.rstrip("/"), layout.CANDIDATES.rstrip("/")).items():
+    for ref, sha in refs.listing(layout.ARCHIVE.rstrip("/"), layout.CANDIDATES.rstrip("/")).items():
         if ref.startswith(layout.ARCHIVE):
             tips[ref.removeprefix(layout.ARCHIVE)] = ("archived", sha)
         elif ref.startswith(layout.CANDIDATES):
@@ -59,7 +59,7 @@ def candidate_tips(store: Store) -> dict[str, tuple[State, str]]:
     return tips
 
 
-def resolve(store: Store, name: str) -> Target:
+def resolve(refs: Refs, name: str) -> Target:
     """What a name means, first match wins: a full candidate id (live, else archived),
     then any git revision (a branch, a tag, a full or abbreviated commit id, ``HEAD~2``),
     then a unique prefix of at least `PREFIX_MIN` characters of a candidate id.
@@ -70,17 +70,17 @@ def resolve(store: Store, name: str) -> Target:
     """
     check_revision(name)
     if CANDIDATE_ID.fullmatch(name):
-        refs = store.ref_values([layout.candidate_ref(name), layout.archive_ref(name)])
-        if layout.candidate_ref(name) in refs:
-            return Target(refs[layout.candidate_ref(name)], name, "live")
-        if layout.archive_ref(name) in refs:
-            return Target(refs[layout.archive_ref(name)], name, "archived")
+        found = refs.values([layout.candidate_ref(name), layout.archive_ref(name)])
+        if layout.candidate_ref(name) in found:
+            return Target(found[layout.candidate_ref(name)], name, "live")
+        if layout.archive_ref(name) in found:
+            return Target(found[layout.archive_ref(name)], name, "archived")
     try:
-        sha = store.resolve_commit(name)
+        sha = refs.resolve(name)
     except UnknownRevision:
-        return _by_prefix(store, name)
+        return _by_prefix(refs, name)
     if _ABBREVIATION.fullmatch(name):
-        shadowed = [cid for cid in candidate_tips(store) if cid.startswith(name)]
+        shadowed = [cid for cid in candidate_tips(refs) if cid.startswith(name)]
         if shadowed:
             log.warning(
                 "%s is taken as commit %s, not as candidate %s (type more of the candidate id to mean it)",
@@ -91,12 +91,12 @@ def resolve(store: Store, name: str) -> Target:
     return Target(sha)
 
 
-def _by_prefix(store: Store, name: str) -> Target:
+def _by_prefix(refs: Refs, name: str) -> Target:
     """The candidate a prefix stands for, or an error that says what was meant."""
     unknown = f"unknown revision {name!r}"
     if not CANDIDATE_ID.fullmatch(name):
         raise UnknownRevision(unknown)
-    tips = candidate_tips(store)
+    tips = candidate_tips(refs)
     matches = sorted(cid for cid in tips if cid.startswith(name))
     if len(name) >= PREFIX_MIN and len(matches) == 1:
         state, sha = tips[matches[0]]
@@ -125,14 +125,14 @@ def _closest(name: str, ids: Iterable[str]) -> str | None:
     return best
 
 
-def base_tip(store: Store, branch: str) -> str:
+def base_tip(refs: Refs, branch: str) -> str:
     """The tip of the base branch; a clear error when it does not exist yet."""
     check_ref_name(branch, "base branch")
-    sha = store.ref_value(layout.branch_ref(branch))
+    sha = refs.value(layout.branch_ref(branch))
     if sha is None:
-        if not store.list_refs("refs/heads"):
+        if not refs.listing("refs/heads"):
             raise UnknownRevision("the repository has no commits yet: commit the harness first")
-        if store.ref_value(layout.LABELS + branch) is not None:
+        if refs.value(layout.LABELS + branch) is not None:
             raise UnknownRevision(
                 f"base branch {branch!r} does not exist ({branch!r} is a label: the base is the branch "
                 "a merge lands on)"
@@ -143,9 +143,9 @@ def base_tip(store: Store, branch: str) -> str:
     return sha
 
 
-def candidate_of(store: Store, sha: str) -> str | None:
+def candidate_of(objects: Objects, sha: str) -> str | None:
     """The candidate id recorded in a commit's trailer, if it is a candidate commit."""
-    info = store.commit_info(sha)
+    info = objects.commit_info(sha)
     for line in reversed(info.message.strip().splitlines()):
         key, _, value = line.partition(":")
         if key == layout.CANDIDATE_TRAILER:
@@ -173,16 +173,16 @@ class Provenance:
 
 
 def provenance(store: Store, sha: str) -> Provenance:
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     return recorded(store, info.parents[1] if len(info.parents) > 1 else sha)
 
 
 def recorded(store: Store, sha: str) -> Provenance:
     """The proposal and evidence recorded on ``sha`` itself (a merge's are on the
     candidate it merged: `provenance` looks there)."""
-    records = store.notes_on(layout.NOTES_EVIDENCE, sha)
+    records = store.notes.records_on(layout.NOTES_EVIDENCE, sha)
     proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
-    candidate = (proposal.candidate if proposal else None) or candidate_of(store, sha)
+    candidate = (proposal.candidate if proposal else None) or candidate_of(store.objects, sha)
     return Provenance(sha, candidate, proposal, [r for r in records if isinstance(r, EvidenceRecord)])
 
 
@@ -190,7 +190,7 @@ def proposed_on(store: Store, origin: Provenance) -> str | None:
     """The commit an edit was made on: its proposal's parent, else its first parent."""
     if origin.proposal is not None:
         return origin.proposal.parent
-    parents = store.commit_info(origin.commit).parents
+    parents = store.objects.commit_info(origin.commit).parents
     return parents[0] if parents else None
 
 
@@ -212,7 +212,7 @@ def proposal_chain(store: Store, tip: str, base: str) -> list[Provenance]:
         return chain[::-1]
     # A commit without a proposal, or a chain begun further back: ask git what base
     # holds (only now, as that costs a git process).
-    outside = set(store.first_parent_chain(tip, stop=base))
+    outside = set(store.history.first_parent_chain(tip, stop=base))
     chain, sha = [], tip
     while sha is not None and sha in outside:
         chain.append(recorded(store, sha))
@@ -239,11 +239,11 @@ def retire(store: Store, txn: Transaction, candidate: str, sha: str, reason: str
     )
 
 
-def label_moves(store: Store, name: str | None = None) -> list[LabelRecord]:
+def label_moves(notes: Notes, name: str | None = None) -> list[LabelRecord]:
     """Every recorded label move, oldest first."""
     moves = [
         record
-        for records in store.notes(layout.NOTES_LABELS).values()
+        for records in notes.records(layout.NOTES_LABELS).values()
         for record in records
         if isinstance(record, LabelRecord) and (name is None or record.name == name)
     ]

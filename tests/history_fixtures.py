@@ -115,18 +115,22 @@ def build_history(
     with Store.discover(repo) as store:
         tip = good
         for i in range(1, count + 1):
-            changes = {"SKILL.md": Blob(store.write_blob(edit_text(i, breaks_one, breaks_many).encode()))}
+            changes = {
+                "SKILL.md": Blob(store.objects.write_blob(edit_text(i, breaks_one, breaks_many).encode()))
+            }
             if i == direct + 1:
-                changes["harnessgit.toml"] = Blob(store.write_blob(HISTORY_CONFIG.encode()))
-            tree = store.edit_tree(store.commit_info(tip).tree, changes)
+                changes["harnessgit.toml"] = Blob(store.objects.write_blob(HISTORY_CONFIG.encode()))
+            tree = store.objects.edit_tree(store.objects.commit_info(tip).tree, changes)
             if i <= direct + 1:
-                tip = store.write_commit(tree, [tip], f"Edit {i} by hand")
+                tip = store.objects.write_commit(tree, [tip], f"Edit {i} by hand")
                 chain.append(tip)
                 continue
             candidate = f"{i:012x}"
             rationale = f"Edit {i}\n\nThe trajectories asked for revision {i}."
-            cand = store.write_commit(tree, [tip], f"{rationale}\n\n{layout.CANDIDATE_TRAILER}: {candidate}")
-            merge = store.write_commit(tree, [tip, cand], f"Merge candidate {candidate}: Edit {i}")
+            cand = store.objects.write_commit(
+                tree, [tip], f"{rationale}\n\n{layout.CANDIDATE_TRAILER}: {candidate}"
+            )
+            merge = store.objects.write_commit(tree, [tip, cand], f"Merge candidate {candidate}: Edit {i}")
             txn.append(
                 layout.NOTES_EVIDENCE,
                 cand,
@@ -156,7 +160,7 @@ def build_history(
             tip = merge
             chain.append(merge)
         txn.move(layout.branch_ref("main"), tip, good)
-        store.commit(txn)
+        store.refs.commit(txn)
     git(repo, "reset", "-q", "--hard", "main")
     assert load_config(repo).present
     return History(repo, good, chain)
@@ -167,13 +171,13 @@ def _gate_record(
 ) -> GateRecord:
     """A passing gate record with the numbers the evaluator gives: a +12.5-point net
     gain with s-9 regressed at ``breaks_one``, a small gain elsewhere."""
-    base_ctx, cand_ctx = eval_context(store, config, base), eval_context(store, config, cand)
+    base_ctx, cand_ctx = eval_context(store.objects, config, base), eval_context(store.objects, config, cand)
     net = i == breaks_one
     return GateRecord(
         ts=store.clock(),
         candidate=candidate,
         commit=cand,
-        tree=store.commit_info(cand).tree,
+        tree=store.objects.commit_info(cand).tree,
         base=base,
         base_branch="main",
         harness=cand_ctx.key.harness,
@@ -236,8 +240,8 @@ def store_scores(repo: Path, commits: list[str], split: str = "selection") -> No
     txn = Transaction("test scores")
     with Store.discover(repo) as store:
         for commit in commits:
-            context = eval_context(store, config, commit)
-            text = (store.file_at(context.tree, "SKILL.md") or b"").decode()
+            context = eval_context(store.objects, config, commit)
+            text = (store.objects.file_at(context.tree, "SKILL.md") or b"").decode()
             scores = [expected_score(text, instance) for instance in ids]
             record = EvalRecord(
                 ts=store.clock(),
@@ -255,4 +259,4 @@ def store_scores(repo: Path, commits: list[str], split: str = "selection") -> No
                 worker="test",
             )
             txn.append(layout.NOTES_EVALS, commit, [record])
-        store.commit(txn)
+        store.refs.commit(txn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,8 +27,8 @@ def test_propose_and_record_scores(repo: Path) -> None:
             split_instances=["a", "b", "c"],
             feedback={"a": {"output": "token sk-" + "x" * 30}},
         )
-        notes = api.store.notes(layout.NOTES_EVALS)[proposal.commit]
-        evidence = api.store.read_blob(record.evidence or "")
+        notes = api.store.notes.records(layout.NOTES_EVALS)[proposal.commit]
+        evidence = api.store.objects.read_blob(record.evidence or "")
         assert api.harness_tree(proposal.commit) == record.harness
     assert git(repo, "show", f"{proposal.commit}:prompts/system.md") == "Be exact.\n"
     assert notes == [record] and isinstance(record, EvalRecord)
@@ -42,10 +43,12 @@ def test_propose_and_record_scores(repo: Path) -> None:
         ({"a": float("nan")}, {}, "scores must be in"),
         ({}, {}, "no scores"),
         ({"z": 1.0}, {"split_instances": ["a"]}, "not in split"),
+        ({"a": 1.0, "b": 0.0}, {"objective_scores": {"a": {"x": 1.0}}}, "'b' has scores but no objective"),
+        ({"a": 1.0}, {"objective_scores": {"a": {"x": float("inf")}}}, "'x' of 'a' is inf, not a finite"),
     ],
 )
 def test_bad_scores_leave_the_repository_alone(
-    repo: Path, scores: dict[str, float], how: dict[str, list[str]], message: str
+    repo: Path, scores: dict[str, float], how: dict[str, Any], message: str
 ) -> None:
     before = snapshot(repo)
     with Repository.open(repo) as api, pytest.raises(HarnessgitError, match=message):
@@ -75,7 +78,9 @@ def test_staged_proposals_land_together(repo: Path) -> None:
         assert git(repo, "for-each-ref", "refs/heads/harnessgit/") == ""  # nothing before the commit
         api.commit(txn)
         proposals = [
-            r for r in api.store.notes(layout.NOTES_EVIDENCE)[dropped.commit] if isinstance(r, ProposalRecord)
+            r
+            for r in api.store.notes.records(layout.NOTES_EVIDENCE)[dropped.commit]
+            if isinstance(r, ProposalRecord)
         ]
     assert git(repo, "rev-parse", kept.ref).strip() == kept.commit
     assert git(repo, "rev-parse", f"refs/harnessgit/archive/{dropped.candidate}").strip() == dropped.commit
@@ -102,3 +107,24 @@ def test_a_merge_proposal_is_a_commit_on_both_candidates(repo: Path) -> None:
         assert parents == [first.commit, second.commit]
     assert git(repo, "show", f"{merged.commit}:prompts/system.md") == "One.\n"
     assert git(repo, "show", f"{merged.commit}:SKILL.md") == "Two.\n"
+
+
+def test_a_misspelt_keyword_is_a_type_error(repo: Path) -> None:
+    """The API's optional keywords are typed options (``**options: Unpack[...]``), which
+    Python does not check: a misspelt one is still the TypeError a signature would raise,
+    before anything is written."""
+    from harnessgit.integrations.gepa import GitRecorder
+    from harnessgit.store import Transaction
+
+    before = snapshot(repo)
+    with Repository.open(repo) as api:
+        main = api.resolve("main")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'rejcted'"):
+            api.stage_proposal(Transaction("x"), {"prompts/system.md": "One.\n"}, main, rejcted="no")  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="unexpected keyword argument 'splt'"):
+            api.record_scores("main", {"a": 1.0}, fingerprint="f", model="m", splt="train")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'modle'"):
+            GitRecorder(repo.as_posix(), {"system": "prompts/system.md"}, modle="m")  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="unexpected keyword argument 'rationle'"):
+            api.propose({"prompts/system.md": "One.\n"}, rationle="typo")  # type: ignore[call-arg]
+    assert snapshot(repo) == before

@@ -107,7 +107,7 @@ def test_demo_uses_an_openai_compatible_endpoint_when_configured(
     assert len(chat.requests) >= 1
     assert all(request["path"] == "/v1/chat/completions" for request in chat.requests)
     with Store.discover(tmp_path / "demo") as store:
-        records = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        records = [r for rs in store.notes.records(layout.NOTES_EVIDENCE).values() for r in rs]
     iterations = [r for r in records if isinstance(r, IterationRecord) and r.outcome != "skipped-perfect"]
     assert iterations and all(r.proposer == "openai:served-model-2026" for r in iterations)
     assert any(isinstance(r, ProposalRecord) and r.source == "evolve" for r in records)

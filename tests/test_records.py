@@ -148,6 +148,11 @@ def test_a_newer_version_is_skipped_even_when_its_fields_fit(caplog: pytest.LogC
         ({"repeats": [-1, 0]}, "eval repeats: Input should be greater than or equal to 0"),
         ({"scores": [1.0]}, "eval scores must have one entry per instance"),
         ({"failure_classes": [None]}, "eval failure_classes must have one entry per instance"),
+        ({"objective_scores": [{"a": 1.0}]}, "eval objective_scores must have one entry per instance"),
+        (
+            {"objective_scores": [{"a": math.nan}, None]},
+            "eval objective_scores.a: Input should be a finite",
+        ),
         ({"wall_time": -1.0}, "eval wall_time: Input should be greater than or equal to 0"),
         ({"cost": {"usd": math.inf}}, "eval cost.usd: Input should be a finite number"),
         ({"v": 0}, "eval v: Input should be greater than or equal to 1"),

@@ -27,7 +27,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.batch import EvaluatorError
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.records import EvalRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git, write
@@ -243,7 +243,10 @@ def test_what_the_evaluator_says_is_scrubbed(planted: tuple[Path, Path]) -> None
     with Store.discover(repo) as store:
         evaluate(store, load_config(repo), "HEAD", execution=Execution(on_stderr=shown.append))
         (record,) = [
-            r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
         ]
     assert set(record.failure_classes or []) == {"leaked [REDACTED]"}
     assert set(record.clusters or []) == {"db [REDACTED]"}
@@ -251,7 +254,7 @@ def test_what_the_evaluator_says_is_scrubbed(planted: tuple[Path, Path]) -> None
     assert shown == ["evaluator sees [REDACTED] [REDACTED] [REDACTED]"]
     mode.write_text("evaluator-crash")
     with Store.discover(repo) as store, pytest.raises(EvaluatorError) as info:
-        evaluate(store, load_config(repo), "HEAD", no_cache=True)
+        evaluate(store, load_config(repo), "HEAD", EvalRequest(no_cache=True))
     assert "last stderr: evaluator sees [REDACTED]" in str(info.value)
     assert leaks(repo, "\n".join([*shown, str(info.value)])) == []
 
@@ -287,9 +290,11 @@ def test_a_proposal_is_scrubbed(planted: tuple[Path, Path]) -> None:
             proposer=f"command:x {TOKEN}",
             source="evolve",
         )
-        message = store.commit_info(made.commit).message
+        message = store.objects.commit_info(made.commit).message
         (record,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, made.commit) if isinstance(r, ProposalRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, made.commit)
+            if isinstance(r, ProposalRecord)
         ]
     assert message.startswith("Subject [REDACTED]\n\nBecause [REDACTED] | [REDACTED]")
     assert record.rationale.startswith("Subject [REDACTED]") and record.proposer == "command:x [REDACTED]"

@@ -43,12 +43,12 @@ def named(repo: Path) -> dict[str, str]:
 
 def resolved(repo: Path, name: str) -> Target:
     with Store.discover(repo) as store:
-        return resolve(store, name)
+        return resolve(store.refs, name)
 
 
 def error(repo: Path, name: str) -> str:
     with Store.discover(repo) as store, pytest.raises(UnknownRevision) as raised:
-        resolve(store, name)
+        resolve(store.refs, name)
     return str(raised.value)
 
 

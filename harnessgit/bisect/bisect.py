@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harnessgit import layout
-from harnessgit.bisect.explain import Kind, Measured, OwnEffect, accepted_on, own_effect, slipped_through
+from harnessgit.bisect.explain import (
+    Kind,
+    Landing,
+    Measured,
+    OwnEffect,
+    accepted_on,
+    own_effect,
+    slipped_through,
+)
 from harnessgit.bisect.judge import Criterion, Judge, Step
 from harnessgit.bisect.search import Known, Point, bound, judge_ends, judge_stored, search
 from harnessgit.bisect.weights import ModelChange, model_change
@@ -38,7 +46,7 @@ from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.gate.changes import regrades
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord, ProposalRecord
-from harnessgit.store import CommitInfo, Store
+from harnessgit.store import CommitInfo, Objects, Store
 from harnessgit.targets import provenance, resolve
 
 Outcome = Literal["found", "ambiguous", "bad is good", "good is bad"]
@@ -112,18 +120,19 @@ def bisect(
     line = [Point(commit, label) for commit in commits]
     known = judge_ends(judge, line, (commits[0][:12], commits[-1][:12]))
     change = model_change(judge, commits[0], label, good_model)
+    searched = _Searched(commits, known, regraded, change)
     weights = _weights_clause(change)
     if known[0].state == "bad":
         message = f"good {good} is itself bad for model {label} ({criterion.describe()}){one_grader}" + (
             weights or ": pick an older good"
         )
-        return _result(judge, commits, known, "good is bad", message, regraded, change)
+        return _result(judge, searched, "good is bad", message)
     if known[len(commits) - 1].state == "good":
         message = (
             f"bad {bad} is not bad for model {label}: {criterion.describe()} does not hold there"
             f"{one_grader}{weights}"
         )
-        return _result(judge, commits, known, "bad is good", message, regraded, change)
+        return _result(judge, searched, "bad is good", message)
     judge_stored(judge, line, known)
     last_good, first_bad = search(judge, line, known)
     if first_bad - last_good > 1:
@@ -132,12 +141,12 @@ def bisect(
             f"the first bad edit is one of {len(suspects)} commits: the evaluator failed on "
             f"{first_bad - last_good - 1} of them"
         )
-        return _result(judge, commits, known, "ambiguous", message, regraded, change, suspects=suspects)
+        return _result(judge, searched, "ambiguous", message, suspects=suspects)
     first = _first_bad(judge, known[last_good], known[first_bad])
     message = f"the first bad edit is {commits[first_bad][:12]}: {first.subject}"
     if change is not None and change.regressed:
         message += f"; the weights change {change.old} -> {change.new} is bad on its own too"
-    return _result(judge, commits, known, "found", message, regraded, change, first)
+    return _result(judge, searched, "found", message, first)
 
 
 def _weights_clause(change: ModelChange | None) -> str:
@@ -152,25 +161,33 @@ def _weights_clause(change: ModelChange | None) -> str:
 
 def _chain(store: Store, good: str, bad: str) -> list[str]:
     """good, then the first-parent chain after it up to bad, oldest first."""
-    good_sha, bad_sha = resolve(store, good).sha, resolve(store, bad).sha
+    good_sha, bad_sha = resolve(store.refs, good).sha, resolve(store.refs, bad).sha
     if good_sha == bad_sha:
         raise HarnessgitError(f"good {good} and bad {bad} are the same commit: there is nothing to bisect")
-    if not store.is_ancestor(good_sha, bad_sha):
+    if not store.history.is_ancestor(good_sha, bad_sha):
         raise HarnessgitError(f"good {good} is not an ancestor of bad {bad}: bisect walks from good to bad")
-    return [good_sha, *reversed(store.first_parent_chain(bad_sha, stop=good_sha))]
+    return [good_sha, *reversed(store.history.first_parent_chain(bad_sha, stop=good_sha))]
+
+
+@dataclass(frozen=True)
+class _Searched:
+    """What one bisection walked and learned, whatever its outcome."""
+
+    commits: list[str]  # good, then each edit to bad
+    known: Known
+    notes: list[str]  # regrades on the way
+    change: ModelChange | None  # the model step at good's harness
 
 
 def _result(
     judge: Judge,
-    commits: list[str],
-    known: Known,
+    searched: _Searched,
     outcome: Outcome,
     message: str,
-    notes: list[str],
-    change: ModelChange | None,
     first: FirstBad | None = None,
     suspects: list[str] | None = None,
 ) -> BisectResult:
+    commits, known, change = searched.commits, searched.known, searched.change
     edits = len(commits) - 1
     # The model step's own evaluation (only with --good-model) is not part of the search.
     extra = 1 if change is not None and change.source == "evaluated" else 0
@@ -188,7 +205,7 @@ def _result(
         steps=list(known.values()),
         first_bad=first,
         suspects=suspects or [],
-        notes=notes,
+        notes=searched.notes,
         model_change=change,
     )
 
@@ -196,10 +213,10 @@ def _result(
 def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
     """The first bad edit named: its records, its diff, and how it got through."""
     store, sha = judge.store, after.commit
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
     merged = info.parents[1] if len(info.parents) > 1 else None
-    records = store.notes_on(layout.NOTES_GATE, sha)
+    records = store.notes.records_on(layout.NOTES_GATE, sha)
     # A gate record copied onto this commit from another merge is no gate of it (issue 28).
     gate = next(
         (
@@ -210,7 +227,7 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
         None,
     )
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
-    kind = _kind(store, info, gate, override)
+    kind = _kind(store.objects, info, gate, override)
     origin = provenance(store, sha)
     own = _own(judge, before, after)
     return FirstBad(
@@ -225,8 +242,8 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
         before=before,
         after=after,
         own=own,
-        files=files_between(store, parent, sha),
-        diff=store.diff_text(parent, sha),
+        files=files_between(store.history, parent, sha),
+        diff=store.history.diff_text(parent, sha),
         gate=gate,
         override=override,
         proposal=origin.proposal,
@@ -236,13 +253,15 @@ def _first_bad(judge: Judge, before: Step, after: Step) -> FirstBad:
     )
 
 
-def _kind(store: Store, info: CommitInfo, gate: GateRecord | None, override: OverrideRecord | None) -> Kind:
+def _kind(
+    objects: Objects, info: CommitInfo, gate: GateRecord | None, override: OverrideRecord | None
+) -> Kind:
     """How the edit reached the base branch."""
     if override is not None:
         return "override"
     if gate is not None:
         return "gated merge"
-    if not info.parents or store.file_at(store.commit_info(info.parents[0]).tree, CONFIG_FILE) is None:
+    if not info.parents or objects.file_at(objects.commit_info(info.parents[0]).tree, CONFIG_FILE) is None:
         return "before harnessgit"
     return "merge without a gate record" if len(info.parents) > 1 else "direct commit"
 
@@ -266,7 +285,9 @@ def _why(
     """The checks the edit slipped through, from what bisect measured and what its records hold."""
     store, config, criterion = judge.store, judge.config, judge.criterion
     context, previous = judge.context(after.commit), judge.context(before.commit)
-    own_graders = {eval_context(store, config, sha).key.fingerprint for sha in (before.commit, after.commit)}
+    own_graders = {
+        eval_context(store.objects, config, sha).key.fingerprint for sha in (before.commit, after.commit)
+    }
     manifest = load_manifest(store.root, config.splits.manifest)
     measured = Measured(
         fingerprint=context.key.fingerprint,
@@ -275,27 +296,25 @@ def _why(
     )
     baseline = judge.baseline.mean if judge.baseline else None
     cumulative = after.mean - baseline if after.mean is not None and baseline is not None else None
-    return slipped_through(
+    landing = Landing(
         kind,
-        criterion,
-        own=own,
-        cumulative=cumulative,
-        measured=measured,
         gate=gate,
         override=override,
-        failing=after.failing,
-        gate_instances=_gate_instances(store, gate),
+        gate_instances=_gate_instances(store.objects, gate),
         grader_changed=previous.key.fingerprint != context.key.fingerprint,
         regrade=len(own_graders) > 1,
     )
+    return slipped_through(
+        landing, criterion, own=own, cumulative=cumulative, measured=measured, failing=after.failing
+    )
 
 
-def _gate_instances(store: Store, gate: GateRecord | None) -> list[str] | None:
+def _gate_instances(objects: Objects, gate: GateRecord | None) -> list[str] | None:
     """The instances the gate compared, when its record lists them and the list is in this clone."""
     if gate is None or not gate.instances:
         return None
     try:
-        return store.read_blob(gate.instances).decode("utf-8").split()
+        return objects.read_blob(gate.instances).decode("utf-8").split()
     except HarnessgitError:
         return None  # the instance list is not in this clone: judge without it
 

@@ -72,9 +72,9 @@ def bisect_models(
 ) -> CheckpointBisectResult:
     """The first bad checkpoint from good_model to bad_model along the lineage, at a fixed harness."""
     config = require_evaluator(config, "`harnessgit bisect`")
-    known_models = registered(store)
+    known_models = registered(store.notes)
     chain = checkpoint_chain(known_models, good_model, bad_model)
-    commit = resolve(store, harness).sha
+    commit = resolve(store.refs, harness).sha
     manifest = load_manifest(store.root, config.splits.manifest)
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution)
     line = [Point(commit, model) for model in chain]

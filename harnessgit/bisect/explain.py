@@ -105,26 +105,35 @@ def accepted_on(gate: GateRecord) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class Landing:
+    """How the edit reached the base branch: what its records hold about it."""
+
+    kind: Kind
+    gate: GateRecord | None = None
+    override: OverrideRecord | None = None
+    gate_instances: list[str] | None = None  # the instances the gate compared, when known
+    # The edit changed files the evaluator depends on (its evaluator fingerprint differs
+    # from the commit before it's), so its scores and the ones before it come from
+    # different graders.
+    grader_changed: bool = False
+    # It changed them, but both sides were scored with one evaluator, so the drop is its
+    # harness edit's.
+    regrade: bool = False
+
+
 def slipped_through(
-    kind: Kind,
+    landing: Landing,
     criterion: Criterion,
     *,
     own: OwnEffect,
     cumulative: float | None,
     measured: Measured,
-    gate: GateRecord | None = None,
-    override: OverrideRecord | None = None,
     failing: list[str] | None = None,
-    gate_instances: list[str] | None = None,
-    grader_changed: bool = False,
-    regrade: bool = False,
 ) -> list[str]:
-    """The checks the edit got past, most decisive first; every sentence is about this edit.
-
-    ``grader_changed``: the edit changed files the evaluator depends on (its evaluator
-    fingerprint differs from the commit before it's), so its scores and the ones
-    before it come from different graders. ``regrade``: it changed them, but both
-    sides were scored with one evaluator, so the drop is its harness edit's."""
+    """The checks the edit got past, most decisive first; every sentence is about this edit."""
+    kind, gate, override = landing.kind, landing.gate, landing.override
+    grader_changed, regrade = landing.grader_changed, landing.regrade
     reasons = []
     if regrade and not grader_changed:
         reasons.append(
@@ -139,7 +148,7 @@ def slipped_through(
         )
     reasons += _ungated(kind, override)
     if gate is not None:
-        reasons += _gated(criterion, gate, own, measured, failing or [], gate_instances)
+        reasons += _gated(criterion, gate, own, measured, failing or [], landing.gate_instances)
     if not criterion.per_instance and own.difference is not None and cumulative is not None:
         earlier = cumulative - own.difference
         if earlier < -_EPSILON:

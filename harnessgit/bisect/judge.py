@@ -21,12 +21,12 @@ from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError, UnknownRevision
 from harnessgit.evaluation.batch import EvaluatorError
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.render import points
-from harnessgit.store import Store
+from harnessgit.store import Refs, Store
 from harnessgit.targets import resolve
 
 # A drop of 5 points by default: below that, a selection set of a few hundred
@@ -188,7 +188,7 @@ class Judge:
 
     def context(self, commit: str, model: str | None = None) -> EvalContext:
         """What judging ``commit`` evaluates: its harness, with the judge's grader, for ``model``."""
-        return eval_context(self.store, self.model_config(model), commit, grader=self.grader)
+        return eval_context(self.store.objects, self.model_config(model), commit, grader=self.grader)
 
     def scores(self, commit: str, model: str | None = None) -> tuple[ScoreSummary, Source]:
         found = self.stored(commit, model)
@@ -198,11 +198,9 @@ class Judge:
             self.store,
             self.model_config(model),
             commit,
-            split=self.criterion.split,
-            instances=self.ids,
+            EvalRequest(split=self.criterion.split, instances=self.ids, grader=self.grader),
             execution=self.execution,
             book=self.book,
-            grader=self.grader,
         )
         if result.evaluated:
             self.evaluations += 1
@@ -248,12 +246,12 @@ class Judge:
         )
 
 
-def judged_commit(store: Store) -> str:
+def judged_commit(refs: Refs) -> str:
     """The commit `git bisect` asks about: BISECT_HEAD with --no-checkout, else HEAD."""
     try:
-        return store.resolve_commit("BISECT_HEAD")
+        return refs.resolve("BISECT_HEAD")
     except UnknownRevision:
-        return store.resolve_commit("HEAD")
+        return refs.resolve("HEAD")
 
 
 def judge_one(
@@ -270,7 +268,7 @@ def judge_one(
     cached), each scored with ``grader``'s evaluator when one is given."""
     config = require_evaluator(config, "`harnessgit bisect`")
     manifest = load_manifest(store.root, config.splits.manifest)
-    grader = resolve(store, grader).sha if grader is not None else None
+    grader = resolve(store.refs, grader).sha if grader is not None else None
     judge = Judge(store, config, criterion, criterion.ids(manifest), execution=execution, grader=grader)
     if criterion.drop is not None:
         baseline, _source = judge.scores(good)

@@ -41,7 +41,7 @@ class ModelChange:
 def model_change(judge: Judge, good: str, new: str, old: str | None) -> ModelChange | None:
     """The model step at ``good``'s harness, or None when there is none to measure:
     ``old`` not given and no checkpoint ancestor of ``new`` has scores on record there."""
-    chain = [new, *lineage(registered(judge.store), new)]
+    chain = [new, *lineage(registered(judge.store.notes), new)]
     found = "given"
     if old is None:
         # The oldest ancestor: the whole weights change since good was measured, which

@@ -28,9 +28,10 @@ from harnessgit.calibrate.noise import (
     needed,
     noise,
 )
+from harnessgit.calibrate.recorded import latest
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.batches import Batches
+from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import EvalContext, eval_context
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
@@ -38,7 +39,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.gate.prior import all_gate_records, prior_before
 from harnessgit.gate.settings import committed_settings, warn_ignored
-from harnessgit.records import CalibrationRecord, EvalRecord, live, this_worker
+from harnessgit.records import CalibrationRecord, EvalRecord, this_worker
 from harnessgit.stats.decision import alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.verdict import Prior
@@ -103,21 +104,23 @@ def calibrate(
     store: Store, config: Config, request: Request, execution: Execution = Execution()
 ) -> Calibration:
     check_request(request)
-    commit = resolve(store, request.rev).sha if request.rev else base_tip(store, config.harness.base)
-    settings = committed_settings(store, commit, what="the calibrated commit")
+    commit = (
+        resolve(store.refs, request.rev).sha if request.rev else base_tip(store.refs, config.harness.base)
+    )
+    settings = committed_settings(store.objects, commit, what="the calibrated commit")
     deciding = require_evaluator(settings.config, "`harnessgit calibrate`")
     warn_ignored(store, settings, "calibrate")
     ids = settings.manifest.ids(SPLIT)
     if len(ids) < 2:
         raise HarnessgitError(f"the {SPLIT} split needs at least two instances to calibrate on")
-    context = eval_context(store, deciding, commit)
+    context = eval_context(store.objects, deciding, commit)
     started = time.monotonic()
     draws = Draws(*_fresh_draws(store, deciding, context, settings.manifest, ids, request.repeats, execution))
     gate = deciding.gate
     alpha_1 = alpha_for_attempt(gate.alpha, 1)
     pairs = aa_pairs(draws, request.draws, gate.seed)
     found = noise(draws)
-    prior = prior_before(all_gate_records(store), (context.key.harness, context.key.harness))
+    prior = prior_before(all_gate_records(store.notes), (context.key.harness, context.key.harness))
     checks = [_check(pairs, deciding, policy, prior) for policy in POLICIES]
     configured = next(check for check in checks if check.policy == gate.policy)
     passes = configured.false_passes
@@ -159,7 +162,7 @@ def calibrate(
     )
     txn = Transaction(f"calibrate {commit[:12]}")
     txn.append(layout.NOTES_CALIBRATION, commit, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return Calibration(
         commit=commit,
         instances=len(ids),
@@ -213,16 +216,11 @@ def _fresh_draws(
         runner = Batches(
             store,
             config,
-            context,
-            manifest,
-            SPLIT,
-            execution.on_stderr,
-            fresh=True,
-            scrubber=evaluators.scrubber(config),
+            Scoring(context, manifest, SPLIT, fresh=True, keep=kept),
+            evaluators,
             executor=execution.executor or config.evaluator.executor,
-            keep=kept,
+            on_stderr=execution.on_stderr,
         )
-        runner.evaluators = evaluators
         with runner.scrubber.errors():
             runner.run(
                 batches,
@@ -246,29 +244,17 @@ def _fresh_draws(
     return ids, scores, clusters
 
 
-def latest(store: Store, *, fingerprint: str, model: str, split_hash: str) -> CalibrationRecord | None:
-    """The newest calibration of this evaluator and model on this selection set."""
-    found = [
-        record
-        for records in store.notes(layout.NOTES_CALIBRATION).values()
-        for record in live(records)
-        if isinstance(record, CalibrationRecord)
-        and (record.fingerprint, record.model, record.split_hash) == (fingerprint, model, split_hash)
-    ]
-    return max(found, key=lambda r: r.ts, default=None)
-
-
 def for_commit(store: Store, commit: str) -> CalibrationRecord | bool | None:
     """The newest calibration of the evaluator and selection set ``commit`` holds as
     committed; None when there is none, False when ``commit`` holds no settings or no
     evaluator (nothing to calibrate, nothing to say)."""
     try:
-        settings = committed_settings(store, commit)
+        settings = committed_settings(store.objects, commit)
     except HarnessgitError:
         return False
     if not settings.config.evaluator.configured:
         return False
-    key = eval_context(store, settings.config, commit).key
+    key = eval_context(store.objects, settings.config, commit).key
     return latest(
         store, fingerprint=key.fingerprint, model=key.model, split_hash=settings.manifest.split_hash(SPLIT)
     )

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
-from harnessgit.calibrate.calibrate import Calibration
+from typing import TYPE_CHECKING
+
 from harnessgit.records import CalibrationRecord
 from harnessgit.render import EMPTY, rough_points, share, short, table
+
+if TYPE_CHECKING:  # a renderer names its result type only: `gate` prints calibration_line
+    from harnessgit.calibrate.calibrate import Calibration
 
 
 def calibration_text(result: Calibration) -> str:

@@ -46,7 +46,7 @@ class Measure:
     instances: list[str]
 
     def scored(self, commit: str) -> Scored:
-        harness = harness_tree_id(self.store.files_at(commit), self.config)
+        harness = harness_tree_id(self.store.objects.files_at(commit), self.config)
         return self.book.scored(Key(harness, self.fingerprint, self.model), self.instances)
 
 

@@ -19,7 +19,7 @@ from harnessgit.confine import leads_out
 from harnessgit.errors import ProposalError, UnknownRevision
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK
 from harnessgit.render import plural
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 
 NAMED_FILES = 3  # files named in a message; the rest are counted
 
@@ -57,15 +57,15 @@ def _require_harness(config: Config, path: str) -> None:
         )
 
 
-def check_harness_text(store: Store, config: Config, path: str, blob: Blob | None) -> None:
+def check_harness_text(objects: Objects, config: Config, path: str, blob: Blob | None) -> None:
     _require_harness(config, path)
     if blob is None:
         return
     if blob.mode == MODE_LINK:
-        raise _not_regular(path, os.fsdecode(store.read_blob(blob.sha)))
+        raise _not_regular(path, os.fsdecode(objects.read_blob(blob.sha)))
     if blob.mode not in (MODE_FILE, MODE_EXEC):
         raise ProposalError(f"{path}: only regular files can be harness files")
-    data = store.read_blob(blob.sha) if blob.data is None else blob.data
+    data = objects.read_blob(blob.sha) if blob.data is None else blob.data
     if b"\0" in data:
         raise ProposalError(f"{path} is a binary file: harness files must be UTF-8 text")
     try:
@@ -74,29 +74,31 @@ def check_harness_text(store: Store, config: Config, path: str, blob: Blob | Non
         raise ProposalError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
 
 
-def _mode_in(store: Store, tree: str, path: str) -> str:
-    entry = store.entry_at(tree, path)
+def _mode_in(objects: Objects, tree: str, path: str) -> str:
+    entry = objects.entry_at(tree, path)
     return entry.mode if entry is not None and not entry.is_tree else "100644"
 
 
-def edit_from_files(store: Store, config: Config, parent_tree: str, files: Mapping[str, str | bytes]) -> Edit:
+def edit_from_files(
+    objects: Objects, config: Config, parent_tree: str, files: Mapping[str, str | bytes]
+) -> Edit:
     changes: dict[str, Blob | None] = {}
     for component, text in files.items():
         path = normalise_component(component)
         _require_harness(config, path)
         data = text.encode("utf-8") if isinstance(text, str) else text
-        changes[path] = Blob(store.write_blob(data), _mode_in(store, parent_tree, path), data)
+        changes[path] = Blob(objects.write_blob(data), _mode_in(objects, parent_tree, path), data)
     return Edit(changes, "file")
 
 
 def edit_from_patch(store: Store, config: Config, parent_tree: str, patch: bytes) -> Edit:
     if not patch.strip():
         raise ProposalError("the patch is empty")
-    new_tree = store.apply_patch(parent_tree, patch)
+    new_tree = store.worktree.apply_patch(parent_tree, patch)
     changes: dict[str, Blob | None] = {}
-    for path, status in store.changed_paths(parent_tree, new_tree).items():
+    for path, status in store.history.changed_paths(parent_tree, new_tree).items():
         _require_harness(config, path)
-        entry = store.entry_at(new_tree, path) if status != "D" else None
+        entry = store.objects.entry_at(new_tree, path) if status != "D" else None
         changes[path] = Blob(entry.sha, entry.mode) if entry else None
     return Edit(changes, "patch")
 
@@ -108,10 +110,10 @@ def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
     ways (HEAD as the base), and a conflict is an error rather than a silent revert.
     """
     try:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
     except UnknownRevision:
         raise ProposalError("HEAD has no commit yet: commit the harness first") from None
-    changed = store.worktree_changes()
+    changed = store.worktree.changes()
     harness = {path: exists for path, exists in changed.items() if globs.matches(path, config.harness.paths)}
     ignored = sorted(set(changed) - set(harness))
     if not harness:
@@ -123,13 +125,13 @@ def edit_from_worktree(store: Store, config: Config, parent_sha: str) -> Edit:
         )
         raise ProposalError(f"no uncommitted changes to harness files{hint}")
     blobs = _hash_worktree(store, [path for path, exists in harness.items() if exists])
-    head_tree = store.commit_info(head).tree
-    parent_tree = store.commit_info(parent_sha).tree
+    head_tree = store.objects.commit_info(head).tree
+    parent_tree = store.objects.commit_info(parent_sha).tree
     changes: dict[str, Blob | None] = {}
     for path in sorted(harness):
         theirs = blobs.get(path)
-        base_entry = store.entry_at(head_tree, path)
-        ours_entry = store.entry_at(parent_tree, path)
+        base_entry = store.objects.entry_at(head_tree, path)
+        ours_entry = store.objects.entry_at(parent_tree, path)
         if base_entry == ours_entry or parent_sha == head:
             # A committed link now a regular file is a regular file (git commits what is there).
             mode = base_entry.mode if base_entry and base_entry.mode in (MODE_FILE, MODE_EXEC) else MODE_FILE
@@ -161,7 +163,7 @@ def _hash_worktree(store: Store, paths: list[str]) -> dict[str, str]:
             raise _not_regular(path, target)
         if out is not None:  # a directory on the way is a link (git does not list such paths)
             raise ProposalError(f"{path} leads out of the repository through a symbolic link (to {out})")
-    return store.hash_worktree_files(paths)
+    return store.worktree.hash_files(paths)
 
 
 def _not_regular(path: str, target: str) -> ProposalError:
@@ -173,11 +175,13 @@ def _merge_onto_parent(store: Store, path: str, base: Any, ours: Any, theirs: st
         raise ProposalError(
             f"{path}: the parent candidate changed this file too; check the parent out and edit it there"
         )
-    merged = store.merge_text(
-        store.read_blob(base.sha) if base else b"", store.read_blob(ours.sha), store.read_blob(theirs)
+    merged = store.worktree.merge_text(
+        store.objects.read_blob(base.sha) if base else b"",
+        store.objects.read_blob(ours.sha),
+        store.objects.read_blob(theirs),
     )
     if merged is None:
         raise ProposalError(
             f"{path}: your change conflicts with the parent's version; check the parent out and edit it there"
         )
-    return Blob(store.write_blob(merged), ours.mode)
+    return Blob(store.objects.write_blob(merged), ours.mode)

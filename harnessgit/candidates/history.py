@@ -27,13 +27,13 @@ from harnessgit.candidates.history_store import ChainStore
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.models import Unread
-from harnessgit.checks.sections import Outline, compare, is_markdown, outline
+from harnessgit.checks.findings import Unread
+from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
-from harnessgit.store import RawChange, Side, Store
+from harnessgit.store import Objects, RawChange, Side, Store
 from harnessgit.targets import base_tip
 
 _REGULAR = (MODE_FILE, MODE_EXEC)  # links and submodules have no text to size or check (as in checks)
@@ -104,11 +104,11 @@ def harness_history(
     ``cache=False`` judges every commit and neither reads nor writes the cache."""
     config = require(config)
     branch = base or config.harness.base
-    chain = store.first_parent_changes(base_tip(store, branch))
+    chain = store.history.first_parent_changes(base_tip(store.refs, branch))
     touched = [(commit, harness) for commit, changes in chain if (harness := _harness(changes, config))]
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
-    sizes = store.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    sizes = store.objects.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
     # Git's answers about the chain, from what the audit has read (`history_store`).
     store = cast("Store", ChainStore(store, chain, sizes))
     reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
@@ -117,11 +117,12 @@ def harness_history(
         # Oldest first, adding up from the harness before the oldest: a file's version
         # before one commit is then the one the commit before parsed (`markdown.parse`
         # keeps the last few), and the checks find the texts the sections parsed.
-        parents = store.commit_info(shown[-1][0]).parents
-        total, count = _harness_size(store, config, parents[0]) if parents else (0, 0)
+        parents = store.objects.commit_info(shown[-1][0]).parents
+        total, count = _harness_size(store.objects, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
-        kept = HistoryCache(store, fingerprint(store, config, tokenizer.name)) if judge and cache else None
+        key = fingerprint(store.refs, config, tokenizer.name)
+        kept = HistoryCache(store, key) if judge and cache else None
         for commit, changes in reversed(shown):
             if kept is None:
                 entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
@@ -162,12 +163,12 @@ def _sides(changes: list[RawChange]) -> list[Side]:
     return [side for c in changes for side in (c.old, c.new) if side is not None and side.mode in _REGULAR]
 
 
-def _harness_size(store: Store, config: Config, commit: str) -> tuple[int, int]:
+def _harness_size(objects: Objects, config: Config, commit: str) -> tuple[int, int]:
     """Bytes and number of the harness files at ``commit``."""
     entries = [
-        e for path, e in store.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
+        e for path, e in objects.entries_at(commit).items() if e.mode in _REGULAR and is_harness(path, config)
     ]
-    sizes = store.object_sizes([e.sha for e in entries])
+    sizes = objects.object_sizes([e.sha for e in entries])
     return sum(sizes[e.sha] for e in entries), len(entries)
 
 
@@ -192,7 +193,9 @@ class _Reader:
     def texts(self, sides: list[Side]) -> dict[str, str | None]:
         small = [s.sha for s in sides if self.sizes.get(s.sha, 0) <= self.max_bytes]
         # Text as the checks read it: None for a binary file or bytes that are not UTF-8.
-        return {sha: Content.from_bytes(data).text for sha, data in self.store.read_blobs(small).items()}
+        return {
+            sha: Content.from_bytes(data).text for sha, data in self.store.objects.read_blobs(small).items()
+        }
 
     def outline_of(self, side: Side | None, text: str | None) -> Outline | None:
         """The sections of a blob, parsed once: its version before the next commit that
@@ -243,7 +246,7 @@ def _entry(
     judge: bool = True,
 ) -> HistoryEntry:
     """The change ``commit`` made, the harness being ``total`` bytes in ``count`` files before."""
-    info = store.commit_info(commit)
+    info = store.objects.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     texts = reader.texts(_sides(changes))
     files = [_file(reader, change, texts) for change in changes]

@@ -26,19 +26,19 @@ from typing import Any
 import harnessgit
 from harnessgit import layout
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
-from harnessgit.checks.models import Finding, Unread
-from harnessgit.checks.sections import SectionChanges
+from harnessgit.checks.findings import Finding, Unread
+from harnessgit.checks.section_changes import SectionChanges
 from harnessgit.config import Config
-from harnessgit.store import Store
+from harnessgit.store import Refs, Store
 from harnessgit.store.index import index_path, save_derived
 
 NAME = "history-checks"
 FORMAT = 1
 
 
-def fingerprint(store: Store, config: Config, tokenizer: str) -> str:
+def fingerprint(refs: Refs, config: Config, tokenizer: str) -> str:
     """What the verdict on a commit depends on besides the commit itself."""
-    labels = sorted(store.list_refs(layout.LABELS).items())
+    labels = sorted(refs.listing(layout.LABELS).items())
     facts = [
         harnessgit.__version__,
         FORMAT,

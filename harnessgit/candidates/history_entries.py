@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harnessgit.checks import Finding
-from harnessgit.checks.models import Unread
-from harnessgit.checks.sections import SectionChanges
+from harnessgit.checks.findings import Unread
+from harnessgit.checks.section_changes import SectionChanges
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -50,7 +50,7 @@ def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bo
         return None
     if importlib.util.find_spec("tiktoken") is not None:
         return None
-    refs = sorted(store.list_refs("refs/heads", layout.LABELS).items())
+    refs = sorted(store.refs.listing("refs/heads", layout.LABELS).items())
     facts = [harnessgit.__version__, FORMAT, hashlib.sha256(config).hexdigest(), refs, base, limit, as_json]
     return hashlib.sha256(json.dumps(facts).encode("utf-8")).hexdigest()
 

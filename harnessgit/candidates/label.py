@@ -14,7 +14,7 @@ from harnessgit import layout
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_ref_name
 from harnessgit.records import GateRecord, LabelRecord
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import label_moves, resolve
 
 
@@ -37,8 +37,8 @@ class LabelUnchanged(HarnessgitError):
 
 def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelRecord:
     ref = label_ref(name)
-    target = resolve(store, rev).sha
-    previous = store.ref_value(ref)
+    target = resolve(store.refs, rev).sha
+    previous = store.refs.value(ref)
     if previous == target:
         raise LabelUnchanged(f"label {name!r} already points at {target[:12]}: nothing recorded")
     record = LabelRecord(
@@ -48,17 +48,17 @@ def move_label(store: Store, name: str, rev: str, *, reason: str = "") -> LabelR
         previous=previous,
         author=store.identity(),
         reason=reason,
-        gate=_gate_of(store, target),
+        gate=_gate_of(store.notes, target),
     )
     txn = Transaction(f"label {name} -> {target[:12]}")
     txn.move(ref, target, previous)
     txn.append(layout.NOTES_LABELS, target, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 
-def _gate_of(store: Store, commit: str) -> str | None:
-    gates = [r for r in store.notes_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
+def _gate_of(notes: Notes, commit: str) -> str | None:
+    gates = [r for r in notes.records_on(layout.NOTES_GATE, commit) if isinstance(r, GateRecord) and r.passed]
     return gates[-1].id if gates else None
 
 
@@ -68,12 +68,12 @@ class Labels:
 
 
 def list_labels(store: Store) -> Labels:
-    moves = label_moves(store)
+    moves = label_moves(store.notes)
     latest: dict[str, LabelRecord] = {}
     for record in moves:
         latest[record.name] = record
     labels = []
-    for ref, sha in sorted(store.list_refs(layout.LABELS.rstrip("/")).items()):
+    for ref, sha in sorted(store.refs.listing(layout.LABELS.rstrip("/")).items()):
         name = ref.removeprefix(layout.LABELS)
         move = latest.get(name)
         labels.append(Label(name, sha, move if move is not None and move.commit == sha else None))

@@ -158,10 +158,10 @@ def accepted_log(
 ) -> LogResult:
     """The base branch's first-parent chain, newest first: one entry per accepted edit."""
     branch = base or config.harness.base
-    gates = store.notes(layout.NOTES_GATE)
+    gates = store.notes.records(layout.NOTES_GATE)
     entries = [
         _entry(store, sha, landing(gates.get(sha, []), sha))
-        for sha in store.first_parent_chain(base_tip(store, branch), limit=limit)
+        for sha in store.history.first_parent_chain(base_tip(store.refs, branch), limit=limit)
     ]
     all_gates = [r for rs in gates.values() for r in rs if isinstance(r, GateRecord)]
     book = ScoreBook.load(store)
@@ -170,13 +170,13 @@ def accepted_log(
         entries=entries,
         test_peeks=[view_of(TestPeek, peek) for peek in book.peeks],
         selection_sets=selection_spend(all_gates),
-        models=list(registered(store).values()),
+        models=list(registered(store.notes).values()),
         exports=[view_of(Export, export) for export in book.exports],
     )
 
 
 def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
-    info = store.commit_info(sha)
+    info = store.objects.commit_info(sha)
     merged = info.parents[1] if len(info.parents) > 1 else None
     chain = proposal_chain(store, merged, info.parents[0]) if merged else []
     return LogEntry(
@@ -185,15 +185,15 @@ def _entry(store: Store, sha: str, landed: Landing) -> LogEntry:
         author=info.author,
         subject=info.subject,
         kind="merge" if merged else "direct",
-        candidate=candidate_of(store, merged or sha),
-        files=files_between(store, info.parents[0] if info.parents else EMPTY_TREE, sha),
+        candidate=candidate_of(store.objects, merged or sha),
+        files=files_between(store.history, info.parents[0] if info.parents else EMPTY_TREE, sha),
         gate=_summary(landed.gates[-1], info) if landed.gates else None,
         override=view_of(Override, landed.overrides[0]) if landed.overrides else None,
         proposals=[
             MergedProposal(
                 candidate=origin.candidate,
                 commit=origin.commit,
-                subject=store.commit_info(origin.commit).subject,
+                subject=store.objects.commit_info(origin.commit).subject,
             )
             for origin in chain
         ],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
 from harnessgit.candidates.edits import (
@@ -28,6 +28,9 @@ from harnessgit.records import EvidenceRecord, ProposalRecord, Record, RetireRec
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Blob, Store, Transaction
 from harnessgit.targets import base_tip, resolve
+
+if TYPE_CHECKING:  # Python 3.11's typing.Unpack; only read by type checkers
+    from typing_extensions import Unpack
 
 SUBJECT_WIDTH = 72
 _ID_ATTEMPTS = 5
@@ -49,45 +52,57 @@ class Proposal:
 EditSource = Edit | Mapping[str, str | bytes] | bytes | None
 
 
+@dataclass(frozen=True)
+class CandidateRequest:
+    """What a candidate's proposal record says besides its edit and parent."""
+
+    rationale: str = ""  # why: the commit message and the record carry it, scrubbed
+    evidence: list[Any] | None = None  # JSON values, kept scrubbed in one blob
+    proposer: str | None = None  # who proposed it (a proposer's name, "gepa", ...)
+    source: str | None = None  # the way it came in ("api", "evolve", ...); None: the edit's
+    # A commit: the candidate is a merge of its parent and this one (a two-parent
+    # commit, the edit taken relative to the parent).
+    other_parent: str | None = None
+    # A reason: the candidate goes straight to the archive with a retire record (a
+    # proposal its optimiser rejected).
+    archived: str | None = None
+
+
+class CandidateOptions(TypedDict, total=False):
+    """`CandidateRequest`'s fields as `propose`'s keyword arguments (a candidate proposed
+    alone is never archived at birth: no ``archived``)."""
+
+    rationale: str
+    evidence: list[Any] | None
+    proposer: str | None
+    source: str | None
+    other_parent: str | None
+
+
 def propose(
     store: Store,
     config: Config,
     edit_source: EditSource = None,
     *,
     parent: str | None = None,
-    rationale: str = "",
-    evidence: list[Any] | None = None,
-    proposer: str | None = None,
-    source: str | None = None,
-    other_parent: str | None = None,
+    **about: Unpack[CandidateOptions],
 ) -> Proposal:
-    """Record one edit as a candidate.
+    """Record one edit as a candidate on ``parent`` (default: the base branch tip).
 
     ``edit_source`` is a mapping of component path -> new text (the Python API,
     and ``--file``), a unified diff as bytes (``--patch``), an `Edit`, or None for
-    the working tree's uncommitted changes to harness files. ``other_parent`` (a
-    commit) makes the candidate a merge of ``parent`` and it: a two-parent commit, the
-    edit taken relative to ``parent``.
+    the working tree's uncommitted changes to harness files. ``about``: the
+    `CandidateRequest` (rationale, evidence, proposer, source, other_parent) as keywords.
     """
-    parent_sha = resolve(store, parent).sha if parent else base_tip(store, config.harness.base)
-    edit = _edit_of(store, config, edit_source, parent_sha, store.commit_info(parent_sha).tree)
+    request = CandidateRequest(**about)
+    parent_sha = resolve(store.refs, parent).sha if parent else base_tip(store.refs, config.harness.base)
+    edit = _edit_of(store, config, edit_source, parent_sha, store.objects.commit_info(parent_sha).tree)
     for _attempt in range(_ID_ATTEMPTS):
         txn = Transaction("propose")
-        proposal = stage_proposal(
-            store,
-            config,
-            txn,
-            edit,
-            parent_sha,
-            rationale=rationale,
-            evidence=evidence,
-            proposer=proposer,
-            source=source,
-            other_parent=other_parent,
-        )
+        proposal = stage_proposal(store, config, txn, edit, parent_sha, request)
         txn.reason = f"propose {proposal.candidate}"
         try:
-            store.commit(txn)
+            store.refs.commit(txn)
         except ConcurrentUpdate:
             continue  # the id was taken meanwhile: draw another
         return proposal
@@ -100,45 +115,39 @@ def stage_proposal(
     txn: Transaction,
     edit: Edit,
     parent_sha: str,
+    request: CandidateRequest = CandidateRequest(),
     *,
-    rationale: str = "",
-    evidence: list[Any] | None = None,
-    proposer: str | None = None,
-    source: str | None = None,
-    archived: str | None = None,
-    other_parent: str | None = None,
     scrubber: Scrubber | None = None,
 ) -> Proposal:
     """Write the candidate's commit and evidence blob, and add its branch, proposal
     and evidence records to ``txn`` under a fresh id: `propose`, one transaction per
     candidate, and a recorder that lands many candidates in one transaction (the GEPA
-    recorder, one per iteration) share it. ``archived``, a reason: the candidate goes
-    straight to the archive with a retire record (a proposal its optimiser rejected).
-    ``other_parent``: as for `propose`. ``scrubber``: the configuration's, made once by a
-    caller that stages many candidates (making it reads the environment: 1 ms each)."""
-    parent_tree = store.commit_info(parent_sha).tree
-    tree = store.edit_tree(parent_tree, edit.changes)
+    recorder, one per iteration) share it. ``scrubber``: the configuration's, made once
+    by a caller that stages many candidates (making it reads the environment: 1 ms each)."""
+    evidence, other_parent, archived = request.evidence, request.other_parent, request.archived
+    parent_tree = store.objects.commit_info(parent_sha).tree
+    tree = store.objects.edit_tree(parent_tree, edit.changes)
     if tree == parent_tree:
         raise ProposalError(f"the edit changes nothing in {parent_sha[:12]}")
     components = sorted(edit.changes)
     for path in components:
-        check_harness_text(store, config, path, edit.changes[path])
+        check_harness_text(store.objects, config, path, edit.changes[path])
     # The rationale comes from a proposer or a user (the commit message and the
     # proposal record both carry it): scrubbed like the evidence.
     scrubber = scrubber or config.scrub.scrubber(config.proposer)
-    rationale = scrubber.text(rationale)
-    proposer = scrubber.text(proposer) if proposer else proposer
+    rationale = scrubber.text(request.rationale)
+    proposer = scrubber.text(request.proposer) if request.proposer else request.proposer
     records: list[Record] = [_evidence_record(store, scrubber, evidence)] if evidence else []
     candidate = new_candidate_id()
     parents = [parent_sha, other_parent] if other_parent else [parent_sha]
-    commit = store.write_commit(tree, parents, _message(rationale, components, candidate))
+    commit = store.objects.write_commit(tree, parents, _message(rationale, components, candidate))
     proposal = ProposalRecord(
         ts=store.clock(),
         candidate=candidate,
         parent=parent_sha,
         components=components,
         rationale=rationale,
-        source=source or edit.source,
+        source=request.source or edit.source,
         proposer=proposer,
         other_parent=other_parent,
     )
@@ -179,7 +188,7 @@ def _edit_of(
     if isinstance(edit_source, bytes):
         return edit_from_patch(store, config, parent_tree, edit_source)
     if edit_source is not None:
-        return edit_from_files(store, config, parent_tree, edit_source)
+        return edit_from_files(store.objects, config, parent_tree, edit_source)
     return edit_from_worktree(store, config, parent_sha)
 
 
@@ -187,7 +196,11 @@ def _evidence_record(store: Store, scrubber: Scrubber, evidence: list[Any]) -> E
     """Write the evidence, scrubbed of secrets, as one blob; the record that points at it."""
     data, kinds = encode_evidence(evidence, scrubber)
     return EvidenceRecord(
-        ts=store.clock(), blob=store.write_blob(data), items=len(evidence), bytes=len(data), item_kinds=kinds
+        ts=store.clock(),
+        blob=store.objects.write_blob(data),
+        items=len(evidence),
+        bytes=len(data),
+        item_kinds=kinds,
     )
 
 
@@ -217,38 +230,45 @@ def rebase(store: Store, config: Config, name: str, onto: str) -> Proposal:
     carried over: every harness file it changed since the merge base is merged
     three ways with the tip's version. A conflict is an error.
     """
-    target = resolve(store, name)
-    tip = resolve(store, onto).sha
-    base = store.merge_base(tip, target.sha)
+    target = resolve(store.refs, name)
+    tip = resolve(store.refs, onto).sha
+    base = store.history.merge_base(tip, target.sha)
     if base is None:
         raise ProposalError(f"{name} and {onto} share no history")
     trees = {
-        which: store.commit_info(sha).tree
+        which: store.objects.commit_info(sha).tree
         for which, sha in (("base", base), ("tip", tip), ("cand", target.sha))
     }
     changes: dict[str, Blob | None] = {}
     conflicts: dict[str, str] = {}  # every conflicting file and why, so that the error names them all
-    for path in store.changed_paths(trees["base"], trees["cand"]):
-        old, ours, theirs = (store.entry_at(trees[which], path) for which in ("base", "tip", "cand"))
+    for path in store.history.changed_paths(trees["base"], trees["cand"]):
+        old, ours, theirs = (store.objects.entry_at(trees[which], path) for which in ("base", "tip", "cand"))
         if ours in (old, theirs):
             changes[path] = Blob(theirs.sha, theirs.mode) if theirs else None
             continue
         if theirs is None or ours is None:
             conflicts[path] = f"{onto} changed a file that {name} deletes (or the reverse)"
             continue
-        merged = store.merge_text(
-            store.read_blob(old.sha) if old else b"", store.read_blob(ours.sha), store.read_blob(theirs.sha)
+        merged = store.worktree.merge_text(
+            store.objects.read_blob(old.sha) if old else b"",
+            store.objects.read_blob(ours.sha),
+            store.objects.read_blob(theirs.sha),
         )
         if merged is None:
             conflicts[path] = f"{name}'s edit conflicts with {onto}'s version"
             continue
-        changes[path] = Blob(store.write_blob(merged), theirs.mode)
+        changes[path] = Blob(store.objects.write_blob(merged), theirs.mode)
     if conflicts:
         raise CarryConflict("; ".join(f"{path}: {why}" for path, why in conflicts.items()), list(conflicts))
     original = next(
-        (r for r in store.notes_on(layout.NOTES_EVIDENCE, target.sha) if isinstance(r, ProposalRecord)), None
+        (
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, target.sha)
+            if isinstance(r, ProposalRecord)
+        ),
+        None,
     )
-    why = original.rationale if original else store.commit_info(target.sha).message
+    why = original.rationale if original else store.objects.commit_info(target.sha).message
     label = target.candidate or target.sha[:12]
     rationale = f"{why.strip()}\n\n(Carried onto {onto} from candidate {label}.)"
     return propose(

@@ -11,7 +11,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.records import EvidenceRecord, ProposalRecord, Record, RetireRecord, view_of
-from harnessgit.store import FileStat, Store
+from harnessgit.store import FileStat, History, Store
 from harnessgit.targets import candidate_of, resolve
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -74,12 +74,14 @@ class ShowResult:
 
 
 def show(store: Store, config: Config, name: str) -> ShowResult:
-    target = resolve(store, name)
-    info = store.commit_info(target.sha)
+    target = resolve(store.refs, name)
+    info = store.objects.commit_info(target.sha)
     parent = info.parents[0] if info.parents else EMPTY_TREE
-    records = store.notes_on(layout.NOTES_EVIDENCE, target.sha)
+    records = store.notes.records_on(layout.NOTES_EVIDENCE, target.sha)
     proposal = next((r for r in records if isinstance(r, ProposalRecord)), None)
-    candidate = target.candidate or (proposal.candidate if proposal else candidate_of(store, target.sha))
+    candidate = target.candidate or (
+        proposal.candidate if proposal else candidate_of(store.objects, target.sha)
+    )
     return ShowResult(
         commit=info.sha,
         tree=info.tree,
@@ -91,8 +93,8 @@ def show(store: Store, config: Config, name: str) -> ShowResult:
         subject=info.subject,
         rationale=proposal.rationale if proposal else None,
         proposal=view_of(Proposed, proposal) if proposal else None,
-        files=files_between(store, parent, info.sha),
-        diff=store.diff_text(parent, info.sha),
+        files=files_between(store.history, parent, info.sha),
+        diff=store.history.diff_text(parent, info.sha),
         evidence=[view_of(Evidence, r) for r in records if isinstance(r, EvidenceRecord)],
         evaluations=evaluations_of(store, config, target.sha),
         retired=_retired(records, candidate) if target.state == "archived" else None,
@@ -115,7 +117,7 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
         manifest = load_manifest(store.root, config.splits.manifest)
     except ManifestError:
         return []
-    current = eval_context(store, config, commit).key
+    current = eval_context(store.objects, config, commit).key
     book = ScoreBook.load(store)
     found = []
     for key in book.keys_of(current.harness):
@@ -126,5 +128,5 @@ def evaluations_of(store: Store, config: Config, commit: str) -> list[Evaluation
     return found
 
 
-def files_between(store: Store, a: str, b: str) -> list[FileChange]:
-    return store.diff_files(a, b)
+def files_between(history: History, a: str, b: str) -> list[FileChange]:
+    return history.diff_files(a, b)

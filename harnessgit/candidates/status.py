@@ -30,6 +30,7 @@ from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.records import GateRecord, ProposalRecord, Record, view_of
 from harnessgit.render import short
 from harnessgit.stats.frontier import compute_frontier
+from harnessgit.stats.frontier_keys import FrontierType, Objectives, frontier_by_type
 from harnessgit.stats.frontier_types import PoolCandidate, ScorePool
 from harnessgit.store import Store
 from harnessgit.store.retired import archived_reasons
@@ -108,7 +109,7 @@ NO_EVALUATOR = "no evaluator is configured ([evaluator] command in harnessgit.to
 def status(store: Store, config: Config, *, base: str | None = None) -> StatusResult:
     config = require(config)
     branch = base or config.harness.base
-    tip = base_tip(store, branch)
+    tip = base_tip(store.refs, branch)
     ids: list[str] = []
     split_hash = problem = None
     if not config.evaluator.configured:  # adoption levels 1-2: checks and review, no scores yet
@@ -120,17 +121,18 @@ def status(store: Store, config: Config, *, base: str | None = None) -> StatusRe
         except ManifestError as exc:  # still worth a status: the candidates, the archive
             problem = str(exc)
     book = ScoreBook.load(store)
-    gates = store.notes(layout.NOTES_GATE)
-    tips = candidate_tips(store)
-    reference = eval_context(store, config, tip).key
+    gates = store.notes.records(layout.NOTES_GATE)
+    tips = candidate_tips(store.refs)
+    reference = eval_context(store.objects, config, tip).key
     live = _live(store, config, tips)
-    members = _frontier(book, reference, ids, split_hash, branch, live) or {}
+    kind = config.gate.frontier_type
+    members = _frontier(book, reference, ids, split_hash, branch, live, kind) or {}
     names = {sha: cid for cid, (_state, sha) in tips.items()}
     names[tip] = branch  # on the tip: say so, even when a candidate was fast-forwarded there
 
     def row(cand: _Live) -> CandidateState:
         scored = book.summary(cand.key, SELECTION, ids)
-        info = store.commit_info(cand.commit)
+        info = store.objects.commit_info(cand.commit)
         parent = cand.proposal.parent if cand.proposal else (info.parents[0] if info.parents else None)
         return CandidateState(
             candidate=cand.id,
@@ -166,32 +168,50 @@ def _live(store: Store, config: Config, tips: dict[str, tuple[State, str]]) -> l
     for cid, (state, sha) in tips.items():
         if state != "live":
             continue
-        evidence = store.notes_on(layout.NOTES_EVIDENCE, sha)
+        evidence = store.notes.records_on(layout.NOTES_EVIDENCE, sha)
         proposal = next((r for r in evidence if isinstance(r, ProposalRecord)), None)
-        created = proposal.ts if proposal else store.commit_info(sha).author_time
-        found.append(_Live(cid, sha, eval_context(store, config, sha).key, created, proposal))
+        created = proposal.ts if proposal else store.objects.commit_info(sha).author_time
+        found.append(_Live(cid, sha, eval_context(store.objects, config, sha).key, created, proposal))
     return sorted(found, key=lambda cand: cand.created)
 
 
 def _frontier(
-    book: ScoreBook, reference: Key, ids: list[str], split_hash: str | None, branch: str, live: list[_Live]
+    book: ScoreBook,
+    reference: Key,
+    ids: list[str],
+    split_hash: str | None,
+    branch: str,
+    live: list[_Live],
+    kind: FrontierType = "instance",
 ) -> dict[str, bool] | None:
-    """Pool member -> on the frontier, for the pool `harnessgit frontier` builds; None
-    when the base tip is not scored on the whole selection split (there is no pool)."""
+    """Pool member -> on the frontier of type ``kind``, for the pool `harnessgit frontier`
+    builds; None when the base tip is not scored on the whole selection split (there is
+    no pool), or, for the objectives' types, has no objective scores on it."""
     if not ids or split_hash is None:
         return None
     instances = tuple(ids)
     base_scores = book.complete_means(reference, instances, split_hash)
-    if base_scores is None:
+    base_objectives = book.complete_objectives(reference, instances) if kind != "instance" else {}
+    if base_scores is None or base_objectives is None:
         return None
     pool = [PoolCandidate(branch, None, list(base_scores))]
+    objectives: list[Objectives] = [base_objectives]
     for cand in live:
         if (cand.key.fingerprint, cand.key.model) != (reference.fingerprint, reference.model):
             continue
         scores = book.complete_means(cand.key, instances, split_hash)
-        if scores is not None:
+        found = book.complete_objectives(cand.key, instances) if kind != "instance" else {}
+        if scores is not None and found is not None and sorted(found) == sorted(base_objectives):
             pool.append(PoolCandidate(cand.id, None, list(scores)))
-    on = set(compute_frontier(ScorePool(list(ids), pool)).members)
+            objectives.append(found)
+    if kind == "instance":  # plain Python: status does not import numpy for this
+        on = set(compute_frontier(ScorePool(list(ids), pool)).members)
+    else:
+        import numpy as np
+
+        matrix = np.array([member.scores for member in pool], dtype=np.float64)
+        ids_ = [member.id for member in pool]
+        on = set(frontier_by_type(kind, ids_, [None] * len(pool), ids, matrix, objectives).members)
     return {member.id: member.id in on for member in pool}
 
 

@@ -6,10 +6,11 @@ these rules stop them before a commit (the pre-commit hook) and before a merge
 
 The interface (stable; the gate and the CLI use nothing else):
 
-- ``check_change(store, config, old, new=None, *, source="tree", paths=None, rules=None,
-  all_files=False, ratchet=True, since=None) -> CheckReport``: the harness files that
-  differ between ``old`` (None: every file is new) and a commit or tree (``new``), the
-  index (``source="index"``) or the working tree (``source="worktree"``). ``config`` is
+- ``check_change(store, config, old, new=None, request=CheckRequest()) -> CheckReport``:
+  the harness files that differ between ``old`` (None: every file is new) and a commit or
+  tree (``new``), the index (``CheckRequest(source="index")``) or the working tree
+  (``source="worktree"``); the request also narrows the paths and rules, checks every
+  file (``all_files``), drops the ratchet and names the growth reference. ``config`` is
   anything with ``harness`` and ``checks`` sections: the full `harnessgit.config.Config`,
   or the lighter `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads
   without pydantic. The gate calls ``check_change(store, config, base_sha, candidate_sha)``
@@ -27,19 +28,22 @@ The interface (stable; the gate and the CLI use nothing else):
   end_line, state "new" | "existing" | "suppressed"; ``blocks``: a new failure),
   ``tokenizer`` and ``tokens_exact``, ``notes``, and ``failed`` (a finding blocks).
 
-Rendering (``path:line:`` text, JSON, GitHub annotations) lives in
-`harnessgit.checks.render`; nothing here prints.
+The rules are listed once, in `harnessgit.check_rules` (``RULES`` here is its tuple of
+names), and each is implemented by one module of `harnessgit.checks.rules`, imported
+when the rule first runs. Rendering (``path:line:`` text, JSON, GitHub annotations)
+lives in `harnessgit.checks.render`; nothing here prints.
 """
 
 from __future__ import annotations
 
-from harnessgit.checks.check import check_change
+from harnessgit.checks.check import CheckRequest, check_change
 from harnessgit.checks.core import check_files, kind_of
-from harnessgit.checks.models import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
+from harnessgit.checks.findings import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 
 __all__ = [
     "RULES",
     "CheckReport",
+    "CheckRequest",
     "Content",
     "FileSummary",
     "FileVersion",

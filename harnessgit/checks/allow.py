@@ -18,7 +18,7 @@ from typing import cast
 
 from harnessgit import globs
 from harnessgit.checks import markdown
-from harnessgit.checks.models import RULES, Finding, Rule
+from harnessgit.checks.findings import RULES, Finding, Rule
 from harnessgit.config.sections import CheckOverride, KindChecks
 
 _COMMENT = re.compile(r"<!--\s*harnessgit\s*:(?P<body>.*?)-->", re.DOTALL)
@@ -100,7 +100,7 @@ def configured(overrides: Sequence[tuple[int, CheckOverride]]) -> dict[Rule, str
     """The rules the matching overrides allow (``allow``, or severity "off")."""
     by: dict[Rule, str] = {}
     for number, override in overrides:
-        off = [rule for rule in RULES if getattr(override.severity, rule.replace("-", "_")) == "off"]
+        off = [rule for rule in RULES if override.severity.of(rule) == "off"]
         # override.allow holds rule names: the configuration reader checks them.
         for rule in [*cast("list[Rule]", override.allow), *off]:
             by.setdefault(rule, f"allowed by [[checks.overrides]] number {number} in harnessgit.toml")
@@ -112,7 +112,7 @@ def levels(overrides: Sequence[tuple[int, CheckOverride]]) -> dict[Rule, str]:
     out: dict[Rule, str] = {}
     for _number, override in overrides:
         for rule in RULES:
-            level = getattr(override.severity, rule.replace("-", "_"))
+            level = override.severity.of(rule)
             if level in ("failure", "warning"):
                 out[rule] = level
     return out

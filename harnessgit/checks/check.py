@@ -7,12 +7,12 @@ rules on them (`core.check_files`).
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
-from harnessgit.checks.models import CheckReport, Rule
+from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.checks.trailers import allow
 from harnessgit.config import CheckSections
 from harnessgit.store import Store
@@ -22,41 +22,51 @@ from harnessgit.store import Store
 MESSAGES = 500
 
 
+@dataclass(frozen=True)
+class CheckRequest:
+    """What to check and how: `harnessgit check`'s options, built once at the edge."""
+
+    # The new side: a commit or tree (``new``, what the gate checks), the index (as the
+    # pre-commit hook does) or the working tree (untracked harness files included).
+    source: Source = "tree"
+    paths: list[str] | None = None  # only these files; None: every changed harness file
+    rules: Collection[Rule] | None = None  # only these rules; None: all
+    all_files: bool = False  # every harness file, changed or not
+    # Failures a file already had at ``old`` are "existing" and do not block; False
+    # judges every file as it stands (`harnessgit check --all`).
+    ratchet: bool = True
+    since: str | None = None  # the growth reference commit; None: [checks] growth_since
+
+
 def check_change(
     store: Store,
     config: CheckSections,
     old: str | None,
     new: str | None = None,
-    *,
-    source: Source = "tree",
-    paths: list[str] | None = None,
-    rules: Collection[Rule] | None = None,
-    all_files: bool = False,
-    ratchet: bool = True,
-    since: str | None = None,
+    request: CheckRequest = CheckRequest(),
 ) -> CheckReport:
-    """Check the harness files that differ between ``old`` and the new side: the
-    commit (or tree) ``new`` (``source="tree"``, what the gate checks), the index
-    (``source="index"``, as the pre-commit hook does) or the working tree
-    (``source="worktree"``, untracked harness files included).
+    """Check the harness files that differ between ``old`` and the new side that
+    ``request.source`` names: the commit (or tree) ``new``, the index or the working tree.
 
     ``old`` None compares with nothing (every file is new). The gate calls
     ``check_change(store, config, base_sha, candidate_sha)`` and refuses the
-    candidate when ``report.failed``. With ``ratchet`` (the default), failures a
-    file already had at ``old`` are "existing" and do not block; ``ratchet=False``
-    judges every file as it stands (`harnessgit check --all`). Cumulative growth is
-    measured against the commit ``since`` (default: ``[checks] growth_since``).
+    candidate when ``report.failed``. Cumulative growth is measured against the commit
+    ``request.since`` (default: ``[checks] growth_since``).
     """
+    source, rules = request.source, request.rules
     if (source == "tree") != (new is not None):
         raise ValueError("check_change: pass `new` exactly when source is 'tree'")
-    collected = collect(store, config, old, source, new, paths=paths, all_files=all_files)
+    collected = collect(store, config, old, source, new, paths=request.paths, all_files=request.all_files)
     reference, notes = (
-        (None, []) if rules and "growth" not in rules else growth_reference(store, config, old, new, since)
+        (None, [])
+        if rules and "growth" not in rules
+        else growth_reference(store, config, old, new, request.since)
     )
     if reference is not None:
         collected = with_references(store, collected, reference.commit, config.checks.max_file_bytes)
     collected.notes.extend(notes)
-    return report_for(collected, config, rules, ratchet=ratchet, since=reference.name if reference else None)
+    since = reference.name if reference else None
+    return report_for(collected, config, rules, ratchet=request.ratchet, since=since)
 
 
 def with_trailers(store: Store, report: CheckReport, old: str | None, new: str) -> CheckReport:
@@ -66,8 +76,8 @@ def with_trailers(store: Store, report: CheckReport, old: str | None, new: str) 
     its commits' messages); a person decides that with `harnessgit override`."""
     if not report.findings:
         return report
-    commits = store.commits_between(new, old, limit=MESSAGES)
-    return allow(report, ((commit, store.commit_info(commit).message) for commit in commits))
+    commits = store.history.commits_between(new, old, limit=MESSAGES)
+    return allow(report, ((commit, store.objects.commit_info(commit).message) for commit in commits))
 
 
 def report_for(

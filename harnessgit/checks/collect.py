@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from harnessgit import globs
-from harnessgit.checks.models import Content, FileVersion, Finding, failure
+from harnessgit.checks.findings import Content, FileVersion, Finding, failure
 from harnessgit.config import CheckSections
 from harnessgit.config.detect import SKILL_FILE
 from harnessgit.errors import HarnessgitError
@@ -79,7 +79,7 @@ def with_references(store: Store, collected: Collected, commit: str, max_bytes: 
     paths = {path for v in collected.versions for path in (v.path, v.old_path) if path is not None}
     entries = {
         path: entry
-        for path, entry in store.entries_at(commit, sorted(paths)).items()
+        for path, entry in store.objects.entries_at(commit, sorted(paths)).items()
         if entry.mode in _REGULAR
     }
     contents = _read(store, [_Ref(sha=entry.sha) for entry in entries.values()], max_bytes)
@@ -113,15 +113,15 @@ def collect(
     for revision in (old, new):
         if revision is not None:
             check_revision(revision)
-    base = old or store.empty_tree()
+    base = old or store.objects.empty_tree()
     if source == "tree":
         if new is None:
             raise HarnessgitError("collect: a tree source needs a new commit or tree")
-        changes = store.diff_raw(base, new)
+        changes = store.history.diff_raw(base, new)
     else:
-        changes = store.diff_raw(base, cached=source == "index")
+        changes = store.history.diff_raw(base, cached=source == "index")
     if source == "worktree":
-        untracked = store.untracked_files(None if all_files else paths)
+        untracked = store.worktree.untracked_files(None if all_files else paths)
         changes += [RawChange("A", path, None, Side("100644", ZERO)) for path in untracked]
     by_path = {change.path: change for change in changes}
     out = Collected()
@@ -194,7 +194,11 @@ def _skill_folders(store: Store, source: Source, new: str | None, paths: list[st
     if source == "worktree":
         return {folder for skill, folder in wanted.items() if (store.root / skill).is_file()}
     skills = list(wanted)
-    found = store.entries_at(new, skills) if source == "tree" and new else store.index_entries(skills)
+    found = (
+        store.objects.entries_at(new, skills)
+        if source == "tree" and new
+        else store.worktree.index_entries(skills)
+    )
     return {wanted[skill] for skill in found}
 
 
@@ -236,11 +240,13 @@ def _selected(path: str, change: RawChange | None, config: CheckSections) -> boo
 
 def _all_files(store: Store, source: Source, new: str | None, changes: dict[str, RawChange]) -> set[str]:
     if source == "tree" and new is not None:
-        return set(store.entries_at(new))
+        return set(store.objects.entries_at(new))
     if source == "index":
-        return set(store.index_entries())
+        return set(store.worktree.index_entries())
     deleted = {path for path, change in changes.items() if change.new is None}
-    return (set(store.tracked_files()) | {p for p, c in changes.items() if c.status == "A"}) - deleted
+    return (
+        set(store.worktree.tracked_files()) | {p for p, c in changes.items() if c.status == "A"}
+    ) - deleted
 
 
 def _unchanged_refs(
@@ -256,7 +262,11 @@ def _unchanged_refs(
             elif (store.root / path).is_file():
                 refs[path] = _Ref(disk=path)
         return refs
-    entries = store.entries_at(new, paths) if source == "tree" and new else store.index_entries(paths)
+    entries = (
+        store.objects.entries_at(new, paths)
+        if source == "tree" and new
+        else store.worktree.index_entries(paths)
+    )
     for path, entry in entries.items():
         ref = _blob_ref(path, Side(entry.mode, entry.sha), out)
         if ref is not None:
@@ -290,9 +300,9 @@ def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None
 def _read(store: Store, refs: list[_Ref], max_bytes: int) -> dict[_Ref, Content]:
     contents: dict[_Ref, Content] = {}
     shas = [ref.sha for ref in refs if ref.sha]
-    sizes = store.object_sizes(shas)
+    sizes = store.objects.object_sizes(shas)
     small = [sha for sha in shas if sizes.get(sha, 0) <= max_bytes]
-    blobs = store.read_blobs(small)
+    blobs = store.objects.read_blobs(small)
     for ref in refs:
         if ref.sha:
             data = blobs.get(ref.sha)

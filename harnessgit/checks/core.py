@@ -1,7 +1,11 @@
 """Running every rule over a set of file versions: the pure heart of `harnessgit check`.
 
 No git and no files here: callers hand in `FileVersion`s (see `collect` for the
-ones read from a repository) and get a `CheckReport` back.
+ones read from a repository) and get a `CheckReport` back. The rules themselves are
+in `harnessgit.checks.rules`, one module each, listed once in `harnessgit.check_rules`;
+this module runs them on each file in stages: the kind and its overrides, the rules'
+verdicts (state, ratchet, change), the limits an override raised, then severity
+and suppression.
 """
 
 from __future__ import annotations
@@ -13,16 +17,10 @@ from dataclasses import replace
 from typing import cast
 
 from harnessgit import globs
+from harnessgit.check_rules import BY_NAME, RULES
 from harnessgit.checks import allow
-from harnessgit.checks.compare import Comparison, compare
-from harnessgit.checks.cumulative import check_since
-from harnessgit.checks.duplication import check_duplication
-from harnessgit.checks.edits import check_change_edit, check_file_edit
-from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.growth import Moved, added_lines, check_collapse, check_growth
-from harnessgit.checks.length import Size, check_length, measure, too_large
-from harnessgit.checks.models import (
-    RULES,
+from harnessgit.checks.compare import compare
+from harnessgit.checks.findings import (
     CheckReport,
     Content,
     FileSummary,
@@ -32,10 +30,13 @@ from harnessgit.checks.models import (
     Rule,
     Unread,
 )
+from harnessgit.checks.growth import Moved, added_lines
+from harnessgit.checks.length import Size, measure
 from harnessgit.checks.ratchet import pairing_key, ratchet
+from harnessgit.checks.rules import Edit, Version, judge
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.config.detect import VENDORED_FOLDERS
-from harnessgit.config.sections import ChecksSection, KindChecks, Severity
+from harnessgit.config.sections import CheckOverride, ChecksSection, KindChecks
 
 FALLBACK_KIND = "other"
 SKILL_RESOURCE = "skill-resource"
@@ -126,13 +127,15 @@ def check_files(
     notes: list[str] = []
     if tokenizer is None:
         tokenizer, notes = load_tokenizer(config)
-    wanted = {rule for rule in (rules or RULES) if _severity(config, rule) != "off"}
+    chosen = set(rules or RULES)
+    wanted = [rule for rule in RULES if rule in chosen and config.severity.of(rule) != "off"]
     run = _Run(config, wanted, tokenizer, notes, ratchet=ratchet, since=since, change=(files, others))
     run.skill_folders = skill_folders
     for version in files:
         run.check(version)
-    if "edit-size" in wanted:
-        run.findings += check_change_edit(run.edits, config.change_max_hunks, config.change_max_changed_lines)
+    for rule in wanted:
+        if BY_NAME[rule].whole:
+            run.findings += judge(rule).whole(run.edits, config)
     return CheckReport(
         files=run.summaries,
         findings=run.findings,
@@ -144,15 +147,10 @@ def check_files(
     )
 
 
-def _severity(config: ChecksSection, rule: Rule) -> Severity | None:
-    value: Severity | None = getattr(config.severity, rule.replace("-", "_"))
-    return value
-
-
 def _with_severity(
     config: ChecksSection, finding: Finding, levels: Mapping[Rule, str] | None = None
 ) -> Finding:
-    level = (levels or {}).get(finding.rule) or _severity(config, finding.rule)
+    level = (levels or {}).get(finding.rule) or config.severity.of(finding.rule)
     if level is None or level == "off" or level == finding.level:
         return finding
     return replace(finding, level=cast("Level", level))
@@ -162,7 +160,7 @@ class _Run:
     def __init__(
         self,
         config: ChecksSection,
-        wanted: set[Rule],
+        wanted: list[Rule],
         tokenizer: Tokenizer,
         notes: list[str],
         *,
@@ -172,14 +170,14 @@ class _Run:
     ) -> None:
         self.config = config
         self.skill_folders: Collection[str] = ()  # see check_files
-        self.wanted = wanted
+        self.wanted = wanted  # in the order of RULES: the order of each file's findings
         self.tokenizer = tokenizer
         self.notes = notes
         self.ratchet = ratchet
         self.since = since
         self.findings: list[Finding] = []
         self.summaries: list[FileSummary] = []
-        self.edits: list[tuple[Comparison, int | None, int | None]] = []
+        self.edits: list[Edit] = []
         self._sizes: dict[tuple[str, str], Size] = {}
         self.change = change  # the change's files, and its other files when asked for
         self._added: dict[str, Counter[str]] | None = None
@@ -210,7 +208,16 @@ class _Run:
             self._sizes[key] = measure(text, kind, self.tokenizer)
         return self._sizes[key]
 
+    def _kind(self, path: str) -> tuple[str, KindChecks]:
+        """The kind of ``path`` by name, with the limits its overrides set."""
+        name = kind_of(path, self.config, self.skill_folders)
+        return name, allow.with_limits(self.config.kinds[name], allow.matching(path, self.config.overrides))
+
     def check(self, version: FileVersion) -> None:
+        """One file, in stages: its kind and summary; whether any rule reads it; the
+        rules' verdicts (`_findings`: state, ratchet, change); what the kind's own limits
+        would say where an override raised them (`_raised`); severity and suppression
+        (`_suppressed`)."""
         path, new = version.path, version.new
         name = kind_of(path, self.config, self.skill_folders)
         overrides = allow.matching(path, self.config.overrides)
@@ -221,50 +228,65 @@ class _Run:
             size = self._measure(new.text, kind)
             summary = replace(summary, chars=size.chars, lines=size.lines, tokens=size.tokens)
         self.summaries.append(summary)
-        if new is None:
+        if new is None or self._unread(path, name, new):
             return
+        findings = self._findings(version, name, kind, record=True)
+        self._fixed(version, findings)
+        if kind is not plain:
+            findings += self._raised(version, name, plain, findings)
+        self.findings += self._suppressed(version, findings, overrides)
+
+    def _unread(self, path: str, name: str, new: Content) -> bool:
+        """Whether no rule reads the file (noted in the report, with why)."""
         reason = unread_reason(path, name)
         if reason is None and name in (FALLBACK_KIND, SKILL_RESOURCE) and new.binary:
             reason = "binary files, not prose"
         if reason is not None:
             self.unread.append(Unread(path, reason))
-            return
-        findings = self._findings(version, name, kind, record=True)
-        self._fixed(version, name, findings)
-        by = allow.configured(overrides)
-        if kind is not plain:
-            # A limit an override raised hides nothing: what the kind's own limits
-            # would report is shown as suppressed.
-            seen = {pairing_key(finding) for finding in findings}
-            raised = f"limit set by [[checks.overrides]] for {path} in harnessgit.toml"
-            findings += [
-                replace(finding, state="suppressed", details=[*finding.details, raised])
-                for finding in self._findings(version, name, plain, record=False)
-                if pairing_key(finding) not in seen
-            ]
+        return reason is not None
+
+    def _raised(
+        self, version: FileVersion, name: str, plain: KindChecks, findings: list[Finding]
+    ) -> list[Finding]:
+        """A limit an override raised hides nothing: what the kind's own limits would
+        report, and the override's limits did not, is shown as suppressed."""
+        seen = {pairing_key(finding) for finding in findings}
+        raised = f"limit set by [[checks.overrides]] for {version.path} in harnessgit.toml"
+        return [
+            replace(finding, state="suppressed", details=[*finding.details, raised])
+            for finding in self._findings(version, name, plain, record=False)
+            if pairing_key(finding) not in seen
+        ]
+
+    def _suppressed(
+        self, version: FileVersion, findings: list[Finding], overrides: list[tuple[int, CheckOverride]]
+    ) -> list[Finding]:
+        """The findings at the levels the configuration gives them, those allowed by an
+        override or a comment marked suppressed, and the file's malformed comments
+        (ratcheted: a comment the previous version had does not block)."""
+        path, new, old = version.path, version.new, version.old
+        assert new is not None
         levels = allow.levels(overrides)
         findings = [_with_severity(self.config, finding, levels) for finding in findings]
         comments = allow.comments(path, new.text) if new.text is not None else allow.Allowed()
-        findings = allow.suppress(allow.suppress(findings, by), comments.by)
-        errors = comments.errors if "format" in self.wanted else []
-        if self.ratchet and version.old is not None and version.old.text is not None and errors:
-            errors = ratchet(errors, allow.comments(path, version.old.text).errors)
-        self.findings += findings + errors
+        findings = allow.suppress(allow.suppress(findings, allow.configured(overrides)), comments.by)
+        errors = [error for error in comments.errors if error.rule in self.wanted]
+        if self.ratchet and old is not None and old.text is not None and errors:
+            errors = ratchet(errors, allow.comments(path, old.text).errors)
+        return findings + errors
 
-    def _fixed(self, version: FileVersion, name: str, findings: list[Finding]) -> None:
-        """The format and length findings the previous version had and this one has not:
-        what a fix fixed, for `review` and the hook to say so."""
+    def _fixed(self, version: FileVersion, findings: list[Finding]) -> None:
+        """The findings the previous version had and this one has not, of the rules
+        that report fixes (`RuleSpec.reports_fixed`): what a fix fixed, for `review` and
+        the hook to say so."""
         old = version.old
-        rules = self.wanted & {"format", "length"}
+        rules = {rule for rule in self.wanted if BY_NAME[rule].reports_fixed}
         if not self.ratchet or old is None or old.text is None or version.status == "unchanged" or not rules:
             return
         before = version.old_path or version.path
-        old_name = kind_of(before, self.config, self.skill_folders)
+        old_name, old_kind = self._kind(before)
         if unread_reason(before, old_name) is not None:
             return
-        old_kind = allow.with_limits(
-            self.config.kinds[old_name], allow.matching(before, self.config.overrides)
-        )
         kept = {pairing_key(finding) for finding in findings}
         previous = self._state(before, old_name, old_kind, old, None, rules)
         self.fixed += [finding for finding in previous if pairing_key(finding) not in kept]
@@ -274,21 +296,7 @@ class _Run:
         previous version's, then what the change itself did."""
         path, new, old = version.path, version.new, version.old
         assert new is not None
-        findings = self._state(path, name, kind, new, version.reference)
-        if self.ratchet and old is not None:
-            if version.status == "unchanged":
-                findings = [replace(finding, state="existing") for finding in findings]
-            elif findings:  # nothing to excuse, nothing to compute: most files, on most commits
-                # A renamed file is judged against its previous path, under that path's
-                # kind: a rule the file was not under before is brought by the change.
-                before = version.old_path or path
-                old_name = kind_of(before, self.config, self.skill_folders)
-                old_kind = allow.with_limits(
-                    self.config.kinds[old_name], allow.matching(before, self.config.overrides)
-                )
-                rules = {finding.rule for finding in findings}
-                previous = self._state(before, old_name, old_kind, old, version.reference, rules)
-                findings = ratchet(findings, previous, self.config.over_limit_tolerance)
+        findings = self._ratchet(version, self._state(path, name, kind, new, version.reference))
         if old is None or version.status == "unchanged" or new.text is None:
             return findings
         if old.text is None:
@@ -300,6 +308,24 @@ class _Run:
             return findings
         return findings + self._against_previous(path, kind, old.text, new.text, record=record)
 
+    def _ratchet(self, version: FileVersion, findings: list[Finding]) -> list[Finding]:
+        """The ratchet: what the previous version already had is "existing", and blocks
+        only when the change made it worse (`harnessgit.checks.ratchet`)."""
+        old = version.old
+        if not self.ratchet or old is None:
+            return findings
+        if version.status == "unchanged":
+            return [replace(finding, state="existing") for finding in findings]
+        if not findings:  # nothing to excuse, nothing to compute: most files, on most commits
+            return findings
+        # A renamed file is judged against its previous path, under that path's kind: a
+        # rule the file was not under before is brought by the change.
+        before = version.old_path or version.path
+        old_name, old_kind = self._kind(before)
+        rules = {finding.rule for finding in findings}
+        previous = self._state(before, old_name, old_kind, old, version.reference, rules)
+        return ratchet(findings, previous, self.config.over_limit_tolerance)
+
     def _state(
         self,
         path: str,
@@ -309,84 +335,64 @@ class _Run:
         reference: Content | None,
         rules: Collection[Rule] | None = None,
     ) -> list[Finding]:
-        """What one version of a file is, whatever the change: length, format,
-        duplication and growth since the reference (only ``rules``, when given)."""
-        wanted = self.wanted if rules is None else self.wanted & set(rules)
-        findings: list[Finding] = []
-        if content.too_large:
-            if "length" in wanted:
-                findings.append(too_large(path, content.size, self.config.max_file_bytes))
-            return findings
-        if content.text is None:
-            return check_encoding(path, content) if "format" in wanted else []
-        text = content.text
+        """What one version of a file is, whatever the change: the rules that judge a
+        state (`RuleSpec.state`; only ``rules``, when given), in the order of RULES."""
+        wanted = [rule for rule in self.wanted if BY_NAME[rule].state and (rules is None or rule in rules)]
+        version = Version(
+            path=path,
+            kind_name=name,
+            kind=kind,
+            content=content,
+            config=self.config,
+            tokenizer=self.tokenizer,
+            size=lambda text: self._measure(text, kind),
+            reference=reference,
+            since=self.since,
+        )
+        if content.text is None:  # too large to read, or not text: no verdict to keep
+            return [finding for rule in wanted for finding in judge(rule).state(version)]
         # Judged rule by rule: the ratchet asks the previous version for the rules the new
         # one broke only, and finds what the whole judgment of that version said.
-        facts = (path, name, repr(kind), self.tokenizer.name, _digest(text))
-        for rule in _STATIC_ORDER:
-            if rule in wanted:
-                findings += self._static(rule, facts, kind, text)
-        if "growth" in wanted and self.since and reference is not None and reference.text is not None:
-            findings += check_since(path, kind, reference.text, text, self.since)
-        return findings
-
-    def _static(
-        self, rule: Rule, facts: tuple[str, str, str, str, bytes], kind: KindChecks, text: str
-    ) -> list[Finding]:
-        key = (rule, *facts)
-        known = _JUDGED.get(key)
-        if known is None:
-            path, name = facts[0], facts[1]
-            if rule == "length":
-                known = check_length(path, name, kind, self._measure(text, kind), self.tokenizer)
-            elif rule == "format":
-                known = _format(path, kind, text)
-            elif kind.duplication:
-                known = check_duplication(path, text, kind.near_duplicate, kind.max_duplicates)
-            else:
-                known = []
-            if len(_JUDGED) >= _JUDGED_MAX:
-                del _JUDGED[next(iter(_JUDGED))]
-            _JUDGED[key] = known
-        return known
+        facts = (path, name, repr(kind), self.tokenizer.name, _digest(content.text))
+        cached = [rule for rule in wanted if BY_NAME[rule].cached]
+        known = [finding for rule in cached for finding in _cached_state(rule, facts, version)]
+        rest = [rule for rule in wanted if not BY_NAME[rule].cached]
+        return known + [finding for rule in rest for finding in judge(rule).state(version)]
 
     def _against_previous(
         self, path: str, kind: KindChecks, old: str, new: str, *, record: bool
     ) -> list[Finding]:
-        comparison = compare(old, new)
-        findings = []
-        if "growth" in self.wanted:
-            findings += check_growth(path, kind, old, new)
-        if "collapse" in self.wanted:
-            findings += check_collapse(path, kind, old, new, comparison, self._moved(path))
-        # A file that was empty is being written, not edited: judged like a new file by its
-        # length (held out: 64 empty agent files filled in one commit, each flagged as a
-        # 250-300-line edit, while a file created in the same commit was not).
-        if "edit-size" in self.wanted and old.strip():
-            findings += check_file_edit(path, comparison, kind.max_hunks, kind.max_changed_lines)
-            if record:
-                self.edits.append((comparison, kind.max_hunks, kind.max_changed_lines))
-        return findings
+        """What the change did to one file: the rules that judge a change (`RuleSpec.change`)."""
+        rules = [rule for rule in self.wanted if BY_NAME[rule].change]
+        if not rules:
+            return []
+        edit = Edit(path, kind, old, new, compare(old, new), self._moved(path))
+        if record:
+            self.edits.append(edit)
+        return [finding for rule in rules for finding in judge(rule).change(edit)]
 
 
-# What a version of a file is under the rules that read it alone (length, format,
-# duplication) depends only on its path, kind, tokenizer and text: judged once per
-# process. A history audit meets each version twice (after the commit that wrote it and
-# before the next one that changes it), and a ratchet reads the previous side again.
-_STATIC_ORDER: tuple[Rule, ...] = ("length", "format", "duplication")
+# What a version of a file is under the rules that read it alone and are cached
+# (`RuleSpec.cached`: length, format, duplication) depends only on its path, kind,
+# tokenizer and text: judged once per process. A history audit meets each version twice
+# (after the commit that wrote it and before the next one that changes it), and a
+# ratchet reads the previous side again.
 _JUDGED: dict[tuple[Rule, str, str, str, str, bytes], list[Finding]] = {}
 _JUDGED_MAX = 12288  # keys hold a digest, not the text: a few MB at most
 
 
+def _cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: Version) -> list[Finding]:
+    """``rule``'s findings on ``version`` (whose path, kind, tokenizer and digest are
+    ``facts``), judged once per process."""
+    key = (rule, *facts)
+    known = _JUDGED.get(key)
+    if known is None:
+        known = list(judge(rule).state(version))
+        if len(_JUDGED) >= _JUDGED_MAX:
+            del _JUDGED[next(iter(_JUDGED))]
+        _JUDGED[key] = known
+    return known
+
+
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def _format(path: str, kind: KindChecks, text: str) -> list[Finding]:
-    if kind.format == "skill":
-        return check_skill(path, text) + check_fences(path, text)
-    if kind.format == "markdown":
-        return check_fences(path, text)
-    if kind.format == "tool-json":
-        return check_tool_json(path, text)
-    return []

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harnessgit import layout
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
-from harnessgit.checks.models import Finding
 from harnessgit.config import CheckSections
 from harnessgit.config.sections import KindChecks
 from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
 from harnessgit.render import short
-from harnessgit.store import Store
+from harnessgit.store import Refs, Store
 
 _HINT = (
     "the steps since then add up: cut back what did not earn its place, "
@@ -61,33 +61,34 @@ def growth_reference(
     compares with that."""
     if since is not None:
         check_revision(since)
-        commit = store.resolve_commit(since)
+        commit = store.refs.resolve(since)
         return (Reference(commit, f"{since} ({short(commit)})") if commit != old else None), []
     setting = config.checks.growth_since
     if setting == "none" or old is None:
         return None, []
     if setting.startswith("label:"):
         name = setting.removeprefix("label:")
-        labelled = store.ref_value(layout.LABELS + check_ref_name(name, "label name"))
+        labelled = store.refs.value(layout.LABELS + check_ref_name(name, "label name"))
         if labelled is None:
             return None, [f"[checks] growth_since: no label {name!r}; cumulative growth was not checked"]
         return (Reference(labelled, f"label {name} ({short(labelled)})") if labelled != old else None), []
-    tip, base = new or _resolved(store, "HEAD"), config.harness.base
-    base_tip = _resolved(store, base)
-    fork = store.merge_base(tip, base_tip) if tip and base_tip else None
+    tip, base = new or _resolved(store.refs, "HEAD"), config.harness.base
+    base_tip = _resolved(store.refs, base)
+    # On the base branch's tip (most commits the hook sees) the merge base is the tip: no git.
+    fork = (tip if tip == base_tip else store.history.merge_base(tip, base_tip)) if tip and base_tip else None
     # Only a fork behind the compared revision adds anything: on the base branch
     # itself the merge base is the checked commit (or the compared one).
-    if fork is not None and fork != old and store.is_ancestor(fork, old):
+    if fork is not None and fork != old and store.history.is_ancestor(fork, old):
         return Reference(fork, f"the merge base with {base} ({short(fork)})"), []
     if setting == "auto":
         return _last_label(store, old), []
     return None, []
 
 
-def _resolved(store: Store, rev: str) -> str | None:
+def _resolved(refs: Refs, rev: str) -> str | None:
     try:
         check_revision(rev)
-        return store.resolve_commit(rev)
+        return refs.resolve(rev)
     except (UnknownRevision, InvalidName):
         return None  # no commit yet, or no base branch in this clone: nothing to add up from
 
@@ -97,13 +98,13 @@ def _last_label(store: Store, old: str) -> Reference | None:
     a team marked (``harnessgit label``) is where growth adds up from."""
     behind = [
         (ref.removeprefix(layout.LABELS), commit)
-        for ref, commit in sorted(store.list_refs(layout.LABELS).items())
-        if commit != old and store.is_ancestor(commit, old)
+        for ref, commit in sorted(store.refs.listing(layout.LABELS).items())
+        if commit != old and store.history.is_ancestor(commit, old)
     ]
     if not behind:
         return None
     name, nearest = behind[0]
     for other_name, other in behind[1:]:
-        if store.is_ancestor(nearest, other):
+        if store.history.is_ancestor(nearest, other):
             name, nearest = other_name, other
     return Reference(nearest, f"label {name} ({short(nearest)})")

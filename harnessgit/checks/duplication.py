@@ -46,8 +46,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.markdown import parse
-from harnessgit.checks.models import Finding
 from harnessgit.checks.prose import CODE_SPAN, Unit, branches, sentences
 from harnessgit.checks.repeated_sections import (
     MIN_PASSAGE_WORDS,

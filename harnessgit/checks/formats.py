@@ -15,8 +15,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from harnessgit.checks.findings import Content, Finding, failure
 from harnessgit.checks.markdown import Block, Document, parse
-from harnessgit.checks.models import Content, Finding, failure
 from harnessgit.checks.text import shorten, split_frontmatter
 from harnessgit.render import plural
 
@@ -197,13 +197,15 @@ def check_skill(path: str, text: str) -> list[Finding]:
         return [
             failure(path, "format", "frontmatter", "missing", "--- ... ---", "has no YAML frontmatter", hint)
         ]
-    import yaml
+    data = plain_mapping(parts.yaml)
+    if data is None:
+        import yaml
 
-    try:
-        # yaml.safe_load, with libyaml's loader when PyYAML was built with it (faster).
-        data = yaml.load(parts.yaml, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        return [_yaml_error(path, parts.yaml, exc)]
+        try:
+            # yaml.safe_load, with libyaml's loader when PyYAML was built with it (faster).
+            data = yaml.load(parts.yaml, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            return [_yaml_error(path, parts.yaml, exc)]
     if not isinstance(data, dict):
         return [
             failure(
@@ -219,6 +221,29 @@ def check_skill(path: str, text: str) -> list[Finding]:
     findings = _skill_name(path, data.get("name")) + _skill_description(path, data.get("description"))
     # Frontmatter line n is line n + 1 of the file (line 1 is the opening ---).
     return [replace(finding, line=_key_line(parts.yaml, finding.measure)) for finding in findings]
+
+
+# A line of frontmatter in the plainest YAML: ``key: value``, ASCII, the value a plain
+# scalar that starts with a letter and holds no character YAML gives a meaning to.
+_PLAIN_LINE = re.compile(r"([A-Za-z][\w-]*): +([A-Za-z](?:[\w ,.'()/-]*[\w,.'()/-])?)", re.ASCII)
+# Words PyYAML reads as booleans or null, not strings (its resolver, YAML 1.1), and y/n.
+_NOT_STRINGS = frozenset(["y", "n", "yes", "no", "true", "false", "on", "off", "null"])
+
+
+def plain_mapping(yaml_text: str) -> dict[str, str] | None:
+    """The mapping of frontmatter written only as ``key: value`` lines of plain words
+    (most SKILL.md files), read without loading PyYAML (about 10 ms of the hook's start);
+    None for anything else, which PyYAML reads. For the lines it takes, the result is
+    what ``yaml.safe_load`` returns (tests/checks/test_formats.py compares the two)."""
+    found: dict[str, str] = {}
+    for line in yaml_text.split("\n"):
+        if not line:
+            continue
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None or match[1].lower() in _NOT_STRINGS or match[2].lower() in _NOT_STRINGS:
+            return None
+        found[match[1]] = match[2]
+    return found or None
 
 
 def _key_line(yaml_text: str, measure: str) -> int | None:

@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 
 from harnessgit.checks.compare import Comparison, words
+from harnessgit.checks.findings import Finding, Level
 from harnessgit.checks.markdown import Document, parse
-from harnessgit.checks.models import Finding, Level
 from harnessgit.checks.text import listed, split_frontmatter
 from harnessgit.config.sections import KindChecks
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harnessgit.checks.models import Finding
+from harnessgit.checks.findings import Finding
 from harnessgit.checks.text import count_lines, split_frontmatter
 from harnessgit.checks.tokens import Tokenizer
 from harnessgit.config.sections import KindChecks

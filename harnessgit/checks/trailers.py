@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from harnessgit.checks.models import RULES, CheckReport, Finding, Rule
+from harnessgit.checks.findings import RULES, CheckReport, Finding, Rule
 
 TRAILER = "Harness-Allow"
 _LINE = re.compile(rf"^{TRAILER}\s*:(?P<body>.*)$", re.IGNORECASE | re.MULTILINE)

@@ -1,7 +1,7 @@
 """The root command group and what every command shares.
 
-Only the ``harnessgit.cli`` package imports click (docs/design.md, "How the code reads": a thin CLI, spread
-over one module per family of commands so that no module grows past ~400 lines).
+Only the ``harnessgit.cli`` package imports click (docs/design.md, "How the code reads": a thin CLI,
+one module per command, named as the command is: `COMMAND_MODULES`).
 Each command parses its options, opens the store and the config once, calls one
 core function, renders the result, and returns its exit code (docs/design.md, "Exit codes").
 Heavy modules are imported inside the commands, so `harnessgit --help` is fast.
@@ -158,26 +158,44 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-# The module of harnessgit.cli that defines each command. A command's module is
-# imported when the command is looked up, so `harnessgit check` (a pre-commit hook,
-# run on every commit) does not import the other commands' modules.
-# tests/cli/test_base.py keeps this table equal to what the modules define.
+# Every command and the module of harnessgit.cli that defines it: the module is named as
+# the command (a hyphen as an underscore, a Python keyword with one appended: `import` is
+# in cli/import_.py), so a newcomer finds command X in cli/X.py. A command's module is
+# imported when the command is looked up, so `harnessgit check` (a pre-commit hook, run on
+# every commit) does not import the other commands' modules. A literal, not computed:
+# nothing runs at start-up. tests/cli/test_base.py keeps it equal to what the modules
+# define, and each module named as its command.
 COMMAND_MODULES = {
-    "init": "config",
-    **dict.fromkeys(["propose", "show", "log", "status", "label"], "candidates"),
-    **dict.fromkeys(["eval", "scores", "test", "trajectory"], "evaluation"),
-    **dict.fromkeys(["gate", "merge", "revert", "override", "verify", "frontier"], "gate"),
+    "init": "init",
+    "propose": "propose",
+    "show": "show",
+    "log": "log",
+    "status": "status",
+    "label": "label",
+    "eval": "eval",
+    "scores": "scores",
+    "test": "test",
+    "trajectory": "trajectory",
+    "gate": "gate",
+    "merge": "merge",
+    "revert": "revert",
+    "override": "override",
+    "verify": "verify",
+    "frontier": "frontier",
     "check": "check",
     "calibrate": "calibrate",
     "review": "review",
     "report": "report",
-    **dict.fromkeys(["bisect", "bisect-judge"], "bisect"),
+    "bisect": "bisect",
+    "bisect-judge": "bisect_judge",
     "evolve": "evolve",
-    "doctor": "repair",
+    "doctor": "doctor",
     "sync": "sync",
     "demo": "demo",
-    "import": "integrations",
-    **dict.fromkeys(["transfer", "export", "model"], "coevolution"),
+    "import": "import_",
+    "transfer": "transfer",
+    "export": "export",
+    "model": "model",
 }
 
 

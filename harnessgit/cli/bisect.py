@@ -1,65 +1,12 @@
-"""`harnessgit bisect` and `harnessgit bisect-judge`: which accepted edit broke it."""
+"""`harnessgit bisect`: which accepted edit (or model checkpoint) broke it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import click
 
-from harnessgit.cli._base import State, cli, echo, instance_ids, jobs_option
-from harnessgit.errors import EXIT_NO, EXIT_OK, HarnessgitError
-
-# `git bisect run` reads exit codes 1..127 (except 125) as "bad" and anything from 128
-# on as "stop" (git-bisect(1)). A usage error (2) or a harnessgit error (3) from
-# bisect-judge would silently mark a commit bad, so they exit 128 instead.
-EXIT_SKIP = 125
-EXIT_ABORT_BISECT = 128
-
-
-class _JudgeAbort(HarnessgitError):
-    exit_code = EXIT_ABORT_BISECT
-
-
-class _JudgeCommand(click.Command):
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            raise _JudgeAbort(f"{exc.format_message()} (exit 128 stops `git bisect run`)") from None
-
-
-def _criterion_options(command: Callable[..., int]) -> Callable[..., int]:
-    """The options that say what "bad" means, shared by bisect and bisect-judge."""
-    options = [
-        click.option(
-            "--split", default="selection", show_default=True, help="The split to judge commits on."
-        ),
-        click.option(
-            "--instance",
-            "--instances",
-            "instances",
-            multiple=True,
-            metavar="ID[,ID...]",
-            help="Judge these instances, not the mean: a commit is bad when any of them fails "
-            "(scores under --threshold, default 1) or drops more than --drop below its score at good.",
-        ),
-        click.option(
-            "--drop",
-            type=float,
-            metavar="D",
-            help="Bad when the mean falls more than D (0..1) below good's. Default without --instance: 0.05.",
-        ),
-        click.option(
-            "--threshold",
-            type=float,
-            metavar="X",
-            help="Bad when the mean (or an instance's score) is under X (0..1).",
-        ),
-        jobs_option,
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+from harnessgit.cli._base import State, cli, echo, instance_ids
+from harnessgit.cli._options import criterion_options
+from harnessgit.errors import EXIT_NO, EXIT_OK
 
 
 @cli.command()
@@ -83,7 +30,7 @@ def _criterion_options(command: Callable[..., int]) -> Callable[..., int]:
     metavar="REV",
     help="The harness held fixed while bisecting over checkpoints. Default: the base branch's tip.",
 )
-@_criterion_options
+@criterion_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def bisect(
@@ -160,58 +107,3 @@ def bisect(
         )
     echo(to_json(result) if as_json else render_bisect.bisect_text(result))
     return EXIT_OK if result.outcome == "found" else EXIT_NO
-
-
-@cli.command("bisect-judge", cls=_JudgeCommand)
-@click.option("--good", required=True, metavar="REV", help="The good commit whose scores are the baseline.")
-@click.option(
-    "--grader",
-    metavar="REV",
-    help="Score good and every judged commit with the evaluator as this commit holds it (pass "
-    "the bad commit when the range has a regrade). Default: each commit's own.",
-)
-@_criterion_options
-@click.pass_obj
-def bisect_judge(
-    state: State,
-    good: str,
-    grader: str | None,
-    split: str,
-    instances: tuple[str, ...],
-    drop: float | None,
-    threshold: float | None,
-    jobs: int | None,
-) -> int:
-    """Judge the commit `git bisect` is at (BISECT_HEAD, else HEAD): exit 0 good, 1 bad, 125 cannot judge.
-
-    For `git bisect start --first-parent [--no-checkout] BAD GOOD` then
-    `git bisect run harnessgit bisect-judge --good GOOD`. Bad input exits 128,
-    which stops `git bisect run` instead of marking the commit bad.
-    """
-    from harnessgit.bisect.judge import Criterion, judge_one, judged_commit
-    from harnessgit.bisect.render import step_line
-    from harnessgit.errors import ConfigError
-    from harnessgit.evaluation.splits import ManifestError
-
-    try:
-        criterion = Criterion.build(split, instance_ids(instances), drop, threshold)
-        store, config = state.open()
-        with store:
-            commit = judged_commit(store)
-            step = judge_one(
-                store, config, good, commit, criterion, execution=state.execution(jobs, None), grader=grader
-            )
-    except (ConfigError, ManifestError) as exc:
-        # In a checkout bisect the configuration is the judged commit's own: a commit
-        # from before harnessgit was set up cannot be judged, only skipped.
-        echo(f"harnessgit: cannot judge this commit: {exc}", err=True)
-        return EXIT_SKIP
-    except _JudgeAbort:
-        raise
-    except HarnessgitError as exc:
-        raise _JudgeAbort(f"{exc} (exit 128 stops `git bisect run`)") from None
-    echo(step_line(step))
-    if step.state == "skip":
-        echo(f"harnessgit: cannot judge this commit: {step.reason}", err=True)
-        return EXIT_SKIP
-    return EXIT_OK if step.state == "good" else EXIT_NO

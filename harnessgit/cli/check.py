@@ -8,17 +8,15 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
+from harnessgit.check_rules import RULES
 from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
-    from harnessgit.checks.models import CheckReport, Rule
+    from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
-    from harnessgit.store import Store
+    from harnessgit.store import Objects, Refs, Store
 
-# The rule names of harnessgit.checks.models.RULES, spelt out so that `--help` does
-# not import the checks (tests/cli/test_check.py keeps the two equal).
-RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
 FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
 
 
@@ -51,7 +49,7 @@ FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
     "--rule",
     "rules",
     multiple=True,
-    type=click.Choice(RULE_NAMES),
+    type=click.Choice(RULES),  # harnessgit.check_rules: a leaf, `--help` imports no check
     help="Run only this rule (repeatable). Default: every rule not turned off in [checks.severity].",
 )
 @click.option(
@@ -98,7 +96,7 @@ def check(
     when a failure blocks, 0 otherwise. Limits come from [checks] in
     harnessgit.toml; the defaults need no configuration.
     """
-    from harnessgit.checks.check import check_change, with_trailers
+    from harnessgit.checks.check import CheckRequest, check_change, with_trailers
     from harnessgit.checks.render import render
     from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
@@ -106,7 +104,7 @@ def check(
 
     if staged and rev:
         raise click.UsageError("use either --staged or --rev, not both")
-    selected = cast("list[Rule]", [rule for rule in RULE_NAMES if rule in rules]) or None
+    selected = cast("list[Rule]", [rule for rule in RULES if rule in rules]) or None
     here = (state.directory or Path.cwd()).absolute()
     try:
         # No preflight: the hook runs inside `git commit` and reads only files and HEAD;
@@ -122,16 +120,12 @@ def check(
             # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
-            new = store.resolve_commit(rev) if rev else None
-            old: str | None = store.resolve_commit(against) if against else None
+            new = store.refs.resolve(rev) if rev else None
+            old: str | None = store.refs.resolve(against) if against else None
             if not against:
-                old = _first_parent(store, new) if new else _head(store)
+                old = _first_parent(store.objects, new) if new else _head(store.refs)
             source: Source = "tree" if new else "index" if staged else "worktree"
-            report = check_change(
-                store,
-                config,
-                old,
-                new,
+            request = CheckRequest(
                 source=source,
                 paths=paths,
                 rules=selected,
@@ -139,6 +133,7 @@ def check(
                 ratchet=not all_files,
                 since=since,
             )
+            report = check_change(store, config, old, new, request)
             if new:  # a commit's messages may say a finding is deliberate (`checks.trailers`)
                 report = with_trailers(store, report, old, new)
     if message_file is not None:
@@ -160,17 +155,17 @@ def _message(path: Path) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
-def _head(store: Store) -> str | None:
+def _head(refs: Refs) -> str | None:
     from harnessgit.errors import UnknownRevision
 
     try:
-        return store.resolve_commit("HEAD")
+        return refs.resolve("HEAD")
     except UnknownRevision:
         return None  # before the first commit every file is new
 
 
-def _first_parent(store: Store, commit: str) -> str | None:
-    parents = store.commit_info(commit).parents
+def _first_parent(objects: Objects, commit: str) -> str | None:
+    parents = objects.commit_info(commit).parents
     return parents[0] if parents else None
 
 

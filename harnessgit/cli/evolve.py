@@ -99,7 +99,7 @@ def evolve(
 
     from harnessgit.evolve import render as render_evolve
     from harnessgit.evolve.evolve import evolve as run
-    from harnessgit.evolve.state import Budget
+    from harnessgit.evolve.state import Budget, EvolveRequest
     from harnessgit.render import to_json
 
     if all(limit is None for limit in (max_rollouts, max_proposals, max_cost, max_time, no_improvement)):
@@ -109,16 +109,19 @@ def evolve(
     store, config = state.open()
     with store:
         stop = state.path(stop_file) if stop_file else store.git_dir / "harnessgit-stop"
-        report = run(
-            store,
-            config,
+        request = EvolveRequest(
             budget=Budget(max_rollouts, max_proposals, max_cost, max_time, no_improvement, target),
             seed=seed,
             auto_merge=auto_merge,
             merge=merge_proposals or None,
+            stop_file=stop,
+        )
+        report = run(
+            store,
+            config,
+            request,
             # A bar for evaluations on a terminal; in a log, the iteration lines say enough.
             execution=state.execution(jobs, "eval" if sys.stderr.isatty() else None),
-            stop_file=stop,
             # With --json, standard output holds the JSON alone: the lines go to stderr.
             on_iteration=None
             if state.quiet

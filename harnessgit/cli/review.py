@@ -44,7 +44,7 @@ def review(state: State, revisions: tuple[str, ...], fmt: str, output: Path | No
     from harnessgit.calibrate.render import calibration_line
     from harnessgit.records import CalibrationRecord
     from harnessgit.render import to_json
-    from harnessgit.review.markdown import review_markdown
+    from harnessgit.review.comment import review_markdown
     from harnessgit.review.render import review_text
     from harnessgit.review.review import review as run
 

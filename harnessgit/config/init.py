@@ -100,7 +100,7 @@ def init_repository(
     if path.exists() and not dry_run:
         raise ConfigError(f"{CONFIG_FILE} already exists: edit it, or remove it first")
     if base is None:
-        base = store.head_branch()
+        base = store.refs.head_branch()
         if base is None:
             raise HarnessgitError("HEAD is detached: pass --base BRANCH")
     check_ref_name(base, "base branch")
@@ -136,9 +136,9 @@ def init_repository(
 
 def working_files(store: Store) -> set[str]:
     """The files of the working tree: tracked, or untracked and not ignored."""
-    changes = store.worktree_changes()
+    changes = store.worktree.changes()
     try:
-        files = set(store.files_at(store.resolve_commit("HEAD")))
+        files = set(store.objects.files_at(store.refs.resolve("HEAD")))
     except UnknownRevision:  # no commit yet: only what git status lists
         files = set()
     files |= {path for path, exists in changes.items() if exists}

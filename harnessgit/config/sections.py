@@ -12,10 +12,18 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from harnessgit.check_rules import BY_NAME, RULES, Rule
 from harnessgit.config.proposer import OpenAIProposerSection, ProposerSection
-from harnessgit.config.reader import MAX_BYTES, SettingError, check_function_spec, read_argv, read_table
+from harnessgit.config.reader import (
+    MAX_BYTES,
+    SettingError,
+    check_function_spec,
+    read_argv,
+    read_table,
+    read_value,
+)
 from harnessgit.confine import check_relative
 from harnessgit.names import ref_name_problem
 from harnessgit.processes.environment import check_names
@@ -135,14 +143,31 @@ _KIND_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 @dataclass(frozen=True)
 class SeverityOverrides:
-    """Per-rule severity: "failure", "warning" or "off" instead of the rule's default."""
+    """Per-rule severity: "failure", "warning" or "off" instead of the rule's default.
+    Its keys are the rules of `harnessgit.check_rules`; ``severity.edit_size`` reads one."""
 
-    length: Severity | None = None
-    growth: Severity | None = None
-    collapse: Severity | None = None
-    format: Severity | None = None
-    duplication: Severity | None = None
-    edit_size: Severity | None = field(default=None, metadata={"key": "edit-size"})
+    levels: dict[Rule, Severity] = field(default_factory=dict)
+
+    def of(self, rule: Rule) -> Severity | None:
+        return self.levels.get(rule)
+
+    def __getattr__(self, name: str) -> Severity | None:
+        rule = name.replace("_", "-")
+        if rule not in BY_NAME:  # also the "__deepcopy__" a copy looks for
+            raise AttributeError(name)
+        return self.levels.get(rule)
+
+
+def _read_severity(table: Any, key: str) -> SeverityOverrides:
+    """``[checks.severity]`` (or an override's ``severity``): a level for some rules."""
+    if not isinstance(table, dict):
+        raise SettingError(key, "must be a table")
+    levels: dict[Rule, Severity] = {}
+    for name, value in table.items():
+        if name not in BY_NAME:
+            raise SettingError(f"{key}.{name}", "unknown key")
+        levels[cast("Rule", name)] = read_value(value, Severity, f"{key}.{name}")
+    return SeverityOverrides(levels)
 
 
 def _read_kinds(kinds: Any, key: str) -> dict[str, KindChecks]:
@@ -171,13 +196,10 @@ def _builtin_kinds() -> dict[str, KindChecks]:
     return _read_kinds({}, "checks.kinds")
 
 
-RULE_NAMES = ("length", "growth", "collapse", "format", "duplication", "edit-size")
-
-
 def _rule_names(names: list[str]) -> None:
     for name in names:
-        if name not in RULE_NAMES:
-            raise ValueError(f"{name!r} is not a rule (rules: {', '.join(RULE_NAMES)})")
+        if name not in BY_NAME:
+            raise ValueError(f"{name!r} is not a rule (rules: {', '.join(RULES)})")
 
 
 @dataclass(frozen=True)
@@ -189,7 +211,7 @@ class CheckOverride:
 
     paths: list[str] = field(metadata={"nonempty": True, "check": _globs})
     allow: list[str] = field(default_factory=list, metadata={"check": _rule_names})
-    severity: SeverityOverrides = field(default_factory=SeverityOverrides)
+    severity: SeverityOverrides = field(default_factory=SeverityOverrides, metadata={"read": _read_severity})
     # The kind keys this override sets (checked as [checks.kinds] keys are); the
     # others keep the file's kind's values.
     limits: dict[str, Any] = field(default_factory=dict, metadata={"toml": False})
@@ -240,7 +262,7 @@ class ChecksSection:
     # the limit gets a warning, not a failure (issue 27: a +10 -2 edit to a 354-line
     # AGENTS.md failed every pull request that touched it); further still fails.
     over_limit_tolerance: float = field(default=0.05, metadata={"ge": 0})
-    severity: SeverityOverrides = field(default_factory=SeverityOverrides)
+    severity: SeverityOverrides = field(default_factory=SeverityOverrides, metadata={"read": _read_severity})
     kinds: dict[str, KindChecks] = field(default_factory=_builtin_kinds, metadata={"read": _read_kinds})
     overrides: list[CheckOverride] = field(default_factory=list, metadata={"read": _read_overrides})
     # Growth is also measured against a reference ("auto": the merge base with
@@ -400,6 +422,9 @@ class GateSection:
     # policy elond: evaluate the selection split this many instances at a time and stop
     # once the e-values settle the verdict (0: the whole split at once; docs/gate.md).
     batch: int = field(default=0, metadata={"ge": 0})
+    # What the frontier keeps a front for, as GEPA's ``frontier_type``: each selection
+    # instance, each objective (GEPA's ``objective_scores``), both, or each pair of them.
+    frontier_type: Literal["instance", "objective", "hybrid", "cartesian"] = "instance"
 
 
 @dataclass(frozen=True)

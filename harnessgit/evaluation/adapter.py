@@ -112,6 +112,7 @@ class AdapterRun:
                     "score": scores[row],
                     "feedback": feedback(reflective, row, objectives[row] if objectives else None),
                     "trajectory": {key: value for key, value in excerpt.items() if value is not None} or None,
+                    "objective_scores": objectives[row] if objectives else None,
                 }
             )
         return found

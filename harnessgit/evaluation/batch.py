@@ -4,7 +4,7 @@ The protocol (docs/evaluator.md): the evaluator runs in a directory holding the
 evaluated commit's whole tree, receives the instance ids on standard input (and
 in HARNESSGIT_INSTANCES_FILE), and prints one JSON object per instance:
 ``{"instance": id, "score": 0..1, "feedback"?, "trajectory"?, "failure_class"?,
-"cluster"?, "cost"?}``. Anything else is an error that names the line or the
+"cluster"?, "cost"?, "objective_scores"?}``. Anything else is an error that names the line or the
 instance (quoting the start of a line that is not a result), with the evaluator's
 last lines of standard error.
 
@@ -56,6 +56,7 @@ class InstanceResult:
     failure_class: str | None = None
     cluster: str | None = None
     cost: dict[str, float] | None = None
+    objectives: dict[str, float] | None = None  # GEPA's objective_scores: name -> finite number
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,20 @@ def _instance_result(data: dict[str, Any], number: int) -> InstanceResult:
         failure_class=data.get("failure_class"),
         cluster=data.get("cluster"),
         cost=cost,
+        objectives=_objectives(data.get("objective_scores"), where),
     )
+
+
+def _objectives(found: Any, where: str) -> dict[str, float] | None:
+    """``objective_scores``: the instance's score on each objective, any finite numbers
+    (GEPA's ``EvaluationBatch.objective_scores``; the objectives' frontier types read them)."""
+    if found is None:
+        return None
+    if not isinstance(found, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in found.values()
+    ):
+        raise OutputProblem(f"{where}: 'objective_scores' must be an object of finite numbers")
+    return {str(key): float(value) for key, value in found.items()}
 
 
 class Running:

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 
 from harnessgit import layout
@@ -23,7 +24,7 @@ from harnessgit.evaluation.batch import BatchOutput, InstanceResult, Progress, R
 from harnessgit.evaluation.command import command_job, run_command
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
-from harnessgit.evaluation.remote import RayConnection, run_on_ray
+from harnessgit.evaluation.ray_executor import RayConnection, run_on_ray
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
 from harnessgit.processes.scratch import ScratchDir, sweep
@@ -41,35 +42,45 @@ log = logging.getLogger("harnessgit")
 WRITE_EVERY = 1.0
 
 
+@dataclass(frozen=True)
+class Scoring:
+    """What one evaluation's batches score, and where their records go."""
+
+    context: EvalContext  # the commit, its harness and the evaluator that scores it
+    manifest: Manifest
+    split: str
+    fresh: bool = False  # the rows run again although on record (--no-cache)
+    # Finished batches go to this list, not to the notes, and write no evidence blob:
+    # `calibrate`'s fresh draws must not become the cache's scores.
+    keep: list[EvalRecord] | None = None
+
+
 class Batches:
     """One evaluation's batches: a pool of evaluator processes, one fresh checkout per
-    batch, and a record written as each batch finishes."""
+    batch, and a record written as each batch finishes. ``evaluators``: the command's
+    in-process and persistent evaluators (and its Ray connection), closed by the caller."""
 
     def __init__(
         self,
         store: Store,
         config: Config,
-        context: EvalContext,
-        manifest: Manifest,
-        split: str,
-        on_stderr: Callable[[str], None] | None,
+        scoring: Scoring,
+        evaluators: Evaluators,
         *,
-        fresh: bool,
-        scrubber: Scrubber | None = None,
         executor: str = "local",
-        keep: list[EvalRecord] | None = None,
+        on_stderr: Callable[[str], None] | None = None,
     ) -> None:
-        self.store, self.config, self.context = store, config, context
+        self.store, self.config, self.context = store, config, scoring.context
         # Everything the evaluator says is scrubbed before it is recorded or shown.
-        self.scrubber = scrubber or config.scrub.scrubber(config.proposer)
+        self.scrubber: Scrubber = evaluators.scrubber(config)
         self.on_stderr = (lambda line: on_stderr(self.scrubber.text(line))) if on_stderr else None
-        self.manifest, self.split, self.fresh = manifest, split, fresh
-        self.executor = executor  # "local", or "ray": each batch a Ray task (`remote`)
+        self.manifest, self.split, self.fresh = scoring.manifest, scoring.split, scoring.fresh
+        self.executor = executor  # "local", or "ray": each batch a Ray task (`ray_executor`)
         # Finished batches go to this list, not to the notes, and write no evidence blob:
         # `calibrate`'s fresh draws must not become the cache's scores.
-        self.keep = keep
+        self.keep = scoring.keep
         self.running = Running()
-        self.evaluators = Evaluators()  # replaced by the caller's
+        self.evaluators = evaluators
         self._unwritten: list[EvalRecord] = []  # finished batches not on record yet
         self._written_at = time.monotonic()
         self.worker = this_worker()  # HARNESSGIT_MACHINE names it, as on gate records
@@ -79,7 +90,7 @@ class Batches:
 
     @property
     def connection(self) -> RayConnection:
-        """The command's Ray connection (`remote.RayRunner`)."""
+        """The command's Ray connection (`ray_executor.RayRunner`)."""
         return self.evaluators.ray
 
     def run(
@@ -226,7 +237,7 @@ class Batches:
                 self._scratch = ScratchDir("tree")
                 pristine = self._scratch.path / "tree"
                 pristine.mkdir()
-                self.store.checkout_tree(self.context.tree, pristine)
+                self.store.worktree.checkout_tree(self.context.tree, pristine)
                 self._pristine = pristine
             return self._pristine
 
@@ -256,7 +267,7 @@ class Batches:
         for record in records:
             if record.evidence:
                 txn.keep(record.evidence)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         for record in records:
             book.add(record)
 
@@ -291,6 +302,7 @@ class Batches:
                 if any(r.failure_class for r in results)
                 else None
             ),
+            objective_scores=[r.objectives for r in results] if any(r.objectives for r in results) else None,
             evidence=evidence_blob,
             cost=cost or None,
             wall_time=round(output.wall_time, 4),
@@ -321,7 +333,7 @@ class Batches:
                     )
                 )
             )
-        return self.store.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
+        return self.store.objects.write_blob(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def _sweep() -> None:

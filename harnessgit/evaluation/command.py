@@ -3,7 +3,7 @@
 Everything a batch needs is data (`CommandJob`: the argv, the names of the variables
 it may see, the instances, the limits), never a path on harnessgit's disk: the same
 code runs it in a thread beside harnessgit (`batches`) and in a Ray task on another
-machine (`remote`), each in a scratch directory of its own.
+machine (`ray_executor`), each in a scratch directory of its own.
 """
 
 from __future__ import annotations

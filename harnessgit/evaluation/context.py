@@ -18,7 +18,7 @@ from harnessgit.evaluation.fingerprint import (
 )
 from harnessgit.objects import TreeEntry
 from harnessgit.render import listing
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 
 
 @dataclass(frozen=True)
@@ -36,29 +36,29 @@ class EvalContext:
     grader: str | None = None  # the commit whose evaluator grades ``commit``'s harness, when not its own
 
 
-def eval_context(store: Store, config: Config, commit: str, *, grader: str | None = None) -> EvalContext:
+def eval_context(objects: Objects, config: Config, commit: str, *, grader: str | None = None) -> EvalContext:
     """What evaluating ``commit`` means. With ``grader``, another commit whose evaluator
     differs: ``commit``'s harness files in ``grader``'s tree, so that harnesses on
     either side of a regrade are scored by one evaluator (bisect across a regrade).
     The key is then (``commit``'s harness, ``grader``'s fingerprint, model), the key
     a commit with that harness and that evaluator has."""
-    files = store.files_at(commit)
+    files = objects.files_at(commit)
     fingerprint = evaluator_fingerprint(files, config)
     own = EvalContext(
         commit,
-        store.commit_info(commit).tree,
+        objects.commit_info(commit).tree,
         Key(harness_tree_id(files, config), fingerprint, config.evaluator.model),
     )
     if grader is None or grader == commit:
         return own
-    grader_files = store.files_at(grader)
+    grader_files = objects.files_at(grader)
     theirs = evaluator_fingerprint(grader_files, config)
     if theirs == fingerprint:
         return own
     harness = harness_files(files, config)
     changes: dict[str, Blob | None] = dict.fromkeys(harness_files(grader_files, config))
     changes.update({path: Blob(entry.sha, entry.mode) for path, entry in harness.items()})
-    tree = store.edit_tree(store.commit_info(grader).tree, changes)
+    tree = objects.edit_tree(objects.commit_info(grader).tree, changes)
     return EvalContext(commit, tree, Key(own.key.harness, theirs, config.evaluator.model), grader)
 
 
@@ -67,17 +67,17 @@ def uncommitted_evaluator(store: Store, config: Config, commit: str) -> list[str
     version differs from ``commit``'s: edits an evaluation ignores, since the
     evaluator runs in a checkout of the commit. Only paths ``git status`` lists are
     read, so a clean working tree costs one status call."""
-    changes = store.worktree_changes()
+    changes = store.worktree.changes()
     if not changes:
         return []
-    files = store.files_at(commit)
+    files = store.objects.files_at(commit)
     committed = evaluator_files(files, config)
     # A new file counts too when the rule would claim it once committed (an eval.py
     # the command names but no commit holds yet).
     new = {path: TreeEntry("100644", path, "") for path in changes if path not in files}
     claimed = evaluator_files({**files, **new}, config)
     dirty = sorted(path for path in changes if path in claimed)
-    on_disk = store.hash_worktree_files([path for path in dirty if changes[path]], write=False)
+    on_disk = store.worktree.hash_files([path for path in dirty if changes[path]], write=False)
     return [
         path for path in dirty if on_disk.get(path) != (committed[path].sha if path in committed else None)
     ]

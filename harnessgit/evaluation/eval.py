@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import Progress
-from harnessgit.evaluation.batches import Batches
+from harnessgit.evaluation.batches import Batches, Scoring
 from harnessgit.evaluation.context import (
     EvalContext,
     eval_context,
@@ -51,6 +51,24 @@ class Execution:
     # The in-process and persistent evaluators of the whole command, closed by whoever
     # made them; None: each evaluation starts (and stops) its own.
     evaluators: Evaluators | None = None
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """What to score a commit's harness on, as the user asked: `harnessgit eval`'s options
+    (the CLI and the Python API build it once; the commands that evaluate pass it down)."""
+
+    split: str = "selection"
+    instances: list[str] | None = None  # a subset of the split's; None: all of them
+    repeats: int = 1  # each instance this many times (repeat 0, 1, ...)
+    no_cache: bool = False  # run again what is on record
+    allow_test: bool = False  # the held-out test split: only `harnessgit test` looks at it
+    # Log a warning naming working-tree edits to the evaluator's files, which the
+    # evaluation ignores (it runs the evaluator as the commit holds it).
+    warn_uncommitted: bool = False
+    # A commit: score the harness with the evaluator as that commit holds it
+    # (`eval_context`), e.g. after a regrade; None: the commit's own.
+    grader: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,52 +115,42 @@ def evaluate(
     store: Store,
     config: Config,
     rev: str,
+    request: EvalRequest = EvalRequest(),
     *,
-    split: str = "selection",
-    instances: list[str] | None = None,
-    repeats: int = 1,
-    no_cache: bool = False,
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
-    allow_test: bool = False,
     manifest: Manifest | None = None,
-    warn_uncommitted: bool = False,
-    grader: str | None = None,
     context: EvalContext | None = None,
 ) -> Evaluation:
-    """Evaluate ``rev``'s harness on ``split``, running only what is not on record.
-    ``manifest`` is the split manifest to read (default: the working tree's; the gate
-    passes the base commit's). ``warn_uncommitted`` logs a warning naming working-tree
-    edits to the evaluator's files, which the evaluation ignores (it runs the
-    evaluator as ``rev`` holds it). ``grader``, a commit: score ``rev``'s harness with
-    the evaluator as that commit holds it (`eval_context`), e.g. after a regrade.
-    ``context``: ``rev``'s `eval_context`, when the caller holds it already (evolve
-    evaluates the same commits again and again: issue 13)."""
+    """Evaluate ``rev``'s harness as ``request`` asks, running only what is not on record.
+    ``book``, ``manifest`` and ``context`` are what the caller holds already (default:
+    loaded here): the score book, the split manifest to read (the working tree's; the
+    gate passes the base commit's) and ``rev``'s `eval_context` (evolve evaluates the
+    same commits again and again: issue 13)."""
     config = require_evaluator(config, "`harnessgit eval` (and `test`)")
-    if split == TEST_SPLIT and not allow_test:
+    split = request.split
+    if split == TEST_SPLIT and not request.allow_test:
         raise HarnessgitError("the test split is held out: use `harnessgit test REV` to look at it")
-    if repeats < 1:
+    if request.repeats < 1:
         raise HarnessgitError("--repeats must be at least 1")
     if manifest is None:
         manifest = load_manifest(store.root, config.splits.manifest)
-    ids = _select(manifest, split, instances)
+    ids = _select(manifest, split, request.instances)
     if context is None:
-        context = eval_context(
-            store, config, resolve(store, rev).sha, grader=resolve(store, grader).sha if grader else None
-        )
+        grader = resolve(store.refs, request.grader).sha if request.grader else None
+        context = eval_context(store.objects, config, resolve(store.refs, rev).sha, grader=grader)
     graded_by = context.grader or context.commit
     # An in-process evaluator refuses such edits instead (`inprocess`).
-    warn = warn_uncommitted and config.evaluator.command
+    warn = request.warn_uncommitted and config.evaluator.command
     if warn and (edited := uncommitted_evaluator(store, config, graded_by)):
         log.warning(ignored_edits_warning(edited, graded_by, "the evaluator runs as committed"))
     book = book if book is not None else ScoreBook.load(store)
     have = book.rows(context.key)
-    wanted = [(instance, repeat) for repeat in range(repeats) for instance in ids]
-    pending = wanted if no_cache else [item for item in wanted if item not in have]
+    wanted = [(instance, repeat) for repeat in range(request.repeats) for instance in ids]
+    pending = wanted if request.no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
-    batches, evaluator_time = _run(
-        store, config, context, manifest, split, execution, pending, book, no_cache
-    )
+    scoring = Scoring(context, manifest, split, fresh=request.no_cache)
+    batches, evaluator_time = _run(store, config, scoring, execution, pending, book)
     return Evaluation(
         commit=context.commit,
         harness=context.key.harness,
@@ -164,13 +172,10 @@ def evaluate(
 def _run(
     store: Store,
     config: Config,
-    context: EvalContext,
-    manifest: Manifest,
-    split: str,
+    scoring: Scoring,
     execution: Execution,
     pending: list[tuple[str, int]],
     book: ScoreBook,
-    no_cache: bool,
 ) -> tuple[int, float]:
     """Run the ``pending`` (instance, repeat) pairs in batches, each recorded as it
     finishes; (how many batches, the evaluator time summed)."""
@@ -181,18 +186,7 @@ def _run(
             evaluators.ray.cpus() if executor == "ray" and pending else config.evaluator.jobs
         )
         batches = _plan(pending, config.evaluator.batch_size, jobs)
-        runner = Batches(
-            store,
-            config,
-            context,
-            manifest,
-            split,
-            execution.on_stderr,
-            fresh=no_cache,
-            scrubber=evaluators.scrubber(config),
-            executor=executor,
-        )
-        runner.evaluators = evaluators
+        runner = Batches(store, config, scoring, evaluators, executor=executor, on_stderr=execution.on_stderr)
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
             return len(batches), runner.run(batches, jobs, book, execution.progress, len(pending))
 

@@ -16,7 +16,7 @@ from harnessgit.config import Config
 from harnessgit.evaluation.adapter import AdapterEvaluator
 from harnessgit.evaluation.inprocess import PythonEvaluator
 from harnessgit.evaluation.persistent import Servers
-from harnessgit.evaluation.remote import RayConnection
+from harnessgit.evaluation.ray_executor import RayConnection
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store
 

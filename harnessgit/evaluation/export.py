@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harnessgit import layout
@@ -112,12 +112,7 @@ def export_failures(
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
         commits.setdefault(failure.row.commit, None)
         exported.setdefault(failure.key, failure.row.commit)
-    text = "".join(f"{line}\n" for line in lines)
-    record = None
-    if split in GUARDED:
-        peeks = _peeks(store, book, exported, manifest.ids(split)) if split == TEST_SPLIT else []
-        record = _record(store, config, split, model, len(lines), pairs, list(commits), text, peeks)
-    return ExportResult(
+    result = ExportResult(
         split=split,
         model=model,
         conversations=len(lines),
@@ -125,9 +120,13 @@ def export_failures(
         failures=len(failures),
         skipped=dict(sorted(skipped.items())),
         commits=list(commits),
-        record=record,
-        text=text,
+        record=None,
+        text="".join(f"{line}\n" for line in lines),
     )
+    if split not in GUARDED:
+        return result
+    peeks = _peeks(store, book, exported, manifest.ids(split)) if split == TEST_SPLIT else []
+    return replace(result, record=_record(store, config, result, peeks))
 
 
 class _Evidence:
@@ -141,7 +140,9 @@ class _Evidence:
         if not row.evidence:
             return {}
         if row.evidence not in self._blobs:
-            self._blobs[row.evidence] = evidence_items(self.store.read_blob(row.evidence), row.evidence[:12])
+            self._blobs[row.evidence] = evidence_items(
+                self.store.objects.read_blob(row.evidence), row.evidence[:12]
+            )
         return self._blobs[row.evidence].get((row.instance, row.repeat), {})
 
 
@@ -194,7 +195,7 @@ def _line(
     later = [
         other
         for other in passes.get((failure.model, failure.key.fingerprint, row.instance), [])
-        if other.commit != row.commit and store.is_ancestor(row.commit, other.commit)
+        if other.commit != row.commit and store.history.is_ancestor(row.commit, other.commit)
     ]
     for other in later:
         chosen = chat_messages(evidence.item(other).get("trajectory"))
@@ -208,36 +209,26 @@ def _weighted(messages: list[dict[str, str]], weight: int = 0) -> list[dict[str,
     return [{**m, "weight": weight} if m["role"] == "assistant" else dict(m) for m in messages]
 
 
-def _record(
-    store: Store,
-    config: Config,
-    split: str,
-    model: str | None,
-    conversations: int,
-    pairs: bool,
-    commits: list[str],
-    text: str,
-    peeks: list[TestPeekRecord],
-) -> ExportRecord:
-    """Record a forced export on the base tip, so `log` and an audit see it, with the
-    test peeks it amounts to (one transaction)."""
+def _record(store: Store, config: Config, result: ExportResult, peeks: list[TestPeekRecord]) -> ExportRecord:
+    """Record a forced export (``result``) on the base tip, so `log` and an audit see it,
+    with the test peeks it amounts to (one transaction)."""
     tip = note_commit(store, config.harness.base)
     record = ExportRecord(
         ts=store.clock(),
         commit=tip,
-        split=split,
-        model=model,
-        conversations=conversations,
-        pairs=pairs,
-        commits=commits,
-        digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        split=result.split,
+        model=result.model,
+        conversations=result.conversations,
+        pairs=result.pairs,
+        commits=result.commits,
+        digest=hashlib.sha256(result.text.encode("utf-8")).hexdigest(),
         author=store.identity(),
     )
-    txn = Transaction(f"export {split}")
+    txn = Transaction(f"export {result.split}")
     txn.append(layout.NOTES_EVALS, tip, [record])
     for peek in peeks:
         txn.append(layout.NOTES_EVALS, peek.commit, [peek])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 

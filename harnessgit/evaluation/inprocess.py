@@ -65,7 +65,7 @@ class _Checkout:
         if self.scratch is None:
             self.scratch = ScratchDir("eval")
             (self.scratch.path / "harness").mkdir()
-            self.store.checkout_tree(self.tree, self.scratch.path / "harness")
+            self.store.worktree.checkout_tree(self.tree, self.scratch.path / "harness")
         return self.scratch.path / "harness"
 
     def cleanup(self) -> None:
@@ -126,11 +126,13 @@ class PythonEvaluator:
     def _check(self, context: EvalContext) -> EvaluatorFunction:
         """The function, if the evaluated commit holds the files it was imported from."""
         if self._function is None:
-            self._imported = self._on_disk(self.store.files_at(context.grader or context.commit))
+            self._imported = self._on_disk(self.store.objects.files_at(context.grader or context.commit))
             self._fingerprint = evaluator_fingerprint(self._imported, self.config)
             self._function = self._load()
         if context.key.fingerprint != self._fingerprint:
-            committed = evaluator_files(self.store.files_at(context.grader or context.commit), self.config)
+            committed = evaluator_files(
+                self.store.objects.files_at(context.grader or context.commit), self.config
+            )
             differ = sorted(
                 path
                 for path in set(committed) | set(self._imported)
@@ -165,8 +167,8 @@ class PythonEvaluator:
 
     def _texts(self, tree: str) -> dict[str, str]:
         if tree not in self._harness:
-            files = harness_files(self.store.files_at(tree), self.config)
-            blobs = self.store.read_blobs([entry.sha for entry in files.values()])
+            files = harness_files(self.store.objects.files_at(tree), self.config)
+            blobs = self.store.objects.read_blobs([entry.sha for entry in files.values()])
             self._harness[tree] = {
                 path: blobs[entry.sha].decode("utf-8", "replace") for path, entry in sorted(files.items())
             }

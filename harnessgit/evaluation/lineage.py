@@ -16,7 +16,7 @@ from harnessgit import layout
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import ModelRecord, live
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import base_tip, resolve
 
 NAME_MAX = 200
@@ -39,10 +39,13 @@ class Models:
     checkpoints: list[Checkpoint]  # in registration order
 
 
-def registered(store: Store) -> dict[str, ModelRecord]:
+def registered(notes: Notes) -> dict[str, ModelRecord]:
     """Every registered model label, by name (the first record of a name wins)."""
     records = [
-        r for rs in store.notes(layout.NOTES_MODELS).values() for r in live(rs) if isinstance(r, ModelRecord)
+        r
+        for rs in notes.records(layout.NOTES_MODELS).values()
+        for r in live(rs)
+        if isinstance(r, ModelRecord)
     ]
     found: dict[str, ModelRecord] = {}
     for record in sorted(records, key=lambda r: r.ts):
@@ -55,7 +58,7 @@ def add_model(
 ) -> ModelRecord:
     """Register ``name`` as a checkpoint of ``parent`` (itself registered first)."""
     check_label(name)
-    known = registered(store)
+    known = registered(store.notes)
     if name in known:
         raise HarnessgitError(f"model {name!r} is registered already (records are never edited)")
     if parent is not None:
@@ -72,7 +75,7 @@ def add_model(
     )
     txn = Transaction(f"model add {name}")
     txn.append(layout.NOTES_MODELS, tip, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record
 
 
@@ -80,9 +83,9 @@ def note_commit(store: Store, base: str) -> str:
     """Where a record about the repository as a whole goes: the base tip, or HEAD
     before the base branch exists."""
     try:
-        return base_tip(store, base)
+        return base_tip(store.refs, base)
     except HarnessgitError:
-        return resolve(store, "HEAD").sha
+        return resolve(store.refs, "HEAD").sha
 
 
 def check_label(name: str) -> str:
@@ -94,7 +97,7 @@ def check_label(name: str) -> str:
 
 
 def list_models(store: Store) -> Models:
-    known = registered(store)
+    known = registered(store.notes)
     book = ScoreBook.load(store)
     scored: dict[str, set[str]] = {}
     for key in book.cache_keys():
@@ -126,19 +129,19 @@ def lineage(known: dict[str, ModelRecord], name: str) -> list[str]:
     return chain
 
 
-def checkpoint_notes(store: Store, models: list[str]) -> list[str]:
+def checkpoint_notes(notes: Notes, models: list[str]) -> list[str]:
     """One sentence per registered checkpoint among ``models`` that has a parent: a
     reader of score rows for two models then knows one is the other's weights, tuned."""
-    known = registered(store)
-    notes = []
+    known = registered(notes)
+    sentences = []
     for name in dict.fromkeys(models):
         record = known.get(name)
         if record is None or record.parent is None:
             continue
         chain = " <- ".join([name, *lineage(known, name)])
         why = f" ({record.note})" if record.note else ""
-        notes.append(f"model {name} is a checkpoint of {record.parent}{why}; lineage {chain}")
-    return notes
+        sentences.append(f"model {name} is a checkpoint of {record.parent}{why}; lineage {chain}")
+    return sentences
 
 
 def models_text(models: Models) -> str:

@@ -46,7 +46,7 @@ from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Limits
 from harnessgit.processes.scratch import ScratchDir
 from harnessgit.processes.server import Exchange, Server
-from harnessgit.store import Store
+from harnessgit.store import Store, Worktree
 
 
 class _Process:
@@ -78,7 +78,7 @@ class Servers:
         """One batch, answered by an idle process of ``context``'s fingerprint or a new one."""
         if running.stopped:
             raise Stopped()
-        process = self._acquire(store, config, context)
+        process = self._acquire(store.worktree, config, context)
         instances = [instance for instance, _repeat in batch]
         tag = uuid.uuid4().hex[:12]
         request = {
@@ -104,7 +104,7 @@ class Servers:
             self._idle.setdefault(_pool(context), []).append(process)
         return output
 
-    def _acquire(self, store: Store, config: Config, context: EvalContext) -> _Process:
+    def _acquire(self, worktree: Worktree, config: Config, context: EvalContext) -> _Process:
         with self._lock:
             idle = self._idle.get(_pool(context))
             if idle:
@@ -115,7 +115,7 @@ class Servers:
         try:
             workdir = scratch.path / "tree"
             workdir.mkdir()
-            store.checkout_tree(context.tree, workdir)
+            worktree.checkout_tree(context.tree, workdir)
             env = child_environment(
                 section.env,
                 {"HARNESSGIT_PERSISTENT": "1", "HARNESSGIT_MODEL": context.key.model},

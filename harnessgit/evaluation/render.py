@@ -13,8 +13,8 @@ from harnessgit.render import short, table
 # executors, process groups and adapters) to print stored scores (issue 17).
 if TYPE_CHECKING:
     from harnessgit.evaluation.eval import Evaluation
+    from harnessgit.evaluation.heldout import HeldOutResult
     from harnessgit.evaluation.scores import ScoreSummary
-    from harnessgit.evaluation.test import HeldOutResult
     from harnessgit.evaluation.trajectory import Trajectories
 
 

@@ -39,6 +39,7 @@ class Row:
     commit: str  # the commit that record is on
     evidence: str | None  # blob with this row's feedback and trajectory
     ts: datetime
+    objectives: dict[str, float] | None = None  # the evaluator's score per objective
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class ScoreBook:
         evals: list[EvalRecord] = []
         peeks: list[TestPeekRecord] = []
         exports: list[ExportRecord] = []
-        for records in store.notes(layout.NOTES_EVALS).values():
+        for records in store.notes.records(layout.NOTES_EVALS).values():
             for record in live(records):
                 if isinstance(record, EvalRecord):
                     evals.append(record)
@@ -206,6 +207,7 @@ class ScoreBook:
                         commit=record.commit,
                         evidence=record.evidence,
                         ts=record.ts,
+                        objectives=record.objective_scores[i] if record.objective_scores else None,
                     )
             self._rows[key] = rows
         return rows
@@ -235,6 +237,35 @@ class ScoreBook:
             found = [means.get(instance) for instance in instances]
             self._means[memo] = None if any(v is None for v in found) else tuple(v[0] for v in found if v)
         return self._means[memo]
+
+    def complete_objectives(
+        self, key: Key, instances: tuple[str, ...]
+    ) -> dict[str, tuple[float, ...]] | None:
+        """objective -> its per-instance scores in ``instances`` order (a mean over
+        repeats, summed as GEPA sums objective scores), or None unless every instance has
+        scores on the same objectives: what the "objective", "hybrid" and "cartesian"
+        frontiers read (`harnessgit.stats.frontier_keys`)."""
+        by_instance: dict[str, list[dict[str, float]]] = {}
+        for row in sorted(self.rows(key).values(), key=lambda row: row.repeat):
+            if row.objectives is not None:
+                by_instance.setdefault(row.instance, []).append(row.objectives)
+        names: list[str] | None = None
+        columns: dict[str, list[float]] = {}
+        for instance in instances:
+            repeats = by_instance.get(instance)
+            if not repeats or any(sorted(scores) != sorted(repeats[0]) for scores in repeats):
+                return None
+            if names is None:
+                names = sorted(repeats[0])
+                columns = {name: [] for name in names}
+            if sorted(repeats[0]) != names:
+                return None
+            for name in names:
+                total = 0.0
+                for scores in repeats:
+                    total += scores[name]
+                columns[name].append(total / len(repeats))
+        return {name: tuple(column) for name, column in columns.items()} if names else None
 
     def scored(self, key: Key, instances: list[str]) -> Scored:
         """instance -> (mean over repeats, cluster) for the instances with a score:
@@ -321,7 +352,7 @@ class EvalNotes:
 
     def records(self, tags: Collection[str] | None) -> Iterator[Record]:
         """The live records of every note indexed under one of ``tags`` (None: every
-        note), in the order `Store.notes` gives them, once per annotated object."""
+        note), in the order `Notes.records` gives them, once per annotated object."""
         for _target, records in notes_under(self.store, self.index, tags):
             yield from live(records)
 
@@ -331,5 +362,5 @@ def recorded_scores(store: Store, config: Config, rev: str, split: str) -> tuple
     ids = load_manifest(store.root, require_evaluator(config, "`harnessgit scores`").splits.manifest).ids(
         split
     )
-    context = eval_context(store, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
     return context.commit, ScoreBook.load(store).summary(context.key, split, ids)

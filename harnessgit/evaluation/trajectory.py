@@ -41,7 +41,7 @@ def trajectories(
     store: Store, config: Config, rev: str, instance: str, book: ScoreBook | None = None
 ) -> Trajectories:
     """Every recorded repeat of ``instance`` on ``rev``'s harness."""
-    context = eval_context(store, config, resolve(store, rev).sha)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
     book = book if book is not None else ScoreBook.load(store)
     rows = sorted(
         (row for (name, _repeat), row in book.rows(context.key).items() if name == instance),
@@ -55,7 +55,7 @@ def trajectories(
         said: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence), row.evidence[:12])
+                blobs[row.evidence] = evidence_items(store.objects.read_blob(row.evidence), row.evidence[:12])
             said = blobs[row.evidence].get((instance, row.repeat), {})
         told = {name: said.get(name) for name in ("feedback", "trajectory", "failure_class", "cost")}
         repeats.append(view_of(Repeat, row, **told))

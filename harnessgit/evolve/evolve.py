@@ -36,7 +36,7 @@ from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
-from harnessgit.evolve.state import Budget, BudgetReached, EvolveReport, Progress
+from harnessgit.evolve.state import BudgetReached, EvolveReport, EvolveRequest, Progress
 from harnessgit.proposers import make_proposer
 from harnessgit.records import IterationRecord
 from harnessgit.store import Store
@@ -45,49 +45,41 @@ from harnessgit.store import Store
 def evolve(
     store: Store,
     config: Config,
+    request: EvolveRequest,
     *,
-    budget: Budget,
-    seed: int = 0,
-    auto_merge: bool = False,
-    merge: bool | None = None,
     execution: Execution = Execution(),
-    stop_file: Path | None = None,
     on_iteration: Callable[[IterationRecord], None] | None = None,
 ) -> EvolveReport:
-    """Iterate until a budget or stopper (``budget``: rollouts, proposals, cost, wall
-    time, no improvement, a target mean), the stop file or an epoch of solved
+    """Iterate until a budget or stopper (``request.budget``: rollouts, proposals, cost,
+    wall time, no improvement, a target mean), the stop file or an epoch of solved
     minibatches stops the run; ``on_iteration`` sees each iteration's record as it is
     written."""
     config = require_evaluator(config, "`harnessgit evolve`")
     with contextlib.ExitStack() as stack:
         if execution.evaluators is None:  # one set for the run: a persistent process starts once
             execution = replace(execution, evaluators=stack.enter_context(Evaluators()))
-        return _evolve(store, config, budget, seed, auto_merge, merge, execution, stop_file, on_iteration)
+        return _evolve(store, config, request, execution, on_iteration)
 
 
 def _evolve(
     store: Store,
     config: Config,
-    budget: Budget,
-    seed: int,
-    auto_merge: bool,
-    merge: bool | None,
+    request: EvolveRequest,
     execution: Execution,
-    stop_file: Path | None,
     on_iteration: Callable[[IterationRecord], None] | None,
 ) -> EvolveReport:
     options = Options(
         proposer=make_proposer(config.proposer, cwd=store.root),
-        seed=seed,
-        budget=budget,
-        auto_merge=auto_merge,
+        seed=request.seed,
+        budget=request.budget,
+        auto_merge=request.auto_merge,
         execution=execution,
-        merge=config.evolve.merge if merge is None else merge,
+        merge=config.evolve.merge if request.merge is None else request.merge,
     )
     session = Session(store, config, options)
     interruption: KeyboardInterrupt | None = None
     try:
-        stopped = _run(session, stop_file, on_iteration)
+        stopped = _run(session, request.stop_file, on_iteration)
     except KeyboardInterrupt as exc:  # the stopped iteration is on record: report, then re-raise
         stopped, interruption = "interrupted", exc
         if on_iteration and session.written and session.written[-1].outcome == "interrupted":
@@ -95,7 +87,7 @@ def _evolve(
     done = session.written
     return EvolveReport(
         run=session.run,
-        seed=seed,
+        seed=request.seed,
         stopped=stopped,
         spend=session.spend,
         merged=[r.candidate for r in done if r.outcome == "merged" and r.candidate],

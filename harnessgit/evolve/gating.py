@@ -42,7 +42,7 @@ def gated_before(session: Session, commit: str) -> str:
     chain = [origin.commit for origin in proposal_chain(session.store, commit, base)]
     passed = dict(session.passed)
     for sha in chain[:-1]:
-        for record in session.store.notes_on(layout.NOTES_GATE, sha):
+        for record in session.store.notes.records_on(layout.NOTES_GATE, sha):
             if (
                 isinstance(record, GateRecord)
                 and record.passed
@@ -59,7 +59,7 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
     pair = (base_key.harness, cand_key.harness)
-    gates = all_gate_records(session.store) if session.config.gate.policy != "strict" else []
+    gates = all_gate_records(session.store.notes) if session.config.gate.policy != "strict" else []
     return judge(
         session.config.gate,
         session.config.harness.base,
@@ -82,9 +82,9 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
     base's tip first when it does not descend from it: the base may have moved since
     ``tip``, by this run or by someone else while the iteration ran)."""
     base = session.config.harness.base
-    with session.store.direct():  # the gate runs git on the candidate and may move the base
+    with session.store.refs.direct():  # the gate runs git on the candidate and may move the base
         current = session.base_commit()
-        descends = session.store.is_ancestor(current, candidate.commit)
+        descends = session.store.history.is_ancestor(current, candidate.commit)
         gated = candidate if descends else _carry(session, candidate)
         try:
             outcome, reason = _gate_or_merge(session, gated, note)

@@ -34,7 +34,7 @@ from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached, MergePlan
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
-from harnessgit.proposers.models import capped, kept_output
+from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
@@ -56,7 +56,7 @@ def iterate(session: Session) -> IterationRecord:
     number = session.begin()
     # The proposal, its scores, the frontier's moves and the record land together: a
     # kill leaves all of the iteration or none of it (`STAGE_FOR`).
-    with session.store.staging(f"evolve iteration {number}", max_age=STAGE_FOR):
+    with session.store.refs.staging(f"evolve iteration {number}", max_age=STAGE_FOR):
         try:
             plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
             end = merge_step(session, number, plan) if plan else _proceed(session, draw(session, number))
@@ -111,7 +111,16 @@ def merge_step(session: Session, number: int, plan: MergePlan) -> Ending:
     session.meter.parent_score = before
     component = ", ".join(plan.files)
     start = Draw(
-        number, session.base_commit(), plan.first, plan.first_name, component, batch, "", [], before, plan
+        number=number,
+        tip=session.base_commit(),
+        parent=plan.first,
+        parent_name=plan.first_name,
+        component=component,
+        batch=batch,
+        current="",
+        examples=[],
+        parent_score=before,
+        merge=plan,
     )
     ancestor = session.proposals.get(plan.ancestor)
     rationale = (
@@ -152,14 +161,16 @@ def draw(session: Session, number: int) -> Draw:
     session.meter.drawn = (parent, parent_name, batch)
     before = session.meter.parent_score = session.evaluate(parent, "train", batch)
     examples = reflective_dataset(
-        store,
+        store.objects,
         session.book,
         session.context(parent).key,
         batch,
         excerpt_chars=config.evolve.trajectory_chars,
         max_examples=config.evolve.max_examples,
     )
-    components = sorted(path for path in store.files_at(parent) if globs.matches(path, config.harness.paths))
+    components = sorted(
+        path for path in store.objects.files_at(parent) if globs.matches(path, config.harness.paths)
+    )
     component = choose_component(components, number, config.evolve.component, examples)
     # [evolve] components = N: the N components from the chosen one on, in round-robin order.
     first = components.index(component)
@@ -167,12 +178,21 @@ def draw(session: Session, number: int) -> Draw:
         components[(first + k) % len(components)]
         for k in range(min(config.evolve.components, len(components)))
     ]
-    tree = store.commit_info(parent).tree
-    texts = {path: (store.file_at(tree, path) or b"").decode("utf-8") for path in chosen}
+    tree = store.objects.commit_info(parent).tree
+    texts = {path: (store.objects.file_at(tree, path) or b"").decode("utf-8") for path in chosen}
     session.meter.component = ", ".join(chosen)
     also = {path: texts[path] for path in chosen[1:]}
     return Draw(
-        number, tip, parent, parent_name, component, batch, texts[component], examples, before, also=also
+        number=number,
+        tip=tip,
+        parent=parent,
+        parent_name=parent_name,
+        component=component,
+        batch=batch,
+        current=texts[component],
+        examples=examples,
+        parent_score=before,
+        also=also,
     )
 
 

@@ -98,7 +98,9 @@ def _ancestors(session: Session, commit: str) -> Iterator[str]:
 def _harness(session: Session, commit: str) -> dict[str, TreeEntry]:
     paths = session.config.harness.paths
     return {
-        path: entry for path, entry in session.store.files_at(commit).items() if globs.matches(path, paths)
+        path: entry
+        for path, entry in session.store.objects.files_at(commit).items()
+        if globs.matches(path, paths)
     }
 
 
@@ -138,14 +140,14 @@ def _three_way(
         elif ours is None or theirs is None:
             return None  # deleted on one side, changed on the other
         else:
-            text = store.merge_text(
-                store.read_blob(base.sha) if base else b"",
-                store.read_blob(ours.sha),
-                store.read_blob(theirs.sha),
+            text = store.worktree.merge_text(
+                store.objects.read_blob(base.sha) if base else b"",
+                store.objects.read_blob(ours.sha),
+                store.objects.read_blob(theirs.sha),
             )
             if text is None:
                 return None
-            changes[path] = (store.write_blob(text), ours.mode)
+            changes[path] = (store.objects.write_blob(text), ours.mode)
     return (changes, files) if changes else None
 
 

@@ -12,7 +12,7 @@ from harnessgit.evidence import encode_evidence
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import MergePlan
 from harnessgit.proposers import ProposedEdit, ReflectiveExample, RejectedProposal
-from harnessgit.proposers.models import capped, kept_output
+from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import EvidenceRecord, IterationRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store, Transaction
@@ -20,7 +20,7 @@ from harnessgit.store import Store, Transaction
 Answer = ProposedEdit | RejectedProposal
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Draw:
     """Where an iteration starts: a parent from the frontier, a train minibatch, how
     the parent did on it, and the component to edit."""
@@ -68,7 +68,16 @@ def stopped(session: Session, number: int, outcome: str, reason: str) -> Iterati
         return None
     parent, parent_name, batch = meter.drawn
     start = Draw(
-        number, "", parent, parent_name, meter.component, batch, "", [], meter.parent_score, meter.merge
+        number=number,
+        tip="",
+        parent=parent,
+        parent_name=parent_name,
+        component=meter.component,
+        batch=batch,
+        current="",
+        examples=[],
+        parent_score=meter.parent_score,
+        merge=meter.merge,
     )
     if meter.candidate is not None and not meter.judged:
         session.reject(meter.candidate, f"evolve stopped before judging it: {reason}")
@@ -132,7 +141,7 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
     txn.append(layout.NOTES_EVIDENCE, record.commit or start.parent, [record])
     if isinstance(end.answer, RejectedProposal):
         _keep_rejected(store, txn, start.parent, end.answer, scrubber)
-    store.commit(txn)
+    store.refs.commit(txn)
     session.written.append(record)
     return record
 
@@ -153,7 +162,7 @@ def _keep_rejected(
         "usage": answer.usage.model_dump(mode="json"),
     }
     data, kinds = encode_evidence([item], scrubber)
-    blob = store.write_blob(data)
+    blob = store.objects.write_blob(data)
     record = EvidenceRecord(
         ts=store.clock(), blob=blob, items=1, bytes=len(data), label="rejected-proposal", item_kinds=kinds
     )

@@ -15,11 +15,17 @@ from harnessgit.evaluation.context import Key
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.trajectory import evidence_items
 from harnessgit.proposers import ReflectiveExample
-from harnessgit.store import Store
+from harnessgit.store import Objects
 
 
 def reflective_dataset(
-    store: Store, book: ScoreBook, key: Key, instances: list[str], *, excerpt_chars: int, max_examples: int
+    objects: Objects,
+    book: ScoreBook,
+    key: Key,
+    instances: list[str],
+    *,
+    excerpt_chars: int,
+    max_examples: int,
 ) -> list[ReflectiveExample]:
     rows = book.rows(key)
     blobs: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
@@ -31,7 +37,7 @@ def reflective_dataset(
         entry: dict[str, Any] = {}
         if row.evidence:
             if row.evidence not in blobs:
-                blobs[row.evidence] = evidence_items(store.read_blob(row.evidence), row.evidence[:12])
+                blobs[row.evidence] = evidence_items(objects.read_blob(row.evidence), row.evidence[:12])
             entry = blobs[row.evidence].get((instance, 0), {})
         trajectory = entry.get("trajectory")
         inputs = outputs = None

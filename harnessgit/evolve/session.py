@@ -11,16 +11,16 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.config import Config
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.policy import Looks
 from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSchedule, Spend
-from harnessgit.gate.frontier import FrontierView, frontier_view, proposals_by_commit
+from harnessgit.gate.frontier import FrontierView, Known, frontier_view, proposals_by_commit
 from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 
@@ -69,7 +69,7 @@ class Session:
         self.solved_streak = 0  # iterations in a row whose minibatch the parent already solved
         self.batches_per_epoch = max(1, len(self.train) // min(config.evolve.minibatch, len(self.train)))
         self.book = ScoreBook.load(store)
-        self.proposals = proposals_by_commit(store)
+        self.proposals = proposals_by_commit(store.notes)
         self.contexts: dict[str, EvalContext] = {}  # commit -> cache key, for the frontier
         self.view: FrontierView | None = None
         self.scrubber: Scrubber | None = None  # `record.scrubber_of`
@@ -82,7 +82,7 @@ class Session:
         self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
         self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
         self.looks = Looks()  # candidates scored on the selection split against the current base
-        self.iteration = _next_iteration(store, options.seed)
+        self.iteration = _next_iteration(store.notes, options.seed)
 
     def begin(self) -> int:
         """Start the next iteration: its number, with its meter reset."""
@@ -96,7 +96,7 @@ class Session:
         self.iteration -= 1
 
     def base_commit(self) -> str:
-        return base_tip(self.store, self.config.harness.base)
+        return base_tip(self.store.refs, self.config.harness.base)
 
     def frontier(self) -> FrontierView:
         """The frontier, rebuilt only when the pool may have changed: a candidate
@@ -109,21 +109,14 @@ class Session:
             self.view = self._tips = None  # someone else may have moved candidates too
         if self.view is None:
             self.evaluate(tip, "selection", self.selection)
-            self.view = frontier_view(
-                self.store,
-                self.config,
-                book=self.book,
-                proposals=self.proposals,
-                contexts=self.contexts,
-                tips=self.tips(),
-                manifest=self.manifest,
-            )
+            known = Known(self.book, self.proposals, self.contexts, self.tips(), self.manifest)
+            self.view = frontier_view(self.store, self.config, known=known)
         return self.view
 
     def tips(self) -> dict[str, tuple[State, str]]:
         """Every candidate's state and tip (`candidate_tips`), as this run left them."""
         if self._tips is None:
-            self._tips = candidate_tips(self.store)
+            self._tips = candidate_tips(self.store.refs)
         return self._tips
 
     def moved(self, candidate: str, state: State | None, commit: str) -> None:
@@ -136,7 +129,7 @@ class Session:
 
     def context(self, commit: str) -> EvalContext:
         if commit not in self.contexts:
-            self.contexts[commit] = eval_context(self.store, self.config, commit)
+            self.contexts[commit] = eval_context(self.store.objects, self.config, commit)
         return self.contexts[commit]
 
     def evaluate(self, commit: str, split: str, instances: list[str]) -> float | None:
@@ -158,8 +151,7 @@ class Session:
             self.store,
             self.config,
             commit,
-            split=split,
-            instances=instances,
+            EvalRequest(split=split, instances=instances),
             execution=self.options.execution,
             book=self.book,
             manifest=self.manifest,  # read once per run, as the splits above
@@ -174,7 +166,7 @@ class Session:
 
     def remember(self, proposal: Proposal) -> None:
         """Add a new candidate's proposal record to the pool the frontier reads."""
-        for record in self.store.notes_on(layout.NOTES_EVIDENCE, proposal.commit):
+        for record in self.store.notes.records_on(layout.NOTES_EVIDENCE, proposal.commit):
             if isinstance(record, ProposalRecord):
                 self.proposals[proposal.commit] = record
         self.moved(proposal.candidate, "live", proposal.commit)
@@ -182,19 +174,19 @@ class Session:
     def reject(self, proposal: Proposal, detail: str) -> None:
         """Archive a candidate that lost (still pinned, still audited), if it is live."""
         # One ref lookup (of what this iteration staged, too), not a listing of every branch.
-        if self.store.ref_value(layout.candidate_ref(proposal.candidate)) is None:
+        if self.store.refs.value(layout.candidate_ref(proposal.candidate)) is None:
             return
         txn = Transaction(f"retire {proposal.candidate}")
         retire(self.store, txn, proposal.candidate, proposal.commit, "rejected", detail)
-        self.store.commit(txn)
+        self.store.refs.commit(txn)
         self.moved(proposal.candidate, "archived", proposal.commit)
 
 
-def _next_iteration(store: Store, seed: int) -> int:
+def _next_iteration(notes: Notes, seed: int) -> int:
     """Iterations count across resumed runs with the same seed."""
     done = [
         r.iteration
-        for records in store.notes(layout.NOTES_EVIDENCE).values()
+        for records in notes.records(layout.NOTES_EVIDENCE).values()
         for r in records
         if isinstance(r, IterationRecord) and r.seed == seed
     ]

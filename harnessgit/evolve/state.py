@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from harnessgit.records import IterationRecord
 
@@ -35,6 +36,17 @@ class Budget:
         if self.no_improvement is not None and progress.stale >= self.no_improvement:
             return f"no improvement in {self.no_improvement} iterations (best selection mean {best})"
         return ""
+
+
+@dataclass(frozen=True)
+class EvolveRequest:
+    """What one `harnessgit evolve` invocation is asked for: its options, built once."""
+
+    budget: Budget
+    seed: int = 0
+    auto_merge: bool = False  # a passing gate merges
+    merge: bool | None = None  # GEPA's merge proposals; None: [evolve] merge
+    stop_file: Path | None = None  # the run stops once this file exists
 
 
 @dataclass(frozen=True)

@@ -62,9 +62,9 @@ def _comparisons(store: Store, split_hash: str) -> tuple[dict[tuple[str, str], G
     """The first gate record of each comparison on the selection set, and the gate
     notes tip they were read at."""
     while True:
-        tip = store.ref_value(layout.NOTES_GATE)
-        notes = store.notes(layout.NOTES_GATE)
-        if store.ref_value(layout.NOTES_GATE) == tip:  # else a gate wrote meanwhile: count again
+        tip = store.refs.value(layout.NOTES_GATE)
+        notes = store.notes.records(layout.NOTES_GATE)
+        if store.refs.value(layout.NOTES_GATE) == tip:  # else a gate wrote meanwhile: count again
             break
     records = [
         r for rs in notes.values() for r in rs if isinstance(r, GateRecord) and r.split_hash == split_hash
@@ -118,26 +118,26 @@ def record_gate(
     since, the record is taken back here (it was never shared) and ConcurrentUpdate
     makes the gate sync, count and decide again, so no two clones share a k."""
     record = outcome.record
-    txn = Transaction(f"gate {outcome.comparison.sides.label}")
-    txn.expect(layout.NOTES_GATE, outcome.comparison.gate_notes)  # k is taken only if still free
+    txn = Transaction(f"gate {outcome.inputs.sides.label}")
+    txn.expect(layout.NOTES_GATE, outcome.inputs.gate_notes)  # k is taken only if still free
     txn.append(layout.NOTES_GATE, record.commit, [record])
     if outcome.instances is not None:
-        blob = store.write_blob(outcome.instances)
+        blob = store.objects.write_blob(outcome.instances)
         assert blob == record.instances, "the listing's blob id is computed as git computes it"
         txn.keep(blob)
     if outcome.evals is not None:  # the eval records it read, named for verify (`harnessgit.gate.used`)
-        txn.keep(store.write_blob(outcome.evals))
-    store.commit(txn)
+        txn.keep(store.objects.write_blob(outcome.evals))
+    store.refs.commit(txn)
     if remote is None or before is None:
         return
     shared = [layout.NOTES_GATE, EVIDENCE_STORE, PINS_PREFIX + record.commit]
     if publish(store, remote, before, shared):
         return
-    written, previous = store.ref_value(layout.NOTES_GATE), outcome.comparison.gate_notes
-    undo = Transaction(f"gate {outcome.comparison.sides.label}: attempt {record.attempt} taken on {remote}")
+    written, previous = store.refs.value(layout.NOTES_GATE), outcome.inputs.gate_notes
+    undo = Transaction(f"gate {outcome.inputs.sides.label}: attempt {record.attempt} taken on {remote}")
     if written is not None and previous is not None:
         undo.move(layout.NOTES_GATE, previous, written)
     elif written is not None:
         undo.delete(layout.NOTES_GATE, written)
-    store.commit(undo)
+    store.refs.commit(undo)
     raise ConcurrentUpdate(f"another clone recorded a gate on {remote} while this one decided")

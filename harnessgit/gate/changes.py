@@ -23,7 +23,7 @@ from harnessgit.evaluation.fingerprint import evaluator_files
 from harnessgit.evaluation.splits import ManifestError
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import OverrideRecord
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 
 # The sections of harnessgit.toml that decide what reaches the base branch.
 DECIDING = ("harness", "evaluator", "splits", "gate", "checks")
@@ -54,22 +54,24 @@ class Change:
 
 def classify(store: Store, commit: str) -> Change:
     """What ``commit`` changes against its first parent, under the parent's settings."""
-    info = store.commit_info(commit)
+    info = store.objects.commit_info(commit)
     if not info.parents:
         raise HarnessgitError(f"{commit[:12]} is a root commit: it has no parent to compare with")
     parent = info.parents[0]
     try:
-        before = committed_settings(store, parent, what=f"the parent of {commit[:12]}").config
+        before = committed_settings(store.objects, parent, what=f"the parent of {commit[:12]}").config
     except (ConfigError, ManifestError):
         # Before harnessgit was set up, nothing decided: every change is outside the gate's view.
-        return Change(commit, [], [], [], sorted(store.changed_paths(parent, commit)))
-    paths = sorted(store.changed_paths(parent, commit))
+        return Change(commit, [], [], [], sorted(store.history.changed_paths(parent, commit)))
+    paths = sorted(store.history.changed_paths(parent, commit))
     harness = [p for p in paths if globs.matches(p, before.harness.paths)]
-    files = store.files_at(commit)
-    graders = set(evaluator_files(store.files_at(parent), before)) | set(evaluator_files(files, before))
+    files = store.objects.files_at(commit)
+    graders = set(evaluator_files(store.objects.files_at(parent), before)) | set(
+        evaluator_files(files, before)
+    )
     evaluator = [p for p in paths if p in graders and p not in harness]
-    settings = _settings_changes(store, parent, commit, before, paths)
-    evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store, commit, before)]
+    settings = _settings_changes(store.objects, parent, commit, before, paths)
+    evaluator += [f"[evaluator] {key}" for key in _evaluator_keys(store.objects, commit, before)]
     taken = {*harness, *evaluator, CONFIG_FILE, before.splits.manifest}
     other = [p for p in paths if p not in taken]
     return Change(commit, harness, evaluator, settings, other, beside_harness(other, files, before))
@@ -81,21 +83,23 @@ def beside_harness(paths: list[str], files: Mapping[str, object], config: Config
     return [p for p in paths if any(p.startswith(folder + "/") for folder in folders)]
 
 
-def _settings_changes(store: Store, parent: str, commit: str, before: Config, paths: list[str]) -> list[str]:
+def _settings_changes(
+    objects: Objects, parent: str, commit: str, before: Config, paths: list[str]
+) -> list[str]:
     found = []
     if before.splits.manifest in paths:
         found.append(before.splits.manifest)
     if CONFIG_FILE in paths:
-        after = _config_at(store, commit)
+        after = _config_at(objects, commit)
         for name in DECIDING:
             if after is None or getattr(after, name) != getattr(before, name):
                 found.append(f"[{name}]")
     return found
 
 
-def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
+def _evaluator_keys(objects: Objects, commit: str, before: Config) -> list[str]:
     """The evaluator's command or model changed in harnessgit.toml: a regrade too."""
-    after = _config_at(store, commit)
+    after = _config_at(objects, commit)
     if after is None:
         return []
     return [
@@ -106,9 +110,9 @@ def _evaluator_keys(store: Store, commit: str, before: Config) -> list[str]:
     ]
 
 
-def _config_at(store: Store, commit: str) -> Config | None:
+def _config_at(objects: Objects, commit: str) -> Config | None:
 
-    raw = store.file_at(store.commit_info(commit).tree, CONFIG_FILE)
+    raw = objects.file_at(objects.commit_info(commit).tree, CONFIG_FILE)
     try:
         return parse_config(raw) if raw is not None else None
     except ConfigError:
@@ -122,12 +126,14 @@ def regrades(store: Store, config: Config, commits: list[str]) -> list[str]:
     first and last have one fingerprint."""
     if len(commits) < 2:
         return []
-    fingerprint = [eval_context(store, config, sha).key.fingerprint for sha in (commits[0], commits[-1])]
+    fingerprint = [
+        eval_context(store.objects, config, sha).key.fingerprint for sha in (commits[0], commits[-1])
+    ]
     if fingerprint[0] == fingerprint[1]:
         return []
     found, previous = [], fingerprint[0]
     for sha in commits[1:]:
-        current = eval_context(store, config, sha).key.fingerprint
+        current = eval_context(store.objects, config, sha).key.fingerprint
         if current != previous:
             found.append(_regrade_named(store, sha))
         previous = current
@@ -135,7 +141,7 @@ def regrades(store: Store, config: Config, commits: list[str]) -> list[str]:
 
 
 def _regrade_named(store: Store, sha: str) -> str:
-    records = store.notes_on(layout.NOTES_GATE, sha)
+    records = store.notes.records_on(layout.NOTES_GATE, sha)
     override = next((r for r in records if isinstance(r, OverrideRecord) and r.commit == sha), None)
     reason = f", override: “{override.reason}”" if override is not None else ", no override recorded"
-    return f"at {sha[:12]} {store.commit_info(sha).subject!r}{reason}"
+    return f"at {sha[:12]} {store.objects.commit_info(sha).subject!r}{reason}"

@@ -41,7 +41,7 @@ from harnessgit.errors import GitFailed, HarnessgitError
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_GITLINK, TreeEntry
 from harnessgit.records import GateRecord, OverrideRecord
 from harnessgit.render import listing, short
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.store.locks import IndexLock, index_lock
 
 Settled = dict[str, TreeEntry | None]  # path -> what the merge commit holds there (None: deleted)
@@ -99,14 +99,14 @@ def finished_line(unfinished: UnfinishedCheckout) -> str:
 def unfinished_checkout(store: Store) -> UnfinishedCheckout | None:
     """The landing on HEAD's branch that a kill stopped before the index and files
     followed, or None. For `harnessgit doctor` as well as for the commands that land."""
-    branch = store.head_branch()
-    tip = store.ref_value(layout.branch_ref(branch)) if branch else None
+    branch = store.refs.head_branch()
+    tip = store.refs.value(layout.branch_ref(branch)) if branch else None
     if branch is None or tip is None:
         return None
-    info = store.commit_info(tip)
+    info = store.objects.commit_info(tip)
     if len(info.parents) != 2:
         return None
-    landed = landing(store.notes_on(layout.NOTES_GATE, tip), tip)
+    landed = landing(store.notes.records_on(layout.NOTES_GATE, tip), tip)
     records: list[GateRecord | OverrideRecord] = [
         *landed.gates,
         *(r for r in landed.overrides if r.candidate),
@@ -129,7 +129,7 @@ def unfinished_checkout(store: Store) -> UnfinishedCheckout | None:
         changed=paths.changed,
         behind=paths.at_old,
         edited=paths.edited,
-        rerun=_rerun(store, action, candidate or target, target),
+        rerun=_rerun(store.objects, action, candidate or target, target),
     )
 
 
@@ -138,7 +138,7 @@ def finish_checkout(store: Store, unfinished: UnfinishedCheckout) -> None:
     landing would have; refused, nothing touched, when a path it changed was edited since
     (read again here: the description may be old)."""
     branch, merge = unfinished.branch, unfinished.merge
-    if store.head_branch() != branch or store.ref_value(layout.branch_ref(branch)) != merge:
+    if store.refs.head_branch() != branch or store.refs.value(layout.branch_ref(branch)) != merge:
         raise HarnessgitError(f"{branch} is no longer checked out at {short(merge)}: nothing to finish there")
     paths = _inspect(store, unfinished.previous, merge)
     if paths.edited:
@@ -181,11 +181,11 @@ def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
     merge writes (the README's flow: edit, propose, merge) is staged as a fast-forward
     would; any other local edit to such a path would be lost: refused, before anything
     is evaluated or written."""
-    if store.head_branch() != branch:
+    if store.refs.head_branch() != branch:
         return {}
     refuse_unfinished(store)
     refuse_locked_index(store, branch)
-    unmerged = store.unmerged_paths()
+    unmerged = store.worktree.unmerged_paths()
     if unmerged:
         raise HarnessgitError(
             f"{branch} is checked out in the middle of a conflicted merge ({listing(unmerged)}): "
@@ -203,7 +203,7 @@ def checkout_ready(store: Store, branch: str, old: str, new: str) -> Settled:
 def update_worktree(store: Store, branch: str, old: str, new: str, settled: Settled) -> bool:
     """Bring a checked-out base branch's index and files along, like a fast-forward
     (after the branch moved, inside `deferred_signals`)."""
-    if store.head_branch() != branch:
+    if store.refs.head_branch() != branch:
         return False
     kill_point("after-branch-move")
     _follow(store, branch, old, new, settled)
@@ -212,7 +212,7 @@ def update_worktree(store: Store, branch: str, old: str, new: str, settled: Sett
 
 def _follow(store: Store, branch: str, old: str, new: str, settled: Settled) -> None:
     """Stage what the working tree holds already, then move the rest from ``old`` to ``new``."""
-    held, unmerged = index_lock(store.git_dir, store.root), store.unmerged_paths()
+    held, unmerged = index_lock(store.git_dir, store.root), store.worktree.unmerged_paths()
     if held is not None or unmerged:
         why = (
             _locked(store, held)
@@ -221,9 +221,9 @@ def _follow(store: Store, branch: str, old: str, new: str, settled: Settled) -> 
         )
         raise HarnessgitError(f"{branch}'s working tree cannot follow {short(new)} now: {why}, and rerun")
     try:
-        store.stage(settled)
+        store.worktree.stage(settled)
         kill_point("after-stage")
-        store.fast_forward_checkout(old, new)
+        store.worktree.fast_forward_checkout(old, new)
     except GitFailed as exc:
         reason = exc.stderr.strip().splitlines()[0] if exc.stderr.strip() else str(exc)
         raise HarnessgitError(
@@ -282,9 +282,9 @@ class _Paths:
 
 
 def _inspect(store: Store, old: str, new: str) -> _Paths:
-    changed = sorted(store.changed_paths(old, new))
-    before, after = store.entries_at(old, changed), store.entries_at(new, changed)
-    index, disk = store.index_entries(changed), store.disk_entries(changed)
+    changed = sorted(store.history.changed_paths(old, new))
+    before, after = store.objects.entries_at(old, changed), store.objects.entries_at(new, changed)
+    index, disk = store.worktree.index_entries(changed), store.worktree.disk_entries(changed)
     at_old, edited, settled = [], [], {}
     for path in changed:
         was, will, staged = before.get(path), after.get(path), index.get(path)
@@ -320,8 +320,8 @@ def _holds(disk: TreeEntry | None, entry: TreeEntry | None) -> bool:
 _REVERTS = re.compile(r"^This reverts ([0-9a-f]{40})\.$", re.MULTILINE)
 
 
-def _rerun(store: Store, action: str, label: str, target: str) -> str:
+def _rerun(objects: Objects, action: str, label: str, target: str) -> str:
     if action == "merge":
         return f"harnessgit merge {label}"
-    reverted = _REVERTS.search(store.commit_info(target).message)
+    reverted = _REVERTS.search(objects.commit_info(target).message)
     return f"harnessgit revert --no-gate {short(reverted[1])} --reason …" if reverted else "harnessgit doctor"

@@ -21,9 +21,9 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest, load_manifest
 from harnessgit.gate.pool_cache import Pool
 from harnessgit.records import ProposalRecord
-from harnessgit.stats.frontier_arrays import frontier_of
+from harnessgit.stats.frontier_keys import FrontierType, Objectives, frontier_by_type
 from harnessgit.stats.frontier_types import Frontier
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Refs, Store, Transaction
 from harnessgit.targets import State, base_tip, candidate_tips, retire
 
 SELECTION = "selection"
@@ -47,7 +47,8 @@ class Member:
 class FrontierView:
     """`harnessgit frontier`: its ``--json`` form is the base branch, the frontier's rows,
     dominated and never-best candidates, the live candidates outside the pool, the ones
-    retired by ``--update``, the parent drawn by ``--sample``, and every member's commit."""
+    retired by ``--update``, the parent drawn by ``--sample``, the frontier type, and every
+    member's commit."""
 
     JSON_EXTRA: ClassVar[tuple[str, ...]] = ("commits",)
 
@@ -57,6 +58,7 @@ class FrontierView:
     incomparable: list[str]  # live candidates whose evaluator files or model differ from the base's
     retired: list[str] = field(default_factory=list)  # set by update: candidates moved to the archive
     sampled: str | None = None  # set by --sample: a parent drawn with GEPA's weights
+    frontier_type: str = "instance"  # what a front is kept for (harnessgit.stats.frontier_keys)
     members: dict[str, Member] = field(default_factory=dict, metadata={"json": False})
 
     @property
@@ -64,49 +66,65 @@ class FrontierView:
         return {cid: member.commit for cid, member in self.members.items()}
 
 
+@dataclass(frozen=True)
+class Known:
+    """What a caller that keeps the history in memory, such as evolve (which rebuilds the
+    frontier on every new candidate), hands `frontier_view` instead of reading it again:
+    the score book, the proposal records (commit -> record), the cache keys (commit ->
+    context), and optionally the candidate tips (`candidate_tips`) and the manifest."""
+
+    book: ScoreBook
+    proposals: dict[str, ProposalRecord]
+    contexts: dict[str, EvalContext]
+    tips: dict[str, tuple[State, str]] | None = None
+    manifest: Manifest | None = None
+
+
 def frontier_view(
     store: Store,
     config: Config,
     *,
     base: str | None = None,
-    book: ScoreBook | None = None,
-    proposals: dict[str, ProposalRecord] | None = None,
-    contexts: dict[str, EvalContext] | None = None,
-    tips: dict[str, tuple[State, str]] | None = None,
-    manifest: Manifest | None = None,
+    known: Known | None = None,
+    frontier_type: FrontierType | None = None,
 ) -> FrontierView:
-    """``book``, ``proposals`` (commit -> its proposal record), ``contexts`` (commit
-    -> its cache key), ``tips`` (`candidate_tips`) and ``manifest`` may be passed in by
-    a caller that keeps them, such as evolve, which rebuilds the frontier on every new
-    candidate. Without the first three, what the frontier reads of the history comes
-    from its derived cache (`harnessgit.gate.pool_cache`): the same, without reading
-    20,000 notes and commits each time."""
+    """``frontier_type`` (default ``[gate] frontier_type``): what GEPA keeps a front for
+    (`harnessgit.stats.frontier_keys`). Without ``known`` (`Known`), what the frontier
+    reads of the history comes from its derived cache (`harnessgit.gate.pool_cache`):
+    the same, without reading 20,000 notes and commits each time; the "objective",
+    "hybrid" and "cartesian" types read the records, as the cache holds no objective
+    scores."""
     config = require_evaluator(config, "`harnessgit frontier`")
-    manifest = manifest or load_manifest(store.root, config.splits.manifest)
+    manifest = (known.manifest if known else None) or load_manifest(store.root, config.splits.manifest)
+    kind = frontier_type or config.gate.frontier_type
     source: Source
-    if book is None and proposals is None and contexts is None:
+    # The pool cache holds per-instance means only: the objectives' fronts read the records.
+    if known is None and kind == "instance":
         source = Pool(store, config)
+    elif known is None:
+        source = Records(store, config, ScoreBook.load(store), proposals_by_commit(store.notes), {})
     else:
-        source = Records(
-            store,
-            config,
-            book if book is not None else ScoreBook.load(store),
-            proposals if proposals is not None else proposals_by_commit(store),
-            contexts if contexts is not None else {},
-        )
+        source = Records(store, config, known.book, known.proposals, known.contexts)
     try:
-        return _view(store, source, base or config.harness.base, manifest, tips)
+        return _view(
+            store.refs, source, base or config.harness.base, manifest, known.tips if known else None, kind
+        )
     finally:
         source.save()
 
 
 def _view(
-    store: Store, source: Source, branch: str, manifest: Manifest, tips: dict[str, tuple[State, str]] | None
+    refs: Refs,
+    source: Source,
+    branch: str,
+    manifest: Manifest,
+    tips: dict[str, tuple[State, str]] | None,
+    kind: FrontierType = "instance",
 ) -> FrontierView:
     ids = tuple(manifest.ids(SELECTION))
-    tip = base_tip(store, branch)
+    tip = base_tip(refs, branch)
     reference = source.key(tip)
-    all_tips = tips if tips is not None else candidate_tips(store)
+    all_tips = tips if tips is not None else candidate_tips(refs)
     history = _history(source, all_tips, branch, tip)
     keys = [source.key(sha) for _created, _name, sha, _state in history]
     matrix, complete = source.matrix([reference, *keys], ids, manifest.split_hash(SELECTION))
@@ -114,6 +132,12 @@ def _view(
         raise HarnessgitError(
             f"{branch} is not evaluated on the whole selection split: run `harnessgit eval {branch}` first"
         )
+    objectives = _objectives(source, kind, [reference, *keys], ids, branch)
+    # a program without scores on the base's objectives is not in the pool, as one
+    # without a score on every instance is not (GEPA would stop: it needs them)
+    complete = [
+        done and (kind == "instance" or objectives[row] is not None) for row, done in enumerate(complete)
+    ]
     names = {sha: cid for cid, (_state, sha) in all_tips.items()}
     members = {branch: Member(branch, tip, None, "base")}
     pool_ids: list[str] = []
@@ -141,10 +165,31 @@ def _view(
         pool_ids.append(branch if sha == tip else name)
         parents.append(parent)
         rows.append(row)
-    frontier = frontier_of(pool_ids, parents, list(ids), matrix[rows])
+    chosen = [objectives[row] or {} for row in rows]
+    frontier = frontier_by_type(kind, pool_ids, parents, ids, matrix[rows], chosen)
     on_pool = set(pool_ids)
     members = {name: member for name, member in members.items() if name in on_pool}
-    return FrontierView(branch, frontier, waiting, incomparable, members=members)
+    return FrontierView(branch, frontier, waiting, incomparable, members=members, frontier_type=kind)
+
+
+def _objectives(
+    source: Source, kind: FrontierType, keys: list[Key], ids: tuple[str, ...], branch: str
+) -> list[Objectives | None]:
+    """Each key's scores per objective on the selection split, where the frontier type
+    reads them (None for a key without scores on the base's objectives)."""
+    if kind == "instance":
+        return [None] * len(keys)
+    if not isinstance(source, Records):
+        raise HarnessgitError("the objectives' frontier reads the records, not the pool cache")
+    found = [source.book.complete_objectives(key, ids) for key in keys]
+    if found[0] is None:
+        raise HarnessgitError(
+            f"frontier type {kind} needs objective scores on every selection instance, and {branch} "
+            "has none on record (an evaluator's objective_scores, or GEPA's through GitRecorder.watch: "
+            'docs/gepa.md, "Objectives")'
+        )
+    names = sorted(found[0])
+    return [scores if scores is not None and sorted(scores) == names else None for scores in found]
 
 
 class Source(Protocol):
@@ -176,16 +221,16 @@ class Records:
 
     def key(self, sha: str) -> Key:
         if sha not in self.contexts:
-            self.contexts[sha] = eval_context(self.store, self.config, sha)
+            self.contexts[sha] = eval_context(self.store.objects, self.config, sha)
         return self.contexts[sha].key
 
     def created(self, sha: str) -> datetime:
         proposal = self.proposals.get(sha)
-        return proposal.ts if proposal else self.store.commit_info(sha).author_time
+        return proposal.ts if proposal else self.store.objects.commit_info(sha).author_time
 
     def parent(self, sha: str) -> str | None:
         proposal = self.proposals.get(sha)
-        parents = self.store.commit_info(sha).parents
+        parents = self.store.objects.commit_info(sha).parents
         return proposal.parent if proposal else (parents[0] if parents else None)
 
     def proposed_on(self) -> set[str]:
@@ -235,7 +280,7 @@ def update_frontier(store: Store, config: Config, view: FrontierView) -> Frontie
         for cid in retired:
             reason = "dominated" if cid in view.frontier.dominated else "dominated (best on no instance)"
             retire(store, txn, cid, view.members[cid].commit, "dominated", reason)
-        store.commit(txn)
+        store.refs.commit(txn)
     return replace(view, retired=retired)
 
 
@@ -248,9 +293,9 @@ def _parent_name(source: Source, names: dict[str, str], sha: str, branch: str, t
     return branch if parent == tip else parent[:12]
 
 
-def proposals_by_commit(store: Store) -> dict[str, ProposalRecord]:
+def proposals_by_commit(notes: Notes) -> dict[str, ProposalRecord]:
     found: dict[str, ProposalRecord] = {}
-    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+    for commit, records in notes.records(layout.NOTES_EVIDENCE).items():
         for record in records:
             if isinstance(record, ProposalRecord):
                 found[commit] = record

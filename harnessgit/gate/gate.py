@@ -35,12 +35,12 @@ from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
 from harnessgit.gate.models import evaluate_models, other_models, with_models
-from harnessgit.gate.outcome import Comparison, GateOutcome, Sides
+from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
 from harnessgit.gate.sequential import evaluate_in_batches
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
@@ -85,8 +85,8 @@ def run_gate(
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
-        outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
+        inputs = with_models(store.objects, compare(store, sides, book, pre, read), book, others)
+        outcome = decide_gate(inputs, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
         except ConcurrentUpdate:
@@ -107,7 +107,7 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
     manifest = sides.settings.manifest
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, _tip = attempt_on_record(store, manifest.split_hash(SELECTION), pair)
-    gates = all_gate_records(store)
+    gates = all_gate_records(store.notes)
     before = passes_before(gates, manifest.split_hash(SELECTION), pair)
     return evaluate_in_batches(store, sides, book, execution, attempt=attempt, passed_before=before)
 
@@ -122,8 +122,8 @@ def preview_gate(
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
     pre = preconditions(store, sides, allow_small=False)
-    comparison = with_models(store, compare(store, sides, book, pre), book, other_models(sides))
-    return decide_gate(comparison, allow_small=False, ts=store.clock())
+    inputs = with_models(store.objects, compare(store, sides, book, pre), book, other_models(sides))
+    return decide_gate(inputs, allow_small=False, ts=store.clock())
 
 
 def gate_sides(
@@ -135,8 +135,8 @@ def gate_sides(
     base commit's harnessgit.toml and manifest; `review` of a base from before
     harnessgit.toml was committed reads the working tree's instead."""
     branch = base or config.harness.base
-    base_sha = base_commit if base_commit is not None else base_tip(store, branch)
-    target = resolve(store, name)
+    base_sha = base_commit if base_commit is not None else base_tip(store.refs, branch)
+    target = resolve(store.refs, name)
     label = target.candidate or target.sha[:12]
     if target.sha == base_sha:
         where = f"the tip of {branch}" if base_commit is None else "the base commit"
@@ -146,8 +146,8 @@ def gate_sides(
     return Sides(
         target=target,
         branch=branch,
-        base=eval_context(store, settings.config, base_sha),
-        candidate=eval_context(store, settings.config, target.sha),
+        base=eval_context(store.objects, settings.config, base_sha),
+        candidate=eval_context(store.objects, settings.config, target.sha),
         label=label,
         shown=shown,
         settings=settings,
@@ -156,7 +156,7 @@ def gate_sides(
 
 def _settings(store: Store, config: Config, base_sha: str, shown: str, *, committed_only: bool) -> Settings:
     try:
-        settings = committed_settings(store, base_sha, what=shown)
+        settings = committed_settings(store.objects, base_sha, what=shown)
     except (ConfigError, ManifestError):
         if committed_only:
             raise
@@ -179,7 +179,7 @@ def evaluate_sides(
             store,
             settings.config,
             context.commit,
-            split=SELECTION,
+            EvalRequest(split=SELECTION),
             execution=execution,
             book=book,
             manifest=settings.manifest,
@@ -205,9 +205,9 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
     failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]
     refused = []
-    if store.is_ancestor(sides.candidate.commit, sides.base.commit):
+    if store.history.is_ancestor(sides.candidate.commit, sides.base.commit):
         refused.append(f"{label} is merged into {shown} already: there is nothing to gate")
-    elif not store.is_ancestor(sides.base.commit, sides.candidate.commit):
+    elif not store.history.is_ancestor(sides.base.commit, sides.candidate.commit):
         tip = f"{branch}'s tip {sides.base.commit[:12]}" if shown == branch else sides.base.commit[:12]
         refused.append(
             f"{label} does not descend from {tip}, so the tree evaluated is not "
@@ -236,7 +236,7 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
 
 def compare(
     store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
-) -> Comparison:
+) -> GateInputs:
     """What the gate needs to decide, read from the store and the record; writes nothing.
     ``read``: the instances a sequential evaluation read (None: the whole split)."""
     manifest = sides.settings.manifest
@@ -254,8 +254,8 @@ def compare(
         conditions.append(NOT_EVALUATED + " and ".join(not_evaluated))
     pair = (sides.base.key.harness, sides.candidate.key.harness)
     attempt, tip = attempt_on_record(store, split_hash, pair)
-    gates = all_gate_records(store)
-    return Comparison(
+    gates = all_gate_records(store.notes)
+    return GateInputs(
         sides=sides,
         split_hash=split_hash,
         base_scores=base_scores,
@@ -272,10 +272,10 @@ def compare(
     )
 
 
-def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> GateOutcome:
-    """The verdict on a comparison and the record that states it. Pure: nothing is
+def decide_gate(inputs: GateInputs, *, allow_small: bool, ts: datetime) -> GateOutcome:
+    """The verdict on what the gate read and the record that states it. Pure: nothing is
     evaluated or written (`record_gate` writes the record)."""
-    c = comparison
+    c = inputs
     paired = pair_scores(c.base_scores.scored(), c.candidate_scores.scored())
     conditions = list(c.conditions)
     decision = None
@@ -305,7 +305,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
         detectable=decision.detectable if decision else None,
         not_evaluated=c.not_evaluated,
         check_findings=c.checks.findings,
-        comparison=c,
+        inputs=c,
         decision=decision,
         instances=listing,
         evals=evals,
@@ -313,7 +313,7 @@ def decide_gate(comparison: Comparison, *, allow_small: bool, ts: datetime) -> G
 
 
 def gate_record(
-    comparison: Comparison,
+    inputs: GateInputs,
     decision: GateDecision | None,
     failures: list[str],
     *,
@@ -324,7 +324,7 @@ def gate_record(
 ) -> GateRecord:
     """The gate record of one decision (or of the failures that left nothing to decide).
     ``listing``: the compared instances; ``evals``: the eval records read (`harnessgit.gate.used`)."""
-    c, gate = comparison, comparison.sides.settings.config.gate
+    c, gate = inputs, inputs.sides.settings.config.gate
     sides = c.sides
     return GateRecord(
         ts=ts,
@@ -359,7 +359,7 @@ def gate_record(
     )
 
 
-def _measured(c: Comparison, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
+def _measured(c: GateInputs, decision: GateDecision | None, failures: list[str]) -> dict[str, Any]:
     if decision is None:
         missing = all(m.startswith("not evaluated") for m in failures)
         return {
@@ -372,14 +372,14 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
             "candidate_mean": c.candidate_scores.mean,
             "difference": None,
         }
-    comparison, bound = decision.comparison, decision.bound
+    paired, bound = decision.comparison, decision.bound
     said, prior = decision.numbers, decision.prior
     return {
         "passed": decision.passed,
         "verdict": decision.verdict,
         "policy": decision.policy,
         "q": decision.q,
-        "se": comparison.difference.se,
+        "se": paired.difference.se,
         "upper_bound": decision.upper_bound,
         "chance_better": said.chance_better if said else None,
         "expected_loss": said.expected_loss if said else None,
@@ -395,18 +395,18 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
         "batch": c.sides.settings.config.gate.batch if c.read is not None else None,
         "selection_size": len(c.sides.settings.manifest.ids(SELECTION)) if c.read is not None else None,
         "reasons": decision.reasons,
-        "n": comparison.n,
-        "base_mean": comparison.base.mean,
-        "candidate_mean": comparison.candidate.mean,
-        "difference": comparison.difference.mean,
+        "n": paired.n,
+        "base_mean": paired.base.mean,
+        "candidate_mean": paired.candidate.mean,
+        "difference": paired.difference.mean,
         "ci_low": bound.ci_low,
         "ci_high": bound.ci_high,
         "lower_bound": bound.lower_bound,
         "p_value": bound.p_value,
         "mde": decision.mde,
-        "wins": comparison.wins,
-        "losses": comparison.losses,
-        "ties": comparison.ties,
-        "regressed": comparison.regressed[:REGRESSED_KEPT],
-        "regressed_count": len(comparison.regressed),
+        "wins": paired.wins,
+        "losses": paired.losses,
+        "ties": paired.ties,
+        "regressed": paired.regressed[:REGRESSED_KEPT],
+        "regressed_count": len(paired.regressed),
     }

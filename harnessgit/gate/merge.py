@@ -32,7 +32,7 @@ from harnessgit.gate.gate import SELECTION, run_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import chance_text, points
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import (
     Provenance,
     Target,
@@ -78,21 +78,21 @@ def merge(
     caller's line, e.g. evolve's gain corrected for selection) joins the message."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
-    with store.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
+    with store.refs.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
         return _merge(store, config, name, branch, allow_small, execution, note)
 
 
 def _merge(
     store: Store, config: Config, name: str, branch: str, allow_small: bool, execution: Execution, note: str
 ) -> MergeResult:
-    target = resolve(store, name).sha
+    target = resolve(store.refs, name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
     pending = unfinished_checkout(store)
     if pending is not None and pending.branch == branch and pending.target == target:
         finish_checkout(store, pending)
         return MergeResult(branch, pending.merge, True, None, pending)
     # A checkout the merge cannot move is refused before the gate spends anything.
-    checkout_ready(store, branch, base_tip(store, branch), target)
+    checkout_ready(store, branch, base_tip(store.refs, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
     outcome = run_gate(
         store, config, name, base=branch, allow_small=allow_small, execution=execution, book=book
@@ -128,8 +128,8 @@ def land(
     whether the working tree followed. No catchable signal comes between the two steps
     (see harnessgit/gate/checkout.py); a kill that does is finished by rerunning."""
     settled = checkout_ready(store, branch, base_sha, target.sha)
-    tree = store.commit_info(target.sha).tree
-    merge_commit = store.write_commit(tree, [base_sha, target.sha], message)
+    tree = store.objects.commit_info(target.sha).tree
+    merge_commit = store.objects.write_commit(tree, [base_sha, target.sha], message)
     txn = Transaction(f"merge {target.candidate or target.sha[:12]} into {branch}")
     txn.move(layout.branch_ref(branch), merge_commit, base_sha)
     records = records_for(merge_commit)
@@ -143,7 +143,7 @@ def land(
         retire(store, txn, target.candidate, target.sha, reason, f"into {branch} as {merge_commit[:12]}")
     with deferred_signals():
         try:
-            store.commit(txn)
+            store.refs.commit(txn)
         except ConcurrentUpdate:
             raise ConcurrentUpdate(
                 f"{branch} moved while the gate ran (another merge landed first): nothing was written; "
@@ -158,7 +158,7 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: st
     candidate proposed on other candidates lands all of them: the message lists each
     one, oldest first, with its own effect, and its title credits none with the total."""
     target, record = outcome.target, outcome.record
-    info = store.commit_info(target.sha)
+    info = store.objects.commit_info(target.sha)
     label = target.candidate or target.sha[:12]
     chain = proposal_chain(store, target.sha, outcome.base.commit)
     if len(chain) > 1:
@@ -187,7 +187,7 @@ def _merge_message(store: Store, outcome: GateOutcome, book: ScoreBook, note: st
     if note:
         lines.append(note)
     if len(chain) <= 1:
-        lines += _evidence_line(store, target.sha)
+        lines += _evidence_line(store.notes, target.sha)
     if target.candidate:
         lines += ["", f"{layout.CANDIDATE_TRAILER}: {target.candidate}"]
     return "\n".join(lines)
@@ -197,7 +197,7 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
     """One numbered item per edit of the chain, oldest first: its subject, its own
     effect on the selection split (under the gate's evaluator and model), its
     rationale and its evidence."""
-    settings, record = outcome.comparison.sides.settings, outcome.record
+    settings, record = outcome.inputs.sides.settings, outcome.record
     measure = Measure(
         store, settings.config, book, record.fingerprint, record.model, settings.manifest.ids(SELECTION)
     )
@@ -206,16 +206,16 @@ def _chain_lines(store: Store, outcome: GateOutcome, book: ScoreBook, chain: lis
         f"scores against those of the commit it was proposed on ({record.model}).",
     ]
     for number, (origin, effect) in enumerate(zip(chain, own_effects(measure, chain), strict=True), 1):
-        info = store.commit_info(origin.commit)
+        info = store.objects.commit_info(origin.commit)
         name = origin.candidate or origin.commit[:12]
         lines += ["", f"{number}. {name}: {info.subject}", f"   Effect: {effect_text(effect)}"]
         lines += [f"   {line}".rstrip() for line in without_trailer(info.body).splitlines()]
-        lines += [f"   {line}" for line in _evidence_line(store, origin.commit)]
+        lines += [f"   {line}" for line in _evidence_line(store.notes, origin.commit)]
     return lines
 
 
-def _evidence_line(store: Store, commit: str) -> list[str]:
-    evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)]
+def _evidence_line(notes: Notes, commit: str) -> list[str]:
+    evidence = [r for r in notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, EvidenceRecord)]
     if not evidence:
         return []
     return ["Evidence: " + ", ".join(f"{e.items} {e.label} items (blob {e.blob[:12]})" for e in evidence)]

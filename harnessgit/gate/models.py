@@ -16,16 +16,16 @@ import dataclasses
 from collections.abc import Sequence
 
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.outcome import Comparison, Sides
+from harnessgit.gate.outcome import GateInputs, Sides
 from harnessgit.records import ModelCheck
 from harnessgit.render import points
 from harnessgit.stats.decision import alpha_for_attempt
 from harnessgit.stats.holm import model_losses
 from harnessgit.stats.pairing import pair_scores
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 
 SELECTION = "selection"
 
@@ -37,10 +37,12 @@ def other_models(sides: Sides, extra: Sequence[str] = ()) -> list[str]:
     return [model for model in dict.fromkeys(listed) if model != primary]
 
 
-def model_contexts(store: Store, sides: Sides, model: str) -> tuple[EvalContext, EvalContext]:
+def model_contexts(objects: Objects, sides: Sides, model: str) -> tuple[EvalContext, EvalContext]:
     """(base, candidate) as evaluated for ``model``, under the deciding settings."""
     config = for_model(sides.settings.config, model)
-    return eval_context(store, config, sides.base.commit), eval_context(store, config, sides.candidate.commit)
+    return eval_context(objects, config, sides.base.commit), eval_context(
+        objects, config, sides.candidate.commit
+    )
 
 
 def evaluate_models(
@@ -54,25 +56,25 @@ def evaluate_models(
                 store,
                 config,
                 commit,
-                split=SELECTION,
+                EvalRequest(split=SELECTION),
                 execution=execution,
                 book=book,
                 manifest=sides.settings.manifest,
             )
 
 
-def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: Sequence[str]) -> Comparison:
-    """``comparison`` with each of ``models``' loss test recorded, and a condition (so a
+def with_models(objects: Objects, inputs: GateInputs, book: ScoreBook, models: Sequence[str]) -> GateInputs:
+    """``inputs`` with each of ``models``' loss test recorded, and a condition (so a
     rejection) for every significant loss and every model without scores on both sides."""
     if not models:
-        return comparison
-    sides, gate = comparison.sides, comparison.sides.settings.config.gate
-    ids = sorted(comparison.read) if comparison.read is not None else sides.settings.manifest.ids(SELECTION)
-    flipped, conditions, missing = {}, list(comparison.conditions), []
+        return inputs
+    sides, gate = inputs.sides, inputs.sides.settings.config.gate
+    ids = sorted(inputs.read) if inputs.read is not None else sides.settings.manifest.ids(SELECTION)
+    flipped, conditions, missing = {}, list(inputs.conditions), []
     read: list[str] = []  # the eval records the loss tests read, named in the gate record
-    commands = list(comparison.not_evaluated)
+    commands = list(inputs.not_evaluated)
     for model in models:
-        base, candidate = model_contexts(store, sides, model)
+        base, candidate = model_contexts(objects, sides, model)
         before = book.summary(base.key, SELECTION, ids, for_decision=True)
         after = book.summary(candidate.key, SELECTION, ids, for_decision=True)
         paired = pair_scores(after.scored(), before.scored())  # candidate as base: a loss is > 0
@@ -90,7 +92,7 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
             )
         else:
             flipped[model] = paired
-    alpha_k = alpha_for_attempt(gate.alpha, comparison.attempt)
+    alpha_k = alpha_for_attempt(gate.alpha, inputs.attempt)
     losses = model_losses(flipped, alpha_k, method=gate.method, resamples=gate.resamples, seed=gate.seed)
     for loss in losses:
         if loss.loss:
@@ -102,5 +104,5 @@ def with_models(store: Store, comparison: Comparison, book: ScoreBook, models: S
     checks = [ModelCheck(**dataclasses.asdict(loss)) for loss in losses]
     checks += [ModelCheck(model=model, n=0) for model in missing]
     return dataclasses.replace(
-        comparison, conditions=conditions, not_evaluated=commands, models=checks, model_records=read
+        inputs, conditions=conditions, not_evaluated=commands, models=checks, model_records=read
     )

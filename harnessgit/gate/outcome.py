@@ -1,5 +1,5 @@
 """What one gate decision is: who it compares (`Sides`), what it read before deciding
-(`Comparison`), and what it decided (`GateOutcome`). Built by `harnessgit.gate.gate`;
+(`GateInputs`), and what it decided (`GateOutcome`). Built by `harnessgit.gate.gate`;
 read by merge, review, evolve and the renderers."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Sides:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class GateInputs:
     """Everything the gate reads before it decides, from the store and the record."""
 
     sides: Sides
@@ -62,7 +62,7 @@ class GateOutcome:
     detectable: str | None
     not_evaluated: list[str]
     check_findings: list[Finding]
-    comparison: Comparison = field(metadata={"json": False})
+    inputs: GateInputs = field(metadata={"json": False})
     decision: GateDecision | None = field(metadata={"json": False})  # None: fewer than two paired
     instances: bytes | None = field(default=None, metadata={"json": False})  # the listing blob's content
     # the ids of the eval records it read, one per line: the content of the record's `evals` blob
@@ -74,16 +74,16 @@ class GateOutcome:
 
     @property
     def target(self) -> Target:
-        return self.comparison.sides.target
+        return self.inputs.sides.target
 
     @property
     def base(self) -> EvalContext:
-        return self.comparison.sides.base
+        return self.inputs.sides.base
 
     @property
     def candidate(self) -> EvalContext:
-        return self.comparison.sides.candidate
+        return self.inputs.sides.candidate
 
     @property
     def checks(self) -> CheckReport:
-        return self.comparison.checks
+        return self.inputs.checks

@@ -26,12 +26,12 @@ def override(
     if not reason.strip():
         raise HarnessgitError("an override needs --reason: say why this commit may skip the gate")
     branch = base or config.harness.base
-    sha = resolve(store, rev).sha
-    if sha not in store.first_parent_chain(base_tip(store, branch)):
+    sha = resolve(store.refs, rev).sha
+    if sha not in store.history.first_parent_chain(base_tip(store.refs, branch)):
         raise HarnessgitError(
             f"{rev} is not on {branch}'s first-parent chain: only moves of {branch} need one"
         )
-    landed = landing(store.notes_on(layout.NOTES_GATE, sha), sha)
+    landed = landing(store.notes.records_on(layout.NOTES_GATE, sha), sha)
     if landed.gates or landed.overrides:
         how = "a gated merge" if landed.gates else "overridden already"
         raise HarnessgitError(f"{sha[:12]} is {how}: there is nothing to override")
@@ -51,5 +51,5 @@ def override(
     )
     txn = Transaction(f"override {sha[:12]}")
     txn.append(layout.NOTES_GATE, sha, [record])
-    store.commit(txn)
+    store.refs.commit(txn)
     return record

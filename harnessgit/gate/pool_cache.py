@@ -225,7 +225,7 @@ class Pool:
         else:
             blobs = [blob for _target, old, new in changes for blob in (old, new) if blob]
             harnesses: set[str] = set()
-            for _sha, _kind, data in store.catfile.read_many(blobs):
+            for _sha, _kind, data in store.objects.stream(blobs):
                 harnesses |= eval_tags(data)
             if ANY in harnesses:
                 cache.means = {}
@@ -250,8 +250,8 @@ class Pool:
 
     def _refresh_proposals(self) -> None:
         store, cache = self.store, self.cache
-        tip = store.ref_value(layout.NOTES_EVIDENCE)
-        current = (tip, store.commit_info(tip).tree) if tip else None
+        tip = store.refs.value(layout.NOTES_EVIDENCE)
+        current = (tip, store.objects.commit_info(tip).tree) if tip else None
         if cache.evidence == current:
             return
         changes = changed_notes(store, cache.evidence[1], current[1]) if cache.evidence and current else None
@@ -263,7 +263,7 @@ class Pool:
             cache.proposals.pop(target, None)
             if new:
                 wanted.setdefault(new, []).append(target)
-        for blob, _kind, data in store.catfile.read_many(list(wanted)):
+        for blob, _kind, data in store.objects.stream(list(wanted)):
             proposal = proposal_in(data)
             if proposal is not None:
                 for target in wanted[blob]:
@@ -274,8 +274,8 @@ class Pool:
         """[author time, first parent or "", harness, fingerprint]."""
         facts = self.cache.commits.get(sha)
         if facts is None:
-            info = self.store.commit_info(sha)
-            key = eval_context(self.store, self.config, sha).key
+            info = self.store.objects.commit_info(sha)
+            key = eval_context(self.store.objects, self.config, sha).key
             parent = info.parents[0] if info.parents else ""
             facts = [info.author_time.isoformat(), parent, key.harness, key.fingerprint]
             self.cache.commits[sha] = facts

@@ -15,15 +15,15 @@ from datetime import datetime
 from harnessgit import layout
 from harnessgit.records import GateRecord
 from harnessgit.stats.verdict import Prior, learn_prior
-from harnessgit.store import Store
+from harnessgit.store import Notes
 
 # A record from before `se` was kept: its 95% interval is about +-1.96 se wide.
 _CI_WIDTH_IN_SE = 2 * 1.959963984540054
 
 
-def all_gate_records(store: Store) -> list[GateRecord]:
-    notes = store.notes(layout.NOTES_GATE)
-    return [r for rs in notes.values() for r in rs if isinstance(r, GateRecord)]
+def all_gate_records(notes: Notes) -> list[GateRecord]:
+    found = notes.records(layout.NOTES_GATE)
+    return [r for rs in found.values() for r in rs if isinstance(r, GateRecord)]
 
 
 def prior_before(records: Iterable[GateRecord], pair: tuple[str, str], ts: datetime | None = None) -> Prior:

@@ -133,10 +133,14 @@ def frontier_text(view: FrontierView) -> str:
     body = [
         [row.candidate, row.parent or "-", f"{row.mean:.3f}", row.instances_led, row.weight] for row in rows
     ]
+    fronts = len(view.frontier.fronts)
+    kind = view.frontier_type
+    what = f"{fronts} instances" if kind == "instance" else f"{fronts} fronts, frontier type {kind}"
     lines = [
-        f"frontier on the selection split ({len(view.frontier.fronts)} instances, base {view.base})",
-        table(body, ["candidate", "parent", "mean", "instances led", "sampling weight"]),
-    ]
+        f"frontier on the selection split ({what}, base {view.base})",
+        table(body, ["candidate", "parent", "mean", f"{'instances' if kind == 'instance' else 'fronts'} led",
+                     "sampling weight"]),
+    ]  # fmt: skip
     on = set(view.frontier.members)
     # The base branch is in the pool as the reference, never a candidate to retire:
     # `--update` leaves it alone, so it is not listed with the candidates it would retire.

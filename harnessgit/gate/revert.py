@@ -22,7 +22,7 @@ from harnessgit.gate.checkout import (
 )
 from harnessgit.gate.merge import MergeResult, land
 from harnessgit.records import OverrideRecord
-from harnessgit.store import Blob, Store
+from harnessgit.store import Blob, Objects, Store
 from harnessgit.targets import base_tip, resolve
 
 
@@ -40,23 +40,23 @@ def revert(
     branch = base or config.harness.base
     if not no_gate:
         return _revert(store, config, rev, branch, reason, no_gate)
-    with store.landing(branch):  # before anything is proposed (issue 28, defect 5)
+    with store.refs.landing(branch):  # before anything is proposed (issue 28, defect 5)
         return _revert(store, config, rev, branch, reason, no_gate)
 
 
 def _revert(
     store: Store, config: Config, rev: str, branch: str, reason: str, no_gate: bool
 ) -> tuple[Proposal, MergeResult | None]:
-    tip = base_tip(store, branch)
-    accepted = resolve(store, rev).sha
-    if accepted not in store.first_parent_chain(tip):
+    tip = base_tip(store.refs, branch)
+    accepted = resolve(store.refs, rev).sha
+    if accepted not in store.history.first_parent_chain(tip):
         raise HarnessgitError(f"{rev} is not an accepted edit on {branch}'s first-parent chain")
-    info = store.commit_info(accepted)
+    info = store.objects.commit_info(accepted)
     if not info.parents:
         raise HarnessgitError(f"{rev} is the first commit: there is nothing to revert to")
-    if no_gate and store.head_branch() == branch:
+    if no_gate and store.refs.head_branch() == branch:
         pending = unfinished_checkout(store)
-        if pending is not None and _reverts(store, pending, accepted):
+        if pending is not None and _reverts(store.objects, pending, accepted):
             # This very revert landed, and a kill stopped its working tree: finish that.
             finish_checkout(store, pending)
             return _landed(pending), MergeResult(branch, pending.merge, True, None, pending)
@@ -64,15 +64,15 @@ def _revert(
         refuse_locked_index(store, branch)
     before = info.parents[0]
     changes: dict[str, Blob | None] = {}
-    tip_tree = store.commit_info(tip).tree
-    for path in store.changed_paths(before, accepted):
-        now = store.entry_at(tip_tree, path)
-        then = store.entry_at(store.commit_info(accepted).tree, path)
+    tip_tree = store.objects.commit_info(tip).tree
+    for path in store.history.changed_paths(before, accepted):
+        now = store.objects.entry_at(tip_tree, path)
+        then = store.objects.entry_at(store.objects.commit_info(accepted).tree, path)
         if (now.sha if now else None) != (then.sha if then else None):
             raise HarnessgitError(
                 f"{path} changed again after {rev}: revert the later edit first, or edit it by hand"
             )
-        old = store.entry_at(store.commit_info(before).tree, path)
+        old = store.objects.entry_at(store.objects.commit_info(before).tree, path)
         changes[path] = Blob(old.sha, old.mode) if old else None
     if no_gate and not reason.strip():
         raise HarnessgitError("--no-gate needs --reason: an override must say why")
@@ -83,7 +83,7 @@ def _revert(
     proposal = propose(store, config, Edit(changes, "revert"), parent=branch, rationale=rationale)
     if not no_gate:
         return proposal, None
-    target = resolve(store, proposal.candidate)
+    target = resolve(store.refs, proposal.candidate)
     override = OverrideRecord(
         ts=store.clock(),
         commit="",
@@ -108,9 +108,9 @@ def _revert(
     return proposal, MergeResult(branch, landed, moved, None)
 
 
-def _reverts(store: Store, pending: UnfinishedCheckout, accepted: str) -> bool:
+def _reverts(objects: Objects, pending: UnfinishedCheckout, accepted: str) -> bool:
     """Whether an unfinished landing is the ungated revert of ``accepted``."""
-    message = store.commit_info(pending.target).message
+    message = objects.commit_info(pending.target).message
     return pending.action == "revert" and f"\n\nThis reverts {accepted}." in message
 
 

@@ -12,7 +12,7 @@ by design, and `verify` re-checks that it stopped at the first batch that settle
 
 from __future__ import annotations
 
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import Sides
 from harnessgit.records import GateRecord
@@ -56,8 +56,7 @@ def evaluate_in_batches(
                 store,
                 sides.settings.config,
                 context.commit,
-                split=SELECTION,
-                instances=ordered[done:end],
+                EvalRequest(split=SELECTION, instances=ordered[done:end]),
                 execution=execution,
                 book=book,
                 manifest=manifest,

@@ -16,7 +16,7 @@ from harnessgit.config import CONFIG_FILE, Config, parse_config
 from harnessgit.errors import ConfigError
 from harnessgit.evaluation.context import ignored_edits_warning, uncommitted_evaluator
 from harnessgit.evaluation.splits import Manifest, ManifestError, parse_manifest
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 
 log = logging.getLogger("harnessgit")
 
@@ -28,17 +28,17 @@ class Settings:
     manifest: Manifest
 
 
-def committed_settings(store: Store, commit: str, *, what: str = "the base") -> Settings:
+def committed_settings(objects: Objects, commit: str, *, what: str = "the base") -> Settings:
     """harnessgit.toml and the manifest it names, as ``commit`` holds them."""
-    tree = store.commit_info(commit).tree
-    raw = store.file_at(tree, CONFIG_FILE)
+    tree = objects.commit_info(commit).tree
+    raw = objects.file_at(tree, CONFIG_FILE)
     if raw is None:
         raise ConfigError(
             f"{what} ({commit[:12]}) has no {CONFIG_FILE}: decisions read it from the commit, "
             "so commit it first"
         )
     config = parse_config(raw)
-    listed = store.file_at(tree, config.splits.manifest)
+    listed = objects.file_at(tree, config.splits.manifest)
     if listed is None:
         raise ManifestError(
             f"{what} ({commit[:12]}) has no split manifest {config.splits.manifest}: decisions read "
@@ -51,12 +51,12 @@ def warn_ignored(store: Store, settings: Settings, where: str) -> list[str]:
     """The files whose working-tree version differs from the one a decision reads
     (harnessgit.toml, the manifest, the evaluator's files), named in one warning; the
     list is returned."""
-    tree = store.commit_info(settings.commit).tree
+    tree = store.objects.commit_info(settings.commit).tree
     ignored = []
     for path in (CONFIG_FILE, settings.config.splits.manifest):
         on_disk = store.root / path
         current = on_disk.read_bytes() if on_disk.is_file() else None
-        if current != store.file_at(tree, path):
+        if current != store.objects.file_at(tree, path):
             ignored.append(path)
     ignored += uncommitted_evaluator(store, settings.config, settings.commit)
     if ignored:

@@ -27,7 +27,7 @@ from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord, GateRecord
 from harnessgit.render import listing, plural
 from harnessgit.stats.pairing import Scored, instance_means
-from harnessgit.store import Store
+from harnessgit.store import Objects
 
 
 def evals_listing(record_ids: Iterable[str]) -> bytes:
@@ -48,13 +48,13 @@ class UsedRecords:
         return [r for r in self.found.values() if Key(r.harness, r.fingerprint, r.model) == key]
 
 
-def used_records(store: Store, book: ScoreBook, gate: GateRecord) -> UsedRecords | None:
+def used_records(objects: Objects, book: ScoreBook, gate: GateRecord) -> UsedRecords | None:
     """The eval records ``gate`` says it decided with; None for a record from before
     gates named them. Every one is a record of the candidate's or the base's harness."""
     if gate.evals is None:
         return None
     try:
-        named = store.read_blob(gate.evals).decode("utf-8").split("\n")[:-1]
+        named = objects.read_blob(gate.evals).decode("utf-8").split("\n")[:-1]
     except (HarnessgitError, UnicodeDecodeError):
         return UsedRecords(
             [],

@@ -41,7 +41,7 @@ from harnessgit.render import listing, short
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
 from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip
 
 
@@ -91,8 +91,11 @@ class VerifyReport:
 
 def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyReport:
     branch = base or config.harness.base
-    chain = list(reversed(store.first_parent_chain(base_tip(store, branch))))
-    start = next((sha for sha in chain if store.file_at(store.commit_info(sha).tree, CONFIG_FILE)), None)
+    chain = list(reversed(store.history.first_parent_chain(base_tip(store.refs, branch))))
+    start = next(
+        (sha for sha in chain if store.objects.file_at(store.objects.commit_info(sha).tree, CONFIG_FILE)),
+        None,
+    )
     if start is None:
         raise ConfigError(
             f"no commit on {branch} holds {CONFIG_FILE}: harnessgit is not set up there, so nothing "
@@ -100,7 +103,7 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
         )
     book = ScoreBook.load(store)
     checked = chain[chain.index(start) + 1 :]
-    gates = store.notes(layout.NOTES_GATE)
+    gates = store.notes.records(layout.NOTES_GATE)
     all_gates = sorted(
         (r for rs in gates.values() for r in rs if isinstance(r, GateRecord)), key=lambda r: r.ts
     )
@@ -116,13 +119,15 @@ def verify(store: Store, config: Config, *, base: str | None = None) -> VerifyRe
         elif landed.gates:
             gate = landed.gates[-1]
             merged.setdefault(gate.split_hash, []).append(sha)
-            problems = _check_gate(store, book, sha, gate, all_gates)
+            problems = _check_gate(store.objects, book, sha, gate, all_gates)
             # The per-model tests read exactly the eval records the gate named, as the
             # main decision does (`gate.used`).
             # A list that cannot be read is one problem already, said by `_check_gate`.
-            used = used_records(store, book, gate)
+            used = used_records(store.objects, book, gate)
             if used is None or not used.problem:
-                problems += model_problems(store, gate, partial(_rows, book, until=gate.ts, used=used))
+                problems += model_problems(
+                    store.objects, gate, partial(_rows, book, until=gate.ts, used=used)
+                )
             findings += [Finding(sha, problem) for problem in problems]
             verified += not problems
         else:
@@ -154,20 +159,20 @@ def _ungated(change: Change) -> str:
 
 
 def _check_gate(
-    store: Store, book: ScoreBook, sha: str, gate: GateRecord, all_gates: list[GateRecord]
+    objects: Objects, book: ScoreBook, sha: str, gate: GateRecord, all_gates: list[GateRecord]
 ) -> list[str]:
     problems = []
-    info = store.commit_info(sha)
+    info = objects.commit_info(sha)
     if not gate.passed:
         problems.append("its gate record says the gate rejected it")
     problems += landing_mismatch(gate, info)
-    problems += _settings_used(store, info.parents[0], gate)
+    problems += _settings_used(objects, info.parents[0], gate)
     try:
-        config = parse_config(store.file_at(store.commit_info(gate.commit).tree, CONFIG_FILE) or b"")
+        config = parse_config(objects.file_at(objects.commit_info(gate.commit).tree, CONFIG_FILE) or b"")
     except ConfigError as exc:
         problems.append(f"its harnessgit.toml does not parse: {exc}")
         return problems
-    fingerprint = evaluator_fingerprint(store.files_at(gate.commit), config)
+    fingerprint = evaluator_fingerprint(objects.files_at(gate.commit), config)
     if fingerprint != gate.fingerprint:
         problems.append("the candidate's evaluator files do not match the recorded evaluator fingerprint")
     if not math.isclose(gate.alpha_k, alpha_for_attempt(gate.alpha, gate.attempt), rel_tol=1e-9):
@@ -177,14 +182,14 @@ def _check_gate(
         problems.append("the gate record does not name the instances it compared")
         return problems
     try:
-        ids = store.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
+        ids = objects.read_blob(gate.instances).decode("utf-8").split("\n")[:-1]
     except (HarnessgitError, UnicodeDecodeError):
         problems.append(
             f"the list of instances it compared (blob {gate.instances[:12]}) is not in this "
             "repository: fetch it with the evidence store (harnessgit sync)"
         )
         return problems
-    used = used_records(store, book, gate)
+    used = used_records(objects, book, gate)
     if used is not None and used.problem:
         problems.append(used.problem)
         return problems
@@ -355,11 +360,11 @@ def _shared_text(k: int, records: list[GateRecord], spent: float, alpha: float) 
 GATE_KEYS = ("alpha", "min_effect", "min_instances", "method", "resamples", "seed")
 
 
-def _settings_used(store: Store, base: str, gate: GateRecord) -> list[str]:
+def _settings_used(objects: Objects, base: str, gate: GateRecord) -> list[str]:
     """The settings a gate decided with must be those its base committed: an
     uncommitted ``min_effect = -0.5`` or ``splits.json`` must not decide (issue 12)."""
     try:
-        settings = committed_settings(store, base, what=f"the base {base[:12]}")
+        settings = committed_settings(objects, base, what=f"the base {base[:12]}")
     except (ConfigError, ManifestError) as exc:
         return [f"its settings cannot be checked: {exc}"]
     rules = settings.config.gate

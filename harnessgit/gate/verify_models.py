@@ -29,16 +29,16 @@ from harnessgit.records import GateRecord, ModelCheck
 from harnessgit.render import listing, points
 from harnessgit.stats.holm import ModelLoss, model_losses
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
-from harnessgit.store import Store
+from harnessgit.store import Objects
 
 SELECTION = "selection"
 
 
-def model_problems(store: Store, gate: GateRecord, scores: Callable[[Key], Scored]) -> list[str]:
+def model_problems(objects: Objects, gate: GateRecord, scores: Callable[[Key], Scored]) -> list[str]:
     """What does not hold in ``gate``'s per-model loss tests. ``scores``: a key's
     stored scores as the gate saw them (instance -> (mean, cluster))."""
     try:
-        settings = committed_settings(store, gate.base, what=f"the base {gate.base[:12]}")
+        settings = committed_settings(objects, gate.base, what=f"the base {gate.base[:12]}")
     except (ConfigError, ManifestError):
         return []  # the main check reports settings that cannot be read
     required = [m for m in dict.fromkeys(settings.config.gate.models) if m != gate.model]

@@ -14,7 +14,7 @@ from harnessgit.config.proposer import (
 )
 from harnessgit.proposers.edits import apply_operations, estimate_tokens, sanity_check, settle
 from harnessgit.proposers.factory import Proposer, make_proposer
-from harnessgit.proposers.models import (
+from harnessgit.proposers.protocol import (
     Append,
     Delete,
     InsertAfter,

@@ -39,7 +39,7 @@ from harnessgit.errors import ConfigError, ProposerFailed
 from harnessgit.processes.environment import child_environment
 from harnessgit.processes.pipes import Child, Limits, communicate
 from harnessgit.proposers.edits import EditRejected, rejected, settle
-from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
+from harnessgit.proposers.protocol import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import validate_operations
 from harnessgit.render import quoted_start
 

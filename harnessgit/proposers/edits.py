@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from harnessgit.fences import has_unclosed_fence
-from harnessgit.proposers.models import (
+from harnessgit.proposers.protocol import (
     Append,
     Delete,
     InsertAfter,

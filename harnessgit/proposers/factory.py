@@ -21,8 +21,8 @@ from harnessgit.config.proposer import (
 )
 from harnessgit.errors import ConfigError
 from harnessgit.proposers.command import CommandProposer
-from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.openai_chat import OpenAIProposer
+from harnessgit.proposers.protocol import ProposalRequest, ProposedEdit, RejectedProposal
 from harnessgit.proposers.python import PythonProposer
 
 

@@ -26,8 +26,8 @@ from harnessgit.config.proposer import OpenAIProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
 from harnessgit.proposers import retry
 from harnessgit.proposers.edits import EditRejected, rejected, settle
-from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.prompt import render_messages
+from harnessgit.proposers.protocol import ProposalRequest, ProposedEdit, RejectedProposal, Usage
 from harnessgit.proposers.reply import parse_reply
 from harnessgit.render import quoted_start
 from harnessgit.scrub import DEFAULT_PATTERNS, Scrubber

@@ -27,7 +27,7 @@ import json
 
 from harnessgit.fences import fence_for
 from harnessgit.proposers.edits import estimate_tokens
-from harnessgit.proposers.models import Limits, ProposalRequest, ReflectiveExample
+from harnessgit.proposers.protocol import Limits, ProposalRequest, ReflectiveExample
 from harnessgit.scrub import Scrubber
 
 # Each input, output, trajectory or feedback is cut to this many characters

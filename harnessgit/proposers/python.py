@@ -23,7 +23,7 @@ from harnessgit.config.proposer import PythonProposerSection
 from harnessgit.errors import HarnessgitError, ProposerFailed
 from harnessgit.processes.functions import describe, load_function
 from harnessgit.proposers.command import read_answer, settle_answer
-from harnessgit.proposers.models import ProposalRequest, ProposedEdit, RejectedProposal
+from harnessgit.proposers.protocol import ProposalRequest, ProposedEdit, RejectedProposal
 
 
 class PythonProposer:

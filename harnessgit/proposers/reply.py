@@ -28,7 +28,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from harnessgit.fences import fenced_blocks
 from harnessgit.proposers.edits import EditRejected
-from harnessgit.proposers.models import Operation, capped
+from harnessgit.proposers.protocol import Operation, capped
 
 _OPERATIONS: TypeAdapter[list[Operation]] = TypeAdapter(list[Operation])
 

@@ -121,6 +121,9 @@ class EvalRecord(Record):
     scores: list[Score]
     clusters: list[str | None] | None = None
     failure_classes: list[str | None] | None = None
+    # Per row, the evaluator's score on each of several objectives (GEPA's
+    # ``objective_scores``): what the "objective", "hybrid" and "cartesian" frontiers read.
+    objective_scores: list[dict[str, float] | None] | None = None
     evidence: str | None = None  # blob of JSON lines: feedback and trajectories, scrubbed
     cost: dict[str, float] | None = None  # summed over the batch
     wall_time: Seconds
@@ -137,6 +140,7 @@ class EvalRecord(Record):
             "scores": self.scores,
             "clusters": self.clusters,
             "failure_classes": self.failure_classes,
+            "objective_scores": self.objective_scores,
         }
         uneven = [name for name, column in columns.items() if column is not None and len(column) != rows]
         if uneven:

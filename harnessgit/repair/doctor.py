@@ -101,7 +101,7 @@ def find_transactions(store: Store) -> list[Finding]:
     for entry in journals.entries(store.journal_dir):
         if entry.interrupted():
             try:
-                found.append(_interrupted(store, inspect(store, entry)))
+                found.append(_interrupted(store, inspect(store.refs, entry)))
             except journals.JournalError as exc:
                 subject = shown(store, entry.path)
                 fix = f"none without guessing: read it, then delete {subject}"
@@ -172,7 +172,7 @@ def fix_transaction(store: Store, finding: Finding) -> str:
     entry = next((e for e in journals.entries(store.journal_dir) if e.path == path), None)
     if entry is None:
         return "already finished by another process"
-    recovery = roll_forward(store, entry)
+    recovery = roll_forward(store.refs, entry)
     if recovery is None:
         return "already taken over by another process"
     if not recovery.finished:
@@ -196,8 +196,8 @@ def find_locks_left(store: Store) -> list[Finding]:
                 moves = entry.read().moves
             except journals.JournalError:
                 continue
-            if classify(store, moves)[1] != "blocked":
-                owned.update(lock_paths(store, moves))
+            if classify(store.refs, moves)[1] != "blocked":
+                owned.update(lock_paths(store.refs, moves))
     found = [
         Finding(
             "locks",
@@ -371,7 +371,7 @@ def find_bad_index(store: Store) -> list[Finding]:
     if problem is not None:
         path = shown(store, notes_index.index_path(store, pool_cache.NAME))
         found.append(Finding("index", path, problem, "rebuild it from the notes", fixable=True))
-    archived = {cid: sha for cid, (state, sha) in candidate_tips(store).items() if state == "archived"}
+    archived = {cid: sha for cid, (state, sha) in candidate_tips(store.refs).items() if state == "archived"}
     problem = retired.check_reasons(store, layout.NOTES_EVIDENCE, archived)
     if problem is not None:
         path = shown(store, notes_index.index_path(store, retired.REASONS))

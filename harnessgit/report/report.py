@@ -21,7 +21,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import ManifestError, load_manifest
-from harnessgit.gate.frontier import frontier_view
+from harnessgit.gate.frontier import Known, frontier_view, proposals_by_commit
 from harnessgit.render import short
 from harnessgit.report.contents import MergeFlips, Report
 from harnessgit.report.lengths import length_steps
@@ -76,7 +76,7 @@ def build_report(
     classes: list[ClassShares] = []
     for entry in reversed(entries):
         # No selection split, no score to look up: the harness's key is not worked out.
-        key = eval_context(store, config, entry.commit).key if selection else None
+        key = eval_context(store.objects, config, entry.commit).key if selection else None
         summary = book.summary(key, SELECTION, selection) if key else _NO_SCORES
         point = score_point(entry, summary, log.test_peeks)
         points.append(point)
@@ -106,15 +106,15 @@ def _in_range(store: Store, branch: str, entries: list[LogEntry], rev_range: str
     if not rev_range:
         return entries
     start, dots, end = rev_range.partition("..")
-    tip = resolve(store, end or branch).sha if dots else resolve(store, start).sha
-    stop = resolve(store, start).sha if dots and start else None
-    chain = store.first_parent_chain(tip, stop=stop)
+    tip = resolve(store.refs, end or branch).sha if dots else resolve(store.refs, start).sha
+    stop = resolve(store.refs, start).sha if dots and start else None
+    chain = store.history.first_parent_chain(tip, stop=stop)
     known = {entry.commit: entry for entry in entries}
     outside = [sha for sha in chain if sha not in known]
     if outside:
         raise HarnessgitError(
             f"{rev_range} reaches {short(outside[0])}, which is not on {branch}'s first-parent chain "
-            f"({short(base_tip(store, branch))}): the report draws the base branch's history"
+            f"({short(base_tip(store.refs, branch))}): the report draws the base branch's history"
         )
     return [known[sha] for sha in chain]
 
@@ -134,7 +134,9 @@ def _frontier(
     store: Store, config: Config, branch: str, book: ScoreBook, notes: list[str]
 ) -> list[FrontierRow]:
     try:
-        return frontier_view(store, config, base=branch, book=book).frontier.rows
+        return frontier_view(
+            store, config, base=branch, known=Known(book, proposals_by_commit(store.notes), {})
+        ).frontier.rows
     except HarnessgitError as exc:
         notes.append(f"no frontier: {exc}")
         return []
@@ -169,7 +171,7 @@ def check_output(store: Store, output: Path) -> None:
     if not where.is_relative_to(root) or where.is_relative_to(store.git_dir.absolute()):
         return
     inside = where.relative_to(root).as_posix()
-    if store.would_be_untracked(inside):
+    if store.worktree.would_be_untracked(inside):
         raise HarnessgitError(
             f"{output} is in the working tree and not ignored, so `git add -A` would commit it: "
             f"add it to .gitignore, or leave out --output (default: {default_output(store)})"

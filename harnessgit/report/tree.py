@@ -21,7 +21,7 @@ from harnessgit.evaluation.context import eval_context
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import GateRecord, IterationRecord, ProposalRecord, Record, RetireRecord, live
 from harnessgit.render import short
-from harnessgit.store import Store
+from harnessgit.store import History, Objects, Store
 from harnessgit.targets import State, candidate_tips
 
 SELECTION = "selection"
@@ -100,9 +100,9 @@ def candidate_tree(
     store: Store, config: Config, book: ScoreBook, selection: list[str], merges: list[LogEntry]
 ) -> list[TreeNode]:
     """Every node, in creation order (parents before their children)."""
-    evidence = store.notes(layout.NOTES_EVIDENCE)
-    gate_notes = store.notes(layout.NOTES_GATE)
-    tips = candidate_tips(store)
+    evidence = store.notes.records(layout.NOTES_EVIDENCE)
+    gate_notes = store.notes.records(layout.NOTES_GATE)
+    tips = candidate_tips(store.refs)
     names = {sha: cid for cid, (_state, sha) in tips.items()}
     merged = {p.candidate: entry for entry in merges for p in entry.proposals if p.candidate}
     nodes: list[TreeNode] = []
@@ -113,7 +113,7 @@ def candidate_tree(
         if commit in names:
             return names[commit]
         if commit not in bases:
-            info = store.commit_info(commit)
+            info = store.objects.commit_info(commit)
             bases[commit] = TreeNode(
                 id=short(commit),
                 commit=commit,
@@ -127,7 +127,7 @@ def candidate_tree(
 
     for cid, (state, sha) in tips.items():
         notes = _notes_of(evidence.get(sha, []), gate_notes.get(sha, []), cid, sha)
-        info = store.commit_info(sha)
+        info = store.objects.commit_info(sha)
         first = notes.proposal.parent if notes.proposal else (info.parents[0] if info.parents else None)
         second = notes.proposal.other_parent if notes.proposal else None
         parents = [node_of(commit) for commit in (first, second) if commit]
@@ -146,11 +146,11 @@ def candidate_tree(
                 parent_score=notes.iteration.parent_score if notes.iteration else None,
                 candidate_score=notes.iteration.candidate_score if notes.iteration else None,
                 gates=[_gate(record) for record in notes.gates],
-                diff=_diff(store, first, sha),
+                diff=_diff(store.history, first, sha),
             )
         )
     nodes += _rejected_proposals(evidence, node_of)
-    scored = [_scored(store, config, book, selection, node) for node in [*bases.values(), *nodes]]
+    scored = [_scored(store.objects, config, book, selection, node) for node in [*bases.values(), *nodes]]
     return sorted(scored, key=lambda node: node.created)
 
 
@@ -205,18 +205,20 @@ def _gate(record: GateRecord) -> NodeGate:
     )
 
 
-def _scored(store: Store, config: Config, book: ScoreBook, selection: list[str], node: TreeNode) -> TreeNode:
+def _scored(
+    objects: Objects, config: Config, book: ScoreBook, selection: list[str], node: TreeNode
+) -> TreeNode:
     """The node with its selection mean under today's evaluator and model."""
     if not selection or node.commit is None:
         return node
-    summary = book.summary(eval_context(store, config, node.commit).key, SELECTION, selection)
+    summary = book.summary(eval_context(objects, config, node.commit).key, SELECTION, selection)
     return replace(node, selection_mean=summary.mean, selection_n=summary.n)
 
 
-def _diff(store: Store, parent: str | None, commit: str) -> str:
+def _diff(history: History, parent: str | None, commit: str) -> str:
     if parent is None:
         return ""
-    text = store.diff_text(parent, commit)
+    text = history.diff_text(parent, commit)
     return (
         text
         if len(text) <= DIFF_KEPT

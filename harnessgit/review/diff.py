@@ -1,7 +1,7 @@
 """The files a change touches, parsed from git's patch with unidiff.
 
 Pure: patch text and blob sizes in, `FileDiff`s out. The patch comes from
-`Store.diff_patch` (``git -c core.quotePath=false diff --no-color --no-ext-diff -M``
+`History.diff_patch` (``git -c core.quotePath=false diff --no-color --no-ext-diff -M``
 with fixed prefixes), so a user's ``color.ui=always``, renames, binary files and
 non-ASCII names all arrive in one shape. git still C-quotes a name that holds a
 double quote, a backslash or a control character (``"b/say \\"hi\\".md"``), and

@@ -11,7 +11,7 @@ from harnessgit.candidates.chain import Effect, Measure, own_effects
 from harnessgit.errors import HarnessgitError
 from harnessgit.records import EvidenceRecord, view_of
 from harnessgit.review.scores import compact, cut
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.targets import Provenance, proposal_chain, recorded, without_trailer
 
 EVIDENCE_ITEMS = 3  # items of each evidence file quoted
@@ -51,8 +51,8 @@ def edits_between(store: Store, head: str, base: str) -> list[tuple[Provenance, 
     commits of HEAD's first-parent chain, a merge standing for the proposals it landed
     (the candidate and each candidate it was proposed on), newest first too."""
     found: list[tuple[Provenance, str | None]] = []
-    for sha in store.first_parent_chain(head, stop=base):
-        parents = store.commit_info(sha).parents
+    for sha in store.history.first_parent_chain(head, stop=base):
+        parents = store.objects.commit_info(sha).parents
         if len(parents) > 1:
             found += [(origin, sha) for origin in reversed(proposal_chain(store, parents[1], parents[0]))]
         else:
@@ -73,7 +73,7 @@ def described(
 
 
 def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | None) -> Edit:
-    info = store.commit_info(origin.commit)
+    info = store.objects.commit_info(origin.commit)
     proposal = origin.proposal
     return Edit(
         commit=origin.commit,
@@ -82,16 +82,16 @@ def _edit(store: Store, origin: Provenance, merge: str | None, effect: Effect | 
         rationale=proposal.rationale if proposal else (without_trailer(info.body) or None),
         source=proposal.source if proposal else None,
         proposer=proposal.proposer if proposal else None,
-        evidence=[_evidence_item(store, r) for r in origin.evidence],
+        evidence=[_evidence_item(store.objects, r) for r in origin.evidence],
         merge=merge,
         effect=effect,
     )
 
 
-def _evidence_item(store: Store, record: EvidenceRecord) -> EvidenceItem:
+def _evidence_item(objects: Objects, record: EvidenceRecord) -> EvidenceItem:
     quoted = []
     try:
-        lines = store.read_blob(record.blob).decode("utf-8", "replace").splitlines()
+        lines = objects.read_blob(record.blob).decode("utf-8", "replace").splitlines()
     except HarnessgitError:  # a blob lost to gc on a remote: say so rather than fail the review
         lines = []
         quoted.append("(the evidence blob is missing from this clone: fetch refs/harnessgit/*)")

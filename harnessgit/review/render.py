@@ -1,4 +1,4 @@
-"""How a review looks as text, and the pieces its Markdown (`review.markdown`, the
+"""How a review looks as text, and the pieces its Markdown (`review.comment`, the
 pull-request comment) shares with it. Its JSON is `harnessgit.render.to_json` of the
 `ReviewResult`, like every command's."""
 

@@ -9,7 +9,7 @@ merge counts as the proposals it landed). With no evaluator configured, or no sp
 manifest, there is nothing to score: the verdict is "not evaluated" with the reason
 (never REJECT) and the rest is shown (adoption level 2, issue 20). The result is a
 frozen `ReviewResult`:
-`review.markdown` renders it for a PR comment, `review.render` as text, and its JSON
+`review.comment` renders it for a PR comment, `review.render` as text, and its JSON
 is `harnessgit.render.to_json` of it.
 """
 
@@ -51,7 +51,7 @@ from harnessgit.review.scores import (
     flipped,
     score_row,
 )
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip, resolve
 
 HISTORY_KEPT = 30  # gated merges in the score history's sparkline
@@ -128,10 +128,10 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     the base branch: what ``harnessgit review CAND`` reviews is CAND's own change."""
     config = require(config)
     head_name = head or "HEAD"
-    head_target = resolve(store, head_name)
+    head_target = resolve(store.refs, head_name)
     base_sha, base_label = _base(store, config, base, head_name, head_target.sha)
     head_label = head_target.candidate or head_name
-    deciding = _gate_config(store, config, base_sha)
+    deciding = _gate_config(store.objects, config, base_sha)
     edits = edits_between(store, head_target.sha, base_sha)
     tokenizer, _ = load_tokenizer(config.checks)
     unevaluated = _unevaluable(store, config, deciding)
@@ -160,7 +160,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     outcome = preview_gate(store, config, head_name, base_commit=base_sha, book=book)
     notes = []
     if outcome.base.key.fingerprint != outcome.candidate.key.fingerprint:
-        chain = [base_sha, *reversed(store.first_parent_chain(head_target.sha, stop=base_sha))]
+        chain = [base_sha, *reversed(store.history.first_parent_chain(head_target.sha, stop=base_sha))]
         where = "; ".join(regrades(store, config, chain)) or "HEAD"
         notes.append(
             f"the evaluator's files changed between BASE and HEAD (a regrade: {where}): each score row "
@@ -168,10 +168,8 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
             f"is `harnessgit eval {base_sha[:12]} --grader {head_target.sha[:12]} --split selection`"
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
-    notes += checkpoint_notes(store, [row.model for row in scores])
-    files = _files(
-        store, config, outcome.comparison.sides.settings.config, base_sha, head_target.sha, tokenizer
-    )
+    notes += checkpoint_notes(store.notes, [row.model for row in scores])
+    files = _files(store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer)
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
@@ -193,11 +191,11 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
 
 def score_history(store: Store, base: str) -> list[float]:
     """The selection means at BASE's gated merges, from their gate records (no scores read)."""
-    gates = store.notes(layout.NOTES_GATE)
+    gates = store.notes.records(layout.NOTES_GATE)
     landed: list[GateRecord] = []
-    for sha in store.first_parent_chain(base):
+    for sha in store.history.first_parent_chain(base):
         records = landing(gates.get(sha, []), sha).gates
-        if records and landing_mismatch(records[-1], store.commit_info(sha)):
+        if records and landing_mismatch(records[-1], store.objects.commit_info(sha)):
             continue  # copied from another merge: not this one's numbers (issue 28)
         if records and records[-1].candidate_mean is not None:
             landed.append(records[-1])
@@ -212,12 +210,12 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
     """BASE's commit and how to name it: as given, else HEAD's merge-base with the base branch."""
     if base is None:
         branch = config.harness.base
-        found = store.merge_base(base_tip(store, branch), head)
+        found = store.history.merge_base(base_tip(store.refs, branch), head)
         if found is None:
             raise HarnessgitError(f"{head_name} shares no history with {branch}: name BASE explicitly")
         sha, label = found, f"merge-base with {branch}"
     else:
-        sha, label = resolve(store, base).sha, base
+        sha, label = resolve(store.refs, base).sha, base
     if sha == head and base is None:
         raise HarnessgitError(
             f"{head_name} is already on {config.harness.base} ({sha[:12]}): nothing to review "
@@ -228,11 +226,11 @@ def _base(store: Store, config: Config, base: str | None, head_name: str, head: 
     return sha, label
 
 
-def _gate_config(store: Store, config: Config, base: str) -> Config:
+def _gate_config(objects: Objects, config: Config, base: str) -> Config:
     """The harnessgit.toml the gate would read for BASE (`gate.gate_sides`): BASE's as
     committed, else, for a BASE from before harnessgit was set up, the working tree's."""
     try:
-        return committed_settings(store, base).config
+        return committed_settings(objects, base).config
     except (ConfigError, ManifestError):
         return config
 
@@ -281,15 +279,17 @@ def _files(
     working tree's [harness] paths, as `check` reads them) or, outside the harness, one
     of the evaluator's files at either side (under the settings the gate reads); a
     harness file with its characters and tokens on each side (`_measured`)."""
-    files = parse_patch(store.diff_patch(base, head))
-    graders = {path for side in (base, head) for path in evaluator_files(store.files_at(side), deciding)}
+    files = parse_patch(store.history.diff_patch(base, head))
+    graders = {
+        path for side in (base, head) for path in evaluator_files(store.objects.files_at(side), deciding)
+    }
     sizes_of: dict[str, tuple[str | None, str | None]] = {}
-    for change in store.diff_raw(base, head):
+    for change in store.history.diff_raw(base, head):
         sizes_of[change.path] = (
             change.old.sha if change.old else None,
             change.new.sha if change.new else None,
         )
-    sizes = store.object_sizes([sha for pair in sizes_of.values() for sha in pair if sha])
+    sizes = store.objects.object_sizes([sha for pair in sizes_of.values() for sha in pair if sha])
     found = []
     for item in files:
         old, new = sizes_of.get(item.path, (None, None))
@@ -326,7 +326,7 @@ def _measured(
     limit = config.checks.max_file_bytes
     texts = {
         sha: Content.from_bytes(data, max_bytes=limit).text
-        for sha, data in store.read_blobs(sorted(harness)).items()
+        for sha, data in store.objects.read_blobs(sorted(harness)).items()
     }
 
     def measure(sha: str | None) -> tuple[int | None, int | None]:
@@ -455,5 +455,5 @@ def _evidence_of(store: Store, config: Config, book: ScoreBook, commit: str, ins
 def _measure(store: Store, manifest: Manifest, book: ScoreBook, outcome: GateOutcome) -> Measure:
     """Where the edits' own effects are read: the gate's evaluator and model."""
     key = outcome.base.key
-    config = outcome.comparison.sides.settings.config
+    config = outcome.inputs.sides.settings.config
     return Measure(store, config, book, key.fingerprint, key.model, manifest.ids(SELECTION))

@@ -27,7 +27,7 @@ from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.render import points, short, table
 from harnessgit.review.scores import ScoreRow, score_row
-from harnessgit.store import Store
+from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip, resolve
 
 _Z95 = NormalDist().inv_cdf(0.975)
@@ -92,19 +92,21 @@ def transfer_table(
     if not ids:
         raise HarnessgitError(f"split {split!r} has no instances")
     base_name = base or config.harness.base
-    base_sha = resolve(store, base).sha if base else base_tip(store, base_name)
+    base_sha = resolve(store.refs, base).sha if base else base_tip(store.refs, base_name)
     book = ScoreBook.load(store)
     named = [(base_name, base_sha)]
     for rev in revs:  # a REV that is the base (or one named before) is its row already
-        sha = resolve(store, rev).sha
+        sha = resolve(store.refs, rev).sha
         if all(sha != seen for _name, seen in named):
             named.append((rev, sha))
-    labels = requested_models(config, models) if models else _default_models(store, config, book, named)
+    labels = (
+        requested_models(config, models) if models else _default_models(store.objects, config, book, named)
+    )
     summaries: dict[tuple[str, str], ScoreSummary] = {}
     missing = []
     for name, sha in named:
         for model in labels:
-            context = eval_context(store, for_model(config, model), sha)
+            context = eval_context(store.objects, for_model(config, model), sha)
             summary = book.summary(context.key, split, ids)
             summaries[(sha, model)] = summary
             if summary.missing:
@@ -130,12 +132,14 @@ def transfer_table(
     )
 
 
-def _default_models(store: Store, config: Config, book: ScoreBook, named: list[tuple[str, str]]) -> list[str]:
+def _default_models(
+    objects: Objects, config: Config, book: ScoreBook, named: list[tuple[str, str]]
+) -> list[str]:
     """[evaluator] models, then every other model with scores on record for one of these
     harnesses under this evaluator: a table of models nobody evaluated would be empty."""
     labels = list(config.evaluator.labels)
     for _name, sha in named:
-        key = eval_context(store, config, sha).key
+        key = eval_context(objects, config, sha).key
         labels += sorted(k.model for k in book.keys_of(key.harness) if k.fingerprint == key.fingerprint)
     return list(dict.fromkeys(labels))
 

@@ -25,11 +25,22 @@ if TYPE_CHECKING:
 
 
 def frontier_of(
-    ids: list[str], parents: list[str | None], instances: list[str], scores: NDArray[np.float64]
+    ids: list[str],
+    parents: list[str | None],
+    instances: list[str],
+    scores: NDArray[np.float64],
+    means: NDArray[np.float64] | None = None,
 ) -> Frontier:
     """`compute_frontier` on a complete score matrix (a row per candidate in pool order,
     a column per instance), checked as `ScorePool` checks a pool: what `frontier` hands
-    over at 20,000 candidates x 300 instances without making 6 million Python floats."""
+    over at 20,000 candidates x 300 instances without making 6 million Python floats.
+
+    ``means``: each candidate's mean score, which orders gepa's removal of dominated
+    candidates, when the columns are not the instances themselves. GEPA's "objective",
+    "hybrid" and "cartesian" frontier types keep fronts per objective, or per instance
+    and objective, and still remove dominated programs in order of their mean valset
+    score (gepa/core/state.py ``_get_pareto_front_mapping``, gepa_utils.py
+    ``remove_dominated_programs``); `harnessgit.gate.frontier_keys` builds such columns."""
     import numpy as np
 
     if not instances or not ids:
@@ -38,8 +49,10 @@ def frontier_of(
         raise ValueError(f"{scores.shape} scores for {len(ids)} candidates x {len(instances)} instances")
     if not np.isfinite(scores).all():
         raise ValueError("a score is not a finite number")
+    if means is not None and means.shape != (len(ids),):
+        raise ValueError(f"{means.shape} means for {len(ids)} candidates")
     fronts = _Fronts(scores)
-    means = _row_means(scores)
+    means = row_means(scores) if means is None else means
     dropped = fronts.dropped(means)
     alive: NDArray[np.bool_] = np.asarray(fronts.on.any(axis=0))
     alive[sorted(dropped)] = False
@@ -193,7 +206,7 @@ class _Fronts:
         return {i for i in survivors}
 
 
-def _row_means(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+def row_means(scores: NDArray[np.float64]) -> NDArray[np.float64]:
     """Each row's ``sum(row) / len(row)`` with Python's own float operations, so that
     two candidates tie on the mean exactly when they do in gepa: a running sum in
     column order before Python 3.12, Neumaier's compensated sum from 3.12 on (what

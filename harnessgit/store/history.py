@@ -1,15 +1,13 @@
-"""Reading history: ancestry, first-parent chains, diffs and files at a commit."""
+"""The history part of the store (`Store.history`): ancestry, first-parent chains and
+diffs between commits, trees, the index and the working tree."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from harnessgit.objects import TreeEntry
-from harnessgit.store.changes import RawChange, raw_record
-
-if TYPE_CHECKING:
-    from harnessgit.store.git import Git
+from harnessgit.errors import HarnessgitError
+from harnessgit.store.changes import RAW_DIFF, RawChange, parse_raw_diff, raw_record
+from harnessgit.store.git import Git
 
 # Diffs for people and for unidiff: immune to a user's color.ui=always, external
 # diff drivers and quoted non-ASCII names.
@@ -25,17 +23,9 @@ class FileStat:
     old_path: str | None = None
 
 
-class HistoryMixin:
-    git: Git
-    _listings: dict[str, dict[str, TreeEntry]]  # tree id -> files under it (trees never change)
-
-    if TYPE_CHECKING:
-
-        def read_tree(self, sha: str) -> list[TreeEntry]: ...
-
-        def read_blob(self, sha: str) -> bytes: ...
-
-        def commit_tree_id(self, commit: str) -> str: ...
+class History:
+    def __init__(self, git: Git) -> None:
+        self.git = git
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         result = self.git.run(["merge-base", "--is-ancestor", ancestor, descendant], check=False)
@@ -104,6 +94,14 @@ class HistoryMixin:
             else:
                 i += 1  # the empty field after the last NUL
         return chain
+
+    def diff_raw(self, old: str, new: str | None = None, *, cached: bool = False) -> list[RawChange]:
+        """Changes from ``old`` (a commit or tree id) to ``new``, to the index
+        (``cached``), or to the working tree (neither). Untracked files are not included."""
+        if new is not None and cached:
+            raise HarnessgitError("diff_raw: pass either new or cached")
+        args = [*RAW_DIFF, *(["--cached"] if cached else []), old, *([new] if new else []), "--"]
+        return parse_raw_diff(self.git.run(args).stdout)
 
     def diff_text(self, a: str, b: str, paths: list[str] | None = None) -> str:
         args = [*DIFF_OPTIONS, a, b, "--"]
@@ -176,45 +174,3 @@ class HistoryMixin:
             fields[i + 1].decode("utf-8", "surrogateescape"): fields[i].decode()
             for i in range(0, len(fields) - 1, 2)
         }
-
-    def files_at(self, commit: str) -> dict[str, TreeEntry]:
-        """Every file in a commit's tree, by path; read through cat-file with subtree
-        listings memoised by tree id, so candidates that share most of their tree
-        cost little more than their differences."""
-        tree = self.commit_tree_id(commit)
-        return dict(self._files_under(tree))
-
-    def _files_under(self, tree: str) -> dict[str, TreeEntry]:
-        memo = self._listings
-        found = memo.get(tree)
-        if found is None:
-            found = {}
-            for entry in self.read_tree(tree):
-                if entry.is_tree:
-                    for path, sub in self._files_under(entry.sha).items():
-                        found[f"{entry.name}/{path}"] = sub
-                elif entry.mode != "160000":  # submodules are not files
-                    found[entry.name] = entry
-            if len(memo) > 4096:
-                memo.clear()
-            memo[tree] = found
-        return found
-
-    def entry_at(self, tree: str, path: str) -> TreeEntry | None:
-        entry: TreeEntry | None = None
-        current = tree
-        for part in path.split("/"):
-            if entry is not None:
-                if not entry.is_tree:
-                    return None
-                current = entry.sha
-            entry = next((e for e in self.read_tree(current) if e.name == part), None)
-            if entry is None:
-                return None
-        return entry
-
-    def file_at(self, tree: str, path: str) -> bytes | None:
-        entry = self.entry_at(tree, path)
-        if entry is None or entry.is_tree:
-            return None
-        return self.read_blob(entry.sha)

@@ -110,7 +110,7 @@ def index_path(store: Store, ref: str) -> Path:
 def read_index(store: Store, ref: str) -> NotesIndex:
     """The index of ``ref`` as it is now: from the file when its key matches, brought up
     to date (and saved) when it does not, rebuilt when it cannot be read."""
-    return _refreshed(store, ref, store.ref_value(ref))[0]
+    return _refreshed(store, ref, store.refs.value(ref))[0]
 
 
 def check_index(store: Store, ref: str) -> str | None:
@@ -128,7 +128,7 @@ def check_index(store: Store, ref: str) -> str | None:
     tags = [line.partition(b" ")[0] for line in saved._text.split(b"\n") if line]
     if any(a >= b for a, b in pairwise(tags)):  # lookups are binary searches
         return f"the index of {ref} has its lines out of order"
-    tip = store.ref_value(ref)
+    tip = store.refs.value(ref)
     current: NotesIndex | None = saved
     if saved.commit != tip:
         current = _updated(store, saved, tip) if saved.tree is not None and tip is not None else None
@@ -138,7 +138,7 @@ def check_index(store: Store, ref: str) -> str | None:
 
 
 def rebuild_index(store: Store, ref: str) -> NotesIndex:
-    index = _build(store, ref, store.ref_value(ref))
+    index = _build(store, ref, store.refs.value(ref))
     _save(store, index)
     return index
 
@@ -165,7 +165,7 @@ def _refreshed(store: Store, ref: str, tip: str | None) -> tuple[NotesIndex, str
 def _build(store: Store, ref: str, tip: str | None) -> NotesIndex:
     if tip is None:
         return NotesIndex(ref, None, None, {})
-    tree = store.commit_info(tip).tree
+    tree = store.objects.commit_info(tip).tree
     # The tree of this very commit (not `git notes list`, which reads the ref as it is
     # by then): the key must name exactly what was read.
     listed = store.git.out(["ls-tree", "-r", "--full-tree", tree])
@@ -176,7 +176,7 @@ def _build(store: Store, ref: str, tip: str | None) -> NotesIndex:
         if kind == "blob":
             targets.setdefault(blob, []).append(path.replace("/", ""))
     entries: dict[str, Entry] = {}
-    for blob, _kind, data in store.catfile.read_many(list(targets)):
+    for blob, _kind, data in store.objects.stream(list(targets)):
         tags = tags_of(ref, data)
         for target in targets[blob]:
             entries[target] = Entry(blob, tags)
@@ -186,7 +186,7 @@ def _build(store: Store, ref: str, tip: str | None) -> NotesIndex:
 def _updated(store: Store, saved: NotesIndex, tip: str) -> NotesIndex | None:
     """``saved`` moved to ``tip`` by a diff of the two notes trees: the notes that
     changed, whatever the history between them. None when the old tree is gone."""
-    tree = store.commit_info(tip).tree
+    tree = store.objects.commit_info(tip).tree
     assert saved.tree is not None
     result = store.git.run(["diff-tree", "-r", "--no-renames", "-z", saved.tree, tree], check=False)
     if result.returncode != 0:
@@ -205,7 +205,7 @@ def _updated(store: Store, saved: NotesIndex, tip: str) -> NotesIndex | None:
         else:
             changed.setdefault(new_blob, []).append(target)
     try:
-        for blob, _kind, data in store.catfile.read_many(list(changed)):
+        for blob, _kind, data in store.objects.stream(list(changed)):
             for target in changed[blob]:
                 entries[target] = Entry(blob, tags_of(saved.ref, data))
     except GitFailed:
@@ -271,7 +271,7 @@ def notes_under(
     store: Store, index: NotesIndex, tags: Collection[str] | None
 ) -> Iterator[tuple[str, list[Record]]]:
     """(annotated object, its records) for every note indexed under one of ``tags`` (None:
-    every note), as `Store.notes` reads them: in its order, each note's blob read once, records
+    every note), as `Notes.records` reads them: in its order, each note's blob read once, records
     that cannot be read skipped with one warning per kind of problem."""
     from harnessgit.records.lines import Skipped, parse_note  # not at import: `check` never reads notes
 
@@ -285,9 +285,9 @@ def notes_under(
     for target, blob in notes.items():
         by_blob.setdefault(blob, []).append(target)
     skipped = Skipped(index.ref)
-    for blob, _kind, data in store.catfile.read_many(list(by_blob)):
+    for blob, _kind, data in store.objects.stream(list(by_blob)):
         shared = by_blob[blob]
         records = parse_note(data, listing([target[:12] for target in shared]), skipped)
         for target in shared:
             yield target, list(records)
-    store._warn_skipped(skipped)
+    store.notes.warn_skipped(skipped)

@@ -41,15 +41,15 @@ from harnessgit.store.locks import PACKED_SCRATCH, STALE_AFTER, Lock, age_text, 
 from harnessgit.store.transaction import EVIDENCE_STORE, RefMove
 
 
-class Refs(Protocol):
-    """What recovery needs of the store: reading refs and running git."""
+class RefReader(Protocol):
+    """What recovery needs of the store's `Refs` part: reading refs and running git."""
 
     git: Git
     git_dir: Path
     common_dir: Path
     journal_dir: Path
 
-    def ref_value(self, ref: str) -> str | None: ...
+    def value(self, ref: str) -> str | None: ...
 
 
 log = logging.getLogger("harnessgit")
@@ -111,52 +111,52 @@ class Recovery:
         return f"interrupted {what}: {total - len(self.pending)} of {total} ref updates had landed"
 
 
-def classify(store: Refs, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, ...], Verdict]:
-    steps = tuple(_step(store, move) for move in moves)
+def classify(refs: RefReader, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, ...], Verdict]:
+    steps = tuple(_step(refs, move) for move in moves)
     moved = any(step.state == "moved" for step in steps)
     if moved:
         return steps, "blocked" if any(step.landed for step in steps) else "discard"
     return steps, "finish"
 
 
-def _step(store: Refs, move: RefMove) -> Step:
-    now = store.ref_value(move.ref)
+def _step(refs: RefReader, move: RefMove) -> Step:
+    now = refs.value(move.ref)
     old = None if move.old == ZERO else move.old
     if now == move.new:
         state: StepState = "done"
     elif move.old is None or now == old:
         state = "pending"
-    elif move.new is not None and now is not None and _keeps(store, move.ref, move.new, now):
+    elif move.new is not None and now is not None and _keeps(refs, move.ref, move.new, now):
         state = "done"
     else:
         state = "moved"
     return Step(move.ref, move.old, move.new, now, state)
 
 
-def _keeps(store: Refs, ref: str, new: str, now: str) -> bool:
+def _keeps(refs: RefReader, ref: str, new: str, now: str) -> bool:
     """Whether ``now`` holds what ``new`` wrote: it descends from it, or (the evidence
     store, whose every commit is a fresh root) its tree drops none of ``new``'s blobs."""
     if ref == EVIDENCE_STORE:
-        dropped = store.git.run(["diff-tree", "-r", "--diff-filter=D", "--name-only", new, now], check=False)
+        dropped = refs.git.run(["diff-tree", "-r", "--diff-filter=D", "--name-only", new, now], check=False)
         return dropped.returncode == 0 and not dropped.stdout.strip()
-    return store.git.run(["merge-base", "--is-ancestor", new, now], check=False).returncode == 0
+    return refs.git.run(["merge-base", "--is-ancestor", new, now], check=False).returncode == 0
 
 
-def inspect(store: Refs, entry: journal.Entry) -> Recovery:
+def inspect(refs: RefReader, entry: journal.Entry) -> Recovery:
     """What rolling ``entry`` forward would do, changing nothing."""
     intent = entry.read()
-    steps, verdict = classify(store, intent.moves)
-    locks = tuple(lock for path in lock_paths(store, intent.moves) if (lock := read_lock(path)))
+    steps, verdict = classify(refs, intent.moves)
+    locks = tuple(lock for path in lock_paths(refs, intent.moves) if (lock := read_lock(path)))
     return Recovery(entry.path, intent.reason, max(0.0, time.time() - intent.created), steps, locks, verdict)
 
 
-def lock_paths(store: Refs, moves: tuple[RefMove, ...]) -> list[Path]:
+def lock_paths(refs: RefReader, moves: tuple[RefMove, ...]) -> list[Path]:
     """The lock files git takes for these updates (files backend)."""
-    paths = [store.common_dir / f"{move.ref}.lock" for move in moves]
+    paths = [refs.common_dir / f"{move.ref}.lock" for move in moves]
     if any(move.new is None for move in moves):
-        paths += [store.common_dir / "packed-refs.lock", store.common_dir / PACKED_SCRATCH]
-    if _head_branch(store.git_dir) in {move.ref for move in moves}:  # HEAD's reflog follows it
-        paths.append(store.git_dir / "HEAD.lock")
+        paths += [refs.common_dir / "packed-refs.lock", refs.common_dir / PACKED_SCRATCH]
+    if _head_branch(refs.git_dir) in {move.ref for move in moves}:  # HEAD's reflog follows it
+        paths.append(refs.git_dir / "HEAD.lock")
     return paths
 
 
@@ -169,7 +169,7 @@ def _head_branch(git_dir: Path) -> str | None:
     return head.removeprefix("ref: ") if head.startswith("ref: ") else None
 
 
-def roll_forward(store: Refs, entry: journal.Entry) -> Recovery | None:
+def roll_forward(refs: RefReader, entry: journal.Entry) -> Recovery | None:
     """Finish or drop an interrupted transaction; None when another process took it over.
     Unfinished, the journal goes back to its writer's name, for the next command (or
     `harnessgit doctor`) to find again."""
@@ -177,19 +177,19 @@ def roll_forward(store: Refs, entry: journal.Entry) -> Recovery | None:
     if mine is None:
         return None
     try:
-        found = _finish(store, mine)
+        found = _finish(refs, mine)
     finally:
         if mine.path.exists() and mine.path != entry.path:
             mine.path.rename(entry.path)
     return found
 
 
-def _finish(store: Refs, mine: journal.Entry) -> Recovery:
-    paths = lock_paths(store, mine.read().moves)
+def _finish(refs: RefReader, mine: journal.Entry) -> Recovery:
+    paths = lock_paths(refs, mine.read().moves)
     refused = ""
     for _ in range(_ATTEMPTS):
         settled = _settled(paths)
-        found = inspect(store, mine)
+        found = inspect(refs, mine)
         if found.verdict == "blocked":
             return found  # its locks stay too: writes to its refs wait for a decision
         for lock in settled:
@@ -197,7 +197,7 @@ def _finish(store: Refs, mine: journal.Entry) -> Recovery:
                 lock.path.unlink(missing_ok=True)
         if found.verdict == "finish" and found.pending:
             lines = ["start", *(step.move().command() for step in found.pending), "prepare", "commit"]
-            result = store.git.run(
+            result = refs.git.run(
                 ["update-ref", "-m", f"harnessgit: finish {found.reason}", "--stdin"],
                 input=("\n".join(lines) + "\n").encode(),
                 check=False,
@@ -207,7 +207,7 @@ def _finish(store: Refs, mine: journal.Entry) -> Recovery:
                 continue
         mine.remove()
         return replace(found, finished=True)
-    return replace(inspect(store, mine), refused=git_says(refused))
+    return replace(inspect(refs, mine), refused=git_says(refused))
 
 
 def _settled(paths: list[Path]) -> list[Lock]:
@@ -220,15 +220,15 @@ def _settled(paths: list[Path]) -> list[Lock]:
         time.sleep(_POLL)
 
 
-def recover(store: Refs) -> list[Recovery]:
+def recover(refs: RefReader) -> list[Recovery]:
     """Roll forward every interrupted transaction (one directory listing when there is
     none); raise when one cannot be finished."""
     done = []
-    for entry in journal.entries(store.journal_dir):
+    for entry in journal.entries(refs.journal_dir):
         if not entry.interrupted():
             continue  # in flight in a live process
         try:
-            found = roll_forward(store, entry)
+            found = roll_forward(refs, entry)
         except journal.JournalError as exc:
             raise journal.JournalError(f"{exc}; see `harnessgit doctor`") from None
         if found is None:
@@ -237,19 +237,19 @@ def recover(store: Refs) -> list[Recovery]:
             raise InterruptedTransaction(f"{found.summary()}; see `harnessgit doctor`")
         if not found.finished:
             raise InterruptedTransaction(f"{found.summary()}; git would not apply the rest: {found.refused}")
-        log.warning("%s: %s", found.summary(), _outcome(store, found))
+        log.warning("%s: %s", found.summary(), _outcome(refs, found))
         done.append(found)
     return done
 
 
-def _outcome(store: Refs, found: Recovery) -> str:
+def _outcome(refs: RefReader, found: Recovery) -> str:
     """What the warning says was done, and what is left: a transaction that moved the
     checked-out branch (a merge) was killed before the working tree could follow it."""
     if found.verdict == "discard":
         return "dropped"
-    head = _head_branch(store.git_dir)
+    head = _head_branch(refs.git_dir)
     moved = [step for step in found.steps if step.ref == head and step.new is not None]
-    if head is None or not moved or store.ref_value(head) != moved[0].new:
+    if head is None or not moved or refs.value(head) != moved[0].new:
         return "finished it"  # (a branch built on since was followed by whatever built on it)
     branch = head.removeprefix("refs/heads/")
     return (

@@ -9,7 +9,7 @@ input cut short aborts the open transaction. So a failed transaction reads exact
 as a one-shot ``update-ref`` would, and the next one starts a new session.
 
 The reflog message is per session: only transactions whose reason is also in the
-commits they write (notes, pins, the evidence store: `NotesMixin.commit`) come here;
+commits they write (notes, pins, the evidence store: `Refs.commit`) come here;
 branch and label moves keep their own ``-m`` reason.
 """
 

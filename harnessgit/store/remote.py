@@ -65,7 +65,9 @@ def fetch_shared(store: Store, remote: str) -> dict[str, str]:
     result = store.git.run(args, check=False)
     if result.returncode != 0:
         raise RemoteFailed(f"cannot fetch from {remote}: {git_says(result.stderr)}")
-    return {"refs/" + ref.removeprefix(space): sha for ref, sha in store.list_refs(space.rstrip("/")).items()}
+    return {
+        "refs/" + ref.removeprefix(space): sha for ref, sha in store.refs.listing(space.rstrip("/")).items()
+    }
 
 
 def push_leased(store: Store, remote: str, updates: Iterable[RemoteUpdate]) -> bool:
@@ -106,23 +108,23 @@ def union_notes(store: Store, ours: str, theirs: str, reason: str) -> str:
     the union of the two notes' lines (ours in their order, then theirs not in ours).
     Records are one canonical JSON line each whose order carries no meaning, so the
     union loses nothing and never conflicts (the `cat_sort_uniq` rule, in the store)."""
-    if ours == theirs or store.is_ancestor(theirs, ours):
+    if ours == theirs or store.history.is_ancestor(theirs, ours):
         return ours
-    if store.is_ancestor(ours, theirs):
+    if store.history.is_ancestor(ours, theirs):
         return theirs
-    root = store.commit_info(ours).tree
-    mine, other = _note_blobs(store, root), _note_blobs(store, store.commit_info(theirs).tree)
+    root = store.objects.commit_info(ours).tree
+    mine, other = _note_blobs(store, root), _note_blobs(store, store.objects.commit_info(theirs).tree)
     changes: dict[str, Blob | None] = {}
     for target, (_path, blob) in other.items():
         here = mine.get(target)
         if here is not None and here[1] == blob:
             continue
-        text = store.read_blob(blob)
+        text = store.objects.read_blob(blob)
         if here is not None:
-            text = _union_lines(store.read_blob(here[1]), text)
-        changes[here[0] if here else note_path(target)] = Blob(store.write_blob(text))
-    tree = store.edit_tree(root, changes) if changes else root
-    return store.write_commit(tree, [ours, theirs], f"harnessgit: {reason}")
+            text = _union_lines(store.objects.read_blob(here[1]), text)
+        changes[here[0] if here else note_path(target)] = Blob(store.objects.write_blob(text))
+    tree = store.objects.edit_tree(root, changes) if changes else root
+    return store.objects.write_commit(tree, [ours, theirs], f"harnessgit: {reason}")
 
 
 def _note_blobs(store: Store, tree: str) -> dict[str, tuple[str, str]]:
@@ -150,7 +152,7 @@ def union_kept(store: Store, ours: str | None, others: Iterable[str]) -> str | N
     commits = [commit for commit in (ours, *others) if commit]
     if not commits:
         return None
-    trees = {commit: store.commit_info(commit).tree for commit in commits}
+    trees = {commit: store.objects.commit_info(commit).tree for commit in commits}
     kept = _note_blobs(store, trees[commits[0]])
     changes: dict[str, Blob | None] = {}
     for commit in commits[1:]:
@@ -158,22 +160,22 @@ def union_kept(store: Store, ours: str | None, others: Iterable[str]) -> str | N
             if blob not in kept:
                 kept[blob] = (path, sha)
                 changes[path] = Blob(sha)
-    tree = store.edit_tree(trees[commits[0]], changes) if changes else trees[commits[0]]
+    tree = store.objects.edit_tree(trees[commits[0]], changes) if changes else trees[commits[0]]
     for commit in (*commits[1:], commits[0]):  # the remote's first: what the others hold
         if trees[commit] == tree:
             return commit
-    return store.write_commit(tree, [], "harnessgit evidence store: keeps evidence blobs reachable")
+    return store.objects.write_commit(tree, [], "harnessgit evidence store: keeps evidence blobs reachable")
 
 
 def local_shared(store: Store) -> dict[str, str]:
     """This clone's refs under the shared prefixes (full name -> object id)."""
-    return store.list_refs(*(prefix.rstrip("/") for prefix in SHARED))
+    return store.refs.listing(*(prefix.rstrip("/") for prefix in SHARED))
 
 
 def notes_at(store: Store, notes_commit: str) -> dict[str, bytes]:
     """annotated object -> note text, as a notes commit holds them (not a ref's tip)."""
-    blobs = _note_blobs(store, store.commit_info(notes_commit).tree)
-    return {target: store.read_blob(blob) for target, (_path, blob) in blobs.items()}
+    blobs = _note_blobs(store, store.objects.commit_info(notes_commit).tree)
+    return {target: store.objects.read_blob(blob) for target, (_path, blob) in blobs.items()}
 
 
 def checked_out(store: Store) -> set[str]:

@@ -86,7 +86,7 @@ def _counted(store: Store, ref: str, archived: Mapping[str, str]) -> dict[str, i
 
 def _reasons_key(store: Store, ref: str, archived: Mapping[str, str]) -> str:
     listing = "".join(f"{cid} {sha}\n" for cid, sha in sorted(archived.items()))
-    return hashlib.sha256(f"{store.ref_value(ref)}\n{listing}".encode()).hexdigest()
+    return hashlib.sha256(f"{store.refs.value(ref)}\n{listing}".encode()).hexdigest()
 
 
 def _saved_reasons(store: Store) -> tuple[str, dict[str, int]] | None:

@@ -1,14 +1,15 @@
 """Many transactions written as one: an evolve iteration's writes, staged and committed
 together with its record (issue 13).
 
-While `Store.staging` is open, `Store.commit` adds each transaction to one staged
+While `Refs.staging` is open, `Refs.commit` adds each transaction to one staged
 transaction instead of applying it, and the store answers reads of what it staged:
-a ref's value and the refs listed (`ref_value`, `list_refs`), a notes ref's records
-(`notes`, `notes_on`). The staged writes land in one ``update-ref --stdin``
+a ref's value and the refs listed (`Refs.value`, `Refs.listing`), a notes ref's records
+(`Notes.records`, `Notes.records_on`, through `Refs.staged_lines`). `Refs` is the one
+interface to this overlay: nothing else holds a `Staged`. The staged writes land in one ``update-ref --stdin``
 transaction when the staging ends, however it ends (an exception lands what was
 staged, as separate commits would have), or earlier once the oldest staged write is
 ``max_age`` seconds old, so that a kill loses at most that much of a slow
-evaluator's work. `Store.direct` commits what is staged and writes straight through
+evaluator's work. `Refs.direct` commits what is staged and writes straight through
 for its body: for steps that run git on what they read (the gate's checkouts and
 merges).
 

@@ -32,7 +32,7 @@ class RefMove:
 
 @dataclass
 class Transaction:
-    """Collects changes; `Store.commit` applies them in one ``update-ref --stdin``.
+    """Collects changes; `Refs.commit` (``store.refs.commit``) applies them in one ``update-ref --stdin``.
 
     Ref moves carry the value they expect to replace: if another process moved
     such a ref first, the whole transaction fails cleanly. Note appends and kept

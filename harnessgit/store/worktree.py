@@ -1,5 +1,6 @@
-"""The user's working tree and index (read, and moved only as a fast-forward of a landing),
-trees written out for the evaluator, and patches applied off to the side."""
+"""The worktree part of the store (`Store.worktree`): the user's working tree and index
+(read, and moved only as a fast-forward of a landing), trees written out for the
+evaluator, and patches and merges computed off to the side."""
 
 from __future__ import annotations
 
@@ -8,27 +9,21 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry, object_id
 from harnessgit.processes.scratch import ScratchDir
+from harnessgit.store.git import Git
+from harnessgit.store.objectdb import Objects
 
-if TYPE_CHECKING:
-    from harnessgit.store.git import Git
 
+class Worktree:
+    def __init__(self, git: Git, root: Path, objects: Objects) -> None:
+        self.git = git
+        self.root = root
+        self._objects = objects
 
-class WorktreeMixin:
-    git: Git
-    root: Path
-
-    if TYPE_CHECKING:
-
-        def files_at(self, commit: str) -> dict[str, TreeEntry]: ...
-
-        def read_blob(self, sha: str) -> bytes: ...
-
-    def worktree_changes(self) -> dict[str, bool]:
+    def changes(self) -> dict[str, bool]:
         """Paths that differ from HEAD in the working tree: path -> still exists.
 
         Staged and unstaged changes alike, and untracked files not ignored.
@@ -42,7 +37,7 @@ class WorktreeMixin:
             changes[path] = "D" not in code
         return changes
 
-    def hash_worktree_files(self, paths: list[str], *, write: bool = True) -> dict[str, str]:
+    def hash_files(self, paths: list[str], *, write: bool = True) -> dict[str, str]:
         """Working-tree files as blob ids, through the repository's clean filters; written
         into the object database unless ``write`` is False (ids only)."""
         if not paths:
@@ -83,7 +78,7 @@ class WorktreeMixin:
                 regular.append(path)
             else:
                 found[path] = TreeEntry(MODE_TREE, path, "")
-        hashed = self.hash_worktree_files(regular, write=False)
+        hashed = self.hash_files(regular, write=False)
         found.update((path, TreeEntry(MODE_FILE, path, sha)) for path, sha in hashed.items())
         return found
 
@@ -132,13 +127,13 @@ class WorktreeMixin:
         instead (after the same refusal), so that filters (Git LFS, eol conversion)
         apply as in a checkout.
         """
-        files = self.files_at(tree)
+        files = self._objects.files_at(tree)
         problem = unsafe_path(files)
         if problem:
             raise HarnessgitError(f"refused to check out the tree {tree[:12]}: {problem}")
         filtered = any(path.rsplit("/", 1)[-1] == ".gitattributes" for path in files)
         if not filtered and os.open in os.supports_dir_fd:
-            _write_files(directory, files, self.read_blob)
+            _write_files(directory, files, self._objects.read_blob)
             return
         with ScratchDir("index") as tmp:
             env = {"GIT_INDEX_FILE": str(tmp / "index")}
@@ -166,17 +161,43 @@ class WorktreeMixin:
         self.git.run(["update-index", "-q", "--refresh"], check=False)
         self.git.run(["read-tree", "-m", "-u", old, new])
 
-    def head_branch(self) -> str | None:
-        """The branch HEAD is on, or None when HEAD is detached."""
-        result = self.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
-        return result.stdout.decode().strip() or None
+    # -- the index -------------------------------------------------------
 
-    def config_values(self, key: str) -> list[str]:
-        result = self.git.run(["config", "--get-all", key], check=False)
-        return result.stdout.decode().splitlines()
+    def untracked_files(self, paths: list[str] | None = None) -> list[str]:
+        """Files in the working tree that git does not track and does not ignore
+        (only among ``paths`` when given)."""
+        if paths == []:
+            return []
+        args = ["--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--full-name"]
+        raw = self.git.run([*args, "--", *(paths or [])]).stdout
+        return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
 
-    def config_add(self, key: str, value: str) -> None:
-        self.git.run(["config", "--add", key, value])
+    def would_be_untracked(self, path: str) -> bool:
+        """Whether a file at ``path`` (from the top of the working tree) shows in `git
+        status` as untracked, so that `git add -A` would commit it: not tracked, not ignored."""
+        tracked = self.git.run(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", path]).stdout
+        if tracked:
+            return False
+        return self.git.run(["check-ignore", "-q", "--no-index", "--", path], check=False).returncode == 1
+
+    def tracked_files(self) -> list[str]:
+        raw = self.git.run(["ls-files", "-z", "--cached", "--full-name"]).stdout
+        return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
+
+    def index_entries(self, paths: list[str] | None = None) -> dict[str, TreeEntry]:
+        """Staged files (stage 0) by path: what the next commit will contain."""
+        args = ["--literal-pathspecs", "ls-files", "-s", "-z", "--full-name"]
+        raw = self.git.run([*args, "--", *(paths or [])]).stdout if paths != [] else b""
+        entries = {}
+        for item in raw.split(b"\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition(b"\t")
+            mode, sha, stage = meta.decode().split()
+            if stage == "0":
+                name = path.decode("utf-8", "surrogateescape")
+                entries[name] = TreeEntry(mode, name, sha)
+        return entries
 
 
 def unsafe_path(files: dict[str, TreeEntry]) -> str | None:

@@ -76,7 +76,7 @@ def _round(store: Store, remote: str) -> tuple[list[str], list[str], Reconciled]
                 txn.delete(ref, ours[ref])
             else:
                 txn.move(ref, new, ours.get(ref))
-        store.commit(txn)
+        store.refs.commit(txn)
     there = [
         RemoteUpdate(ref, new, theirs.get(ref))
         for ref, new in sorted(plan.there.items())
@@ -121,7 +121,7 @@ def publish(store: Store, remote: str, before: dict[str, str], refs: list[str]) 
     """Push this clone's value of each of ``refs`` to ``remote``, leased on its value in
     ``before`` (what both sides held after a sync): False, and nothing pushed, when the
     remote moved since. How a gate takes its attempt number on the remote."""
-    now = store.ref_values(refs)
+    now = store.refs.values(refs)
     updates = [
         RemoteUpdate(ref, now.get(ref), before.get(ref)) for ref in refs if now.get(ref) != before.get(ref)
     ]

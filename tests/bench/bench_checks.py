@@ -3,6 +3,16 @@
 Run from the repository root:
 
     .venv/bin/python tests/bench/bench_checks.py [--runs N]
+    .venv/bin/python tests/bench/bench_checks.py --startup   # the hook on one file vs --help
+
+``--startup`` times only what issue 26 asks of the hook: `harnessgit check SKILL.md` on
+one small edited SKILL.md against `harnessgit --help`, medians of 9 runs (``--runs``)
+measured in one run, their ratio (target: 1.5x at most), and the same check with no
+bytecode cache at all, each as wall time and as CPU time (the process and its git
+processes: steadier than wall time on a loaded machine). It also prints the floor of
+that path: the interpreter with the modules every `check FILE` on a Markdown file in a
+repository imports today (the CLI, the store, the configuration reader and markdown-it),
+to show how much of the ratio the checks themselves can still win.
 
 Prints median wall times (including interpreter start) and ratios to baselines
 measured in the same run on the same machine: bare `python -c pass` start-up,
@@ -116,11 +126,80 @@ def build_repo(root: Path, env: dict[str, str], files: int) -> Path:
     return repo
 
 
+def cpu_run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, the process and the git processes it
+    waited for: Linux's wait4 counts reaped children) of one run."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped above
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
+def medians_ms(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> tuple[float, float]:
+    """Median wall and median CPU milliseconds of ``runs`` runs, after one warm-up run."""
+    cpu_run(argv, cwd, env)  # warm the page cache and .pyc files
+    times = [cpu_run(argv, cwd, env) for _ in range(runs)]
+    return 1000 * statistics.median(t[0] for t in times), 1000 * statistics.median(t[1] for t in times)
+
+
+# What every `check FILE` in a repository loads besides the CLI, whatever the rules do.
+HOOK_FLOOR = "import harnessgit.cli._base, harnessgit.store, harnessgit.config, markdown_it"
+
+
+def startup(runs: int) -> None:
+    """`check SKILL.md` against `--help`, with and without bytecode (issue 26, item 7)."""
+    python = sys.executable
+    with tempfile.TemporaryDirectory(prefix="harnessgit-bench-") as tmp:
+        env = dict(os.environ, HOME=tmp, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b")
+        env.update(GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@b", PYTHONPYCACHEPREFIX=f"{tmp}/pyc")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # the warm-up run writes the cache the timed runs read
+        cold = dict(env, PYTHONPYCACHEPREFIX=f"{tmp}/empty", PYTHONDONTWRITEBYTECODE="1")
+        repo = Path(tmp) / "harness"
+        repo.mkdir()
+        git(repo, env, "init", "-q", "-b", "main")
+        rng = random.Random(0)
+        (repo / "SKILL.md").write_text(skill("demo", rng, 20, vocabulary(rng)))
+        git(repo, env, "add", "-A")
+        git(repo, env, "commit", "-q", "-m", "base")
+        with (repo / "SKILL.md").open("a") as out:
+            out.write("- One more step.\n")
+        check = [python, "-m", "harnessgit", "check", "SKILL.md"]
+        figures = {
+            "python -c pass": medians_ms([python, "-c", "pass"], repo, env, runs),
+            "harnessgit --help": medians_ms([python, "-m", "harnessgit", "--help"], repo, env, runs),
+            "floor: CLI + store + config + markdown-it": medians_ms(
+                [python, "-c", HOOK_FLOOR], repo, env, runs
+            ),
+            "harnessgit check SKILL.md": medians_ms(check, repo, env, runs),
+            "harnessgit check SKILL.md, no bytecode cache": medians_ms(check, repo, cold, runs),
+        }
+        shown = subprocess.run(check, cwd=repo, env=env, capture_output=True, text=True).stdout.strip()
+    print(
+        f"hook start-up: {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, median of {runs} runs, bytecode cached unless said"
+    )
+    wall, cpu = figures["harnessgit --help"]
+    print(f"  {'':50s} {'wall':>9s} {'ratio':>6s}  {'CPU':>9s} {'ratio':>6s}  (ratio: to harnessgit --help)")
+    for name, (ms, cpu_ms) in figures.items():
+        print(f"  {name:50s} {ms:6.1f} ms {ms / wall:5.2f}x  {cpu_ms:6.1f} ms {cpu_ms / cpu:5.2f}x")
+    print(f"  the check's own output: {shown}")
+    print("target: harnessgit check SKILL.md <= 1.5x harnessgit --help (bytecode cached). On a loaded")
+    print("machine the wall times wait for the CPU; the CPU times are what each run costs.")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=21, help="timed runs per measurement (default 21)")
+    parser.add_argument(
+        "--runs", type=int, default=None, help="timed runs per measurement (default 21; 9 with --startup)"
+    )
     parser.add_argument("--files", type=int, default=200, help="files in the pre-commit run (default 200)")
+    parser.add_argument("--startup", action="store_true", help="only `check SKILL.md` against `--help`")
     args = parser.parse_args()
+    if args.startup:
+        startup(args.runs or 9)
+        return
+    args.runs = args.runs or 21
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="harnessgit-bench-") as tmp:
         env = dict(os.environ, HOME=tmp, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b")

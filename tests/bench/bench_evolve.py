@@ -26,7 +26,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.context import eval_context
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store, Transaction
 
@@ -97,7 +97,7 @@ def add_candidates(repo: Path, count: int) -> None:
                 cand = propose(
                     store, config, {"SKILL.md": base + f"- variant {i}\n"}, rationale=f"variant {i}"
                 )
-                key = eval_context(store, config, cand.commit).key
+                key = eval_context(store.objects, config, cand.commit).key
                 txn.append(
                     layout.NOTES_EVALS,
                     cand.commit,
@@ -119,13 +119,15 @@ def add_candidates(repo: Path, count: int) -> None:
                         )
                     ],
                 )
-            store.commit(txn)
+            store.refs.commit(txn)
 
 
 def overhead(repo: Path, iterations: int) -> list[tuple[float, bool]]:
     """(harnessgit's own seconds, whether the iteration reached the selection split) per iteration."""
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=iterations), seed=0)
+        report = evolve(
+            store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=iterations), seed=0)
+        )
     return [
         (
             (r.seconds or 0) - (r.evaluator_seconds or 0) - (r.proposer_seconds or 0),

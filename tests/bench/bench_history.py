@@ -69,11 +69,11 @@ def checks_alone(repo: Path) -> float:
 
     config = load_config(repo)
     with Store.discover(repo) as store:
-        chain = store.first_parent_changes(store.resolve_commit(config.harness.base))
+        chain = store.history.first_parent_changes(store.refs.resolve(config.harness.base))
         touched = [commit for commit, changes in chain if _harness(changes, config)]
         start = time.perf_counter()
         for commit in touched:
-            parents = store.commit_info(commit).parents
+            parents = store.objects.commit_info(commit).parents
             check_change(store, config, parents[0] if parents else None, commit)
         return time.perf_counter() - start
 

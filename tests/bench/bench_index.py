@@ -135,28 +135,30 @@ def bulk(repo: Path, candidates: int, instances: int, live: int) -> None:
     manifest = json.loads((repo / "splits.json").read_text())
     ids = manifest["selection"]
     with Store.discover(repo) as store:
-        tip = store.resolve_commit("main")
-        base = eval_context(store, config, tip)
+        tip = store.refs.resolve("main")
+        base = eval_context(store.objects, config, tip)
         template = next(
             r
-            for records in store.notes(layout.NOTES_EVALS).values()
+            for records in store.notes.records(layout.NOTES_EVALS).values()
             for r in records
             if isinstance(r, EvalRecord) and r.harness == base.key.harness
         )
-        main_tree = store.commit_info(tip).tree
+        main_tree = store.objects.commit_info(tip).tree
         start = datetime(2026, 1, 1, tzinfo=timezone.utc)
         evidence: dict[str, Blob] = {}
         evals: dict[str, Blob] = {}
         refs: list[str] = []
         for i in range(candidates):
             level = rng.randrange(instances // 4, instances)
-            blob = store.write_blob(skill(level, f"variant {i}").encode())
-            tree = store.edit_tree(main_tree, {"SKILL.md": Blob(blob)})
+            blob = store.objects.write_blob(skill(level, f"variant {i}").encode())
+            tree = store.objects.edit_tree(main_tree, {"SKILL.md": Blob(blob)})
             cid = new_candidate_id()
-            commit = store.write_commit(tree, [tip], f"Variant {i}\n\n{layout.CANDIDATE_TRAILER}: {cid}")
-            key = eval_context(store, config, commit).key if i < 3 else base.key
-            harness = key.harness if i < 3 else store.edit_tree(None, {"SKILL.md": Blob(blob)})
-            assert i >= 3 or harness == store.edit_tree(None, {"SKILL.md": Blob(blob)})
+            commit = store.objects.write_commit(
+                tree, [tip], f"Variant {i}\n\n{layout.CANDIDATE_TRAILER}: {cid}"
+            )
+            key = eval_context(store.objects, config, commit).key if i < 3 else base.key
+            harness = key.harness if i < 3 else store.objects.edit_tree(None, {"SKILL.md": Blob(blob)})
+            assert i >= 3 or harness == store.objects.edit_tree(None, {"SKILL.md": Blob(blob)})
             ts = start + timedelta(seconds=i)
             mine: list[Record] = [
                 ProposalRecord(
@@ -183,17 +185,19 @@ def bulk(repo: Path, candidates: int, instances: int, live: int) -> None:
                 }
             )
             evidence[note_path(commit)] = Blob(
-                store.write_blob(b"".join(dump_record(r) + b"\n" for r in mine))
+                store.objects.write_blob(b"".join(dump_record(r) + b"\n" for r in mine))
             )
-            evals[note_path(commit)] = Blob(store.write_blob(dump_record(record) + b"\n"))
+            evals[note_path(commit)] = Blob(store.objects.write_blob(dump_record(record) + b"\n"))
             ref = layout.archive_ref(cid) if archived else layout.candidate_ref(cid)
             refs += [f"create {ref} {commit}", f"create {PINS_PREFIX}{commit} {commit}"]
             if i % 1000 == 999:
                 print(f"  {i + 1} candidates written", flush=True)
         for notes_ref, changes in ((layout.NOTES_EVIDENCE, evidence), (layout.NOTES_EVALS, evals)):
-            old = store.ref_value(notes_ref)
-            tree = store.edit_tree(store.commit_info(old).tree if old else None, changes)
-            refs.append(f"update {notes_ref} {store.write_commit(tree, [old] if old else [], 'bench')}")
+            old = store.refs.value(notes_ref)
+            tree = store.objects.edit_tree(store.objects.commit_info(old).tree if old else None, changes)
+            refs.append(
+                f"update {notes_ref} {store.objects.write_commit(tree, [old] if old else [], 'bench')}"
+            )
     git(repo, "update-ref", "--stdin", input="\n".join(refs) + "\n")
     git(repo, "pack-refs", "--all")
 

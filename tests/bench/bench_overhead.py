@@ -35,7 +35,7 @@ from pathlib import Path
 
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import IterationRecord
 from harnessgit.store import Store
 
@@ -178,7 +178,7 @@ def measure(root: Path, name: str, iterations: int) -> list[float]:
         report = evolve(
             store,
             load_config(repo),
-            budget=Budget(max_proposals=iterations),
+            EvolveRequest(budget=Budget(max_proposals=iterations)),
             on_iteration=lambda _record: ends.append(time.time()),
         )
     sys.modules.pop("task", None)

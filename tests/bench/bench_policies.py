@@ -18,8 +18,8 @@ instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmar
     instances, against a fixed-n test of the same e-value (the same error promise) on a
     selection pool of 300, per true gain.
 
-Not a test: tests never assert figures (STYLE.md); tests/stats/test_policies.py checks
-the promises on a smaller run.
+Not a test: tests never assert figures (docs/design.md, "How the code reads");
+tests/stats/test_policies.py checks the promises on a smaller run.
 """
 
 from __future__ import annotations

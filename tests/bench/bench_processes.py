@@ -146,7 +146,7 @@ PROPOSE = (
     "import sys\nfrom harnessgit.config.proposer import CommandProposerSection\n"
     "from harnessgit.errors import ProposerFailed\n"
     "from harnessgit.proposers.command import CommandProposer\n"
-    "from harnessgit.proposers.models import ProposalRequest\n"
+    "from harnessgit.proposers.protocol import ProposalRequest\n"
     "section = CommandProposerSection(command=[sys.executable, sys.argv[1]], timeout=5)\n"
     "request = ProposalRequest(component='SKILL.md', current_text='# s\\n', examples=[])\n"
     "try:\n"

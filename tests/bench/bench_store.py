@@ -91,7 +91,7 @@ def raw_read(repo: Path) -> int:
 
 def store_read(repo: Path) -> int:
     with Store.discover(repo) as store:
-        notes = store.notes(layout.NOTES_EVALS)
+        notes = store.notes.records(layout.NOTES_EVALS)
     return sum(len(records) for records in notes.values())
 
 
@@ -123,7 +123,7 @@ def main() -> None:
                 txn = Transaction("bench")
                 for commit in commits[i : i + 100]:
                     txn.append(layout.NOTES_EVALS, commit, [eval_record(commit, rng, args.instances)])
-                store.commit(txn)
+                store.refs.commit(txn)
         raw_read(repo), store_read(repo)  # warm the page cache
         raw, ours = [], []
         for _ in range(args.runs):  # interleaved, so drift hits both alike
@@ -134,7 +134,7 @@ def main() -> None:
         print(f"recording candidates through the API: {rate:.0f} candidates/s (target >= 100)")
         print(f"raw git notes list + cat-file --batch:  {statistics.median(raw) * 1000:7.1f} ms")
         print(
-            f"store.notes() -> parsed records:        {statistics.median(ours) * 1000:7.1f} ms"
+            f"store.notes.records() -> parsed records:        {statistics.median(ours) * 1000:7.1f} ms"
             f"  ratio {statistics.median(ours) / statistics.median(raw):.2f}x (target <= 2x)"
         )
         print(f"ScoreBook.load() (records + score index): {book * 1000:5.1f} ms")

@@ -332,7 +332,7 @@ def make_repo(root: Path, seed: int, regime: str) -> tuple[Path, Path]:
 def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
     from harnessgit.config import load_config
     from harnessgit.evolve.evolve import evolve
-    from harnessgit.evolve.state import Budget
+    from harnessgit.evolve.state import Budget, EvolveRequest
     from harnessgit.store import Store
     from harnessgit.targets import base_tip
 
@@ -344,14 +344,18 @@ def run_harnessgit(seed: int, regime: str, budget: int) -> Run:
         with Store.discover(repo) as store:
             started = time.perf_counter()
             report = evolve(
-                store, load_config(repo), budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True
+                store,
+                load_config(repo),
+                EvolveRequest(budget=Budget(max_rollouts=budget), seed=seed, auto_merge=True),
             )
             wall = time.perf_counter() - started
-            tip = base_tip(store, "main")
-            text = (store.file_at(store.commit_info(tip).tree, "prompt.md") or b"").decode()
+            tip = base_tip(store.refs, "main")
+            text = (store.objects.file_at(store.objects.commit_info(tip).tree, "prompt.md") or b"").decode()
 
             def text_at(commit: str) -> str:
-                return (store.file_at(store.commit_info(commit).tree, "prompt.md") or b"").decode()
+                return (
+                    store.objects.file_at(store.objects.commit_info(commit).tree, "prompt.md") or b""
+                ).decode()
 
             merges, withheld = diagnose(world, report.iterations, text_at)
         inside = sum(float(x) for x in clock.read_text().split()) if clock.exists() else 0.0

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from harnessgit.bisect.explain import Measured, OwnEffect, accepted_on, own_effect, slipped_through
+from harnessgit.bisect.explain import Landing, Measured, OwnEffect, accepted_on, own_effect, slipped_through
 from harnessgit.bisect.judge import Criterion
 from harnessgit.records import GateRecord, OverrideRecord
 from tests.bisect.test_judge import summary
@@ -91,30 +91,38 @@ def test_ungated_edits_say_so() -> None:
     )
     assert (
         "ungated override (revert) by A <a@b>: “outage”"
-        in slipped_through("override", MEAN, own=SMALL, cumulative=-0.075, measured=NOW, override=override)[0]
+        in slipped_through(
+            Landing("override", override=override), MEAN, own=SMALL, cumulative=-0.075, measured=NOW
+        )[0]
     )
     assert (
         "before harnessgit"
-        in slipped_through("before harnessgit", MEAN, own=SMALL, cumulative=None, measured=NOW)[0]
+        in slipped_through(Landing("before harnessgit"), MEAN, own=SMALL, cumulative=None, measured=NOW)[0]
     )
     assert (
         "straight to the base branch"
-        in slipped_through("direct commit", MEAN, own=SMALL, cumulative=None, measured=NOW)[0]
+        in slipped_through(Landing("direct commit"), MEAN, own=SMALL, cumulative=None, measured=NOW)[0]
     )
     assert (
         "merge made outside harnessgit"
-        in slipped_through("merge without a gate record", MEAN, own=SMALL, cumulative=None, measured=NOW)[0]
+        in slipped_through(
+            Landing("merge without a gate record"), MEAN, own=SMALL, cumulative=None, measured=NOW
+        )[0]
     )
 
 
 def test_a_regression_on_another_split_was_never_seen() -> None:
     train = Criterion.build("train", None, 0.05, None)
-    (reason,) = slipped_through("gated merge", train, own=SMALL, cumulative=-0.075, measured=NOW, gate=gate())
+    (reason,) = slipped_through(
+        Landing("gated merge", gate()), train, own=SMALL, cumulative=-0.075, measured=NOW
+    )
     assert "on the train split, which the gate never looks at" in reason and "+10.0 points" in reason
 
 
 def test_an_effect_under_the_mde_and_a_cumulative_drop() -> None:
-    reasons = slipped_through("gated merge", MEAN, own=SMALL, cumulative=-0.125, measured=NOW, gate=gate())
+    reasons = slipped_through(
+        Landing("gated merge", gate()), MEAN, own=SMALL, cumulative=-0.125, measured=NOW
+    )
     text = " ".join(reasons)
     assert "measured +10.0 points, but the scores on record now give -7.5" in text
     assert "under the gate's minimum detectable effect, 19.0 points on 40 instances" in text
@@ -124,7 +132,7 @@ def test_an_effect_under_the_mde_and_a_cumulative_drop() -> None:
 def test_a_gate_that_looked_elsewhere() -> None:
     other = gate(fingerprint="e" * 64, model="sim-0", split_hash="t" * 64, min_effect=-0.1, allow_small=True)
     text = " ".join(
-        slipped_through("gated merge", MEAN, own=SMALL, cumulative=-0.075, measured=NOW, gate=other)
+        slipped_through(Landing("gated merge", other), MEAN, own=SMALL, cumulative=-0.075, measured=NOW)
     )
     assert "another evaluator" in text and "model sim-0" in text and "selection set changed" in text
     assert "accept a loss of up to 10.0 points" in text and "--allow-small" in text
@@ -136,17 +144,15 @@ def test_one_broken_instance_behind_a_net_gain() -> None:
     one = Criterion.build("selection", ["s-9"], None, None)
     effect = OwnEffect(n=1, before=1.0, after=0.0, difference=-1.0, se=None, losses=1, regressed=["s-9"])
     (reason,) = slipped_through(
-        "gated merge", one, own=effect, cumulative=None, measured=NOW, gate=gate(), failing=["s-9"]
+        Landing("gated merge", gate()), one, own=effect, cumulative=None, measured=NOW, failing=["s-9"]
     )
     assert "saw instance s-9 regress (1 losses against 5 wins)" in reason and "net +10.0 points" in reason
     (unseen,) = slipped_through(
-        "gated merge",
+        Landing("gated merge", gate(), gate_instances=["s-1", "s-2"]),
         one,
         own=effect,
         cumulative=None,
         measured=NOW,
-        gate=gate(),
         failing=["s-9"],
-        gate_instances=["s-1", "s-2"],
     )
     assert "s-9 was not among the 40 instances the gate compared" in unseen

@@ -37,7 +37,7 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
             move_label(store, "a..b", "main")
         (label,) = list_labels(store).labels
         assert label.name == "production" and label.commit == landed
-        assert [m.reason for m in label_moves(store, "production")] == [
+        assert [m.reason for m in label_moves(store.notes, "production")] == [
             "first release",
             "ship the level change",
         ]

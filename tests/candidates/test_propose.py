@@ -85,7 +85,7 @@ def test_evidence_is_attached_kept_and_scrubbed(repo: Path) -> None:
     evidence = [{"kind": "trajectory", "text": f"key={secret}"}, {"kind": "critique", "text": "ok"}]
     with Store.discover(repo) as store:
         result = propose(store, load_config(repo), {"SKILL.md": "x\n"}, evidence=evidence)
-        records = store.notes_on(layout.NOTES_EVIDENCE, result.commit)
+        records = store.notes.records_on(layout.NOTES_EVIDENCE, result.commit)
     (proposal,) = [r for r in records if isinstance(r, ProposalRecord)]
     (ev,) = [r for r in records if isinstance(r, EvidenceRecord)]
     assert proposal.candidate == result.candidate and ev.items == 2

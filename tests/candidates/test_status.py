@@ -81,7 +81,7 @@ def scene(repo: Path) -> Scene:
             )
         for cand, reason in zip(gone, ["dominated", "merged", "rejected", "dominated"], strict=True):
             retire(store, txn, cand.candidate, cand.commit, reason)
-        store.commit(txn)
+        store.refs.commit(txn)
     # Archived with no retire record of its own (the one on its commit is another id's).
     git(repo, "update-ref", "refs/harnessgit/archive/0ld0ne", gone[1].commit)
     store_scores(repo, [main, up.commit, tweak.commit, down.commit])

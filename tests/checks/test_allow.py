@@ -129,13 +129,6 @@ def test_a_bad_override_is_a_one_line_config_error(make_repo: Callable[..., Path
     git(repo, "status")  # the repository is untouched and still usable
 
 
-def test_the_configuration_knows_the_same_rules_as_the_checks() -> None:
-    from harnessgit.checks.models import RULES
-    from harnessgit.config.sections import RULE_NAMES
-
-    assert RULE_NAMES == RULES  # config sits below checks and cannot import them
-
-
 def test_an_override_that_turns_near_repeats_off_still_shows_them_as_suppressed(
     make_repo: Callable[..., Path],
 ) -> None:

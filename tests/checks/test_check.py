@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.checks import check_change
+from harnessgit.checks import CheckRequest, check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.store import Store
@@ -70,8 +70,8 @@ def test_staged_content_not_the_working_tree(harness: Path) -> None:
     write(harness, "prompts/long.md", prompt(8))  # unstaged: back to the original
     with Store.discover(harness) as store:
         config = load_config(harness)
-        staged = check_change(store, config, head(harness), source="index")
-        worktree = check_change(store, config, head(harness), source="worktree")
+        staged = check_change(store, config, head(harness), request=CheckRequest(source="index"))
+        worktree = check_change(store, config, head(harness), request=CheckRequest(source="worktree"))
     assert [finding.rule for finding in staged.findings] == ["collapse"]
     assert worktree.findings == [] and worktree.files == []
 
@@ -80,11 +80,16 @@ def test_worktree_includes_untracked_and_explicit_unchanged_files(harness: Path)
     write(harness, "prompts/untracked.md", "```python\nprint('cut off')\n")
     with Store.discover(harness) as store:
         config = load_config(harness)
-        changed = check_change(store, config, head(harness), source="worktree")
+        changed = check_change(store, config, head(harness), request=CheckRequest(source="worktree"))
         named = check_change(
-            store, config, head(harness), source="worktree", paths=["skills/demo/SKILL.md", "eval.py"]
+            store,
+            config,
+            head(harness),
+            request=CheckRequest(source="worktree", paths=["skills/demo/SKILL.md", "eval.py"]),
         )
-        everything = check_change(store, config, head(harness), source="worktree", all_files=True)
+        everything = check_change(
+            store, config, head(harness), request=CheckRequest(source="worktree", all_files=True)
+        )
     assert [(f.path, f.rule) for f in changed.findings] == [("prompts/untracked.md", "format")]
     assert [(f.path, f.status) for f in named.files] == [("skills/demo/SKILL.md", "unchanged")]
     assert named.notes == ["skipped 1 file outside the harness paths: eval.py"]
@@ -104,12 +109,15 @@ def test_unborn_head_and_missing_files(tmp_path: Path) -> None:
     write(repo, "SKILL.md", "---\nname: Bad Name\ndescription: d\n---\n")
     git(repo, "add", "-A")
     with Store.discover(repo) as store:
-        report = check_change(store, load_config(repo), None, source="index")
+        report = check_change(store, load_config(repo), None, request=CheckRequest(source="index"))
         assert [(f.path, f.status) for f in report.files] == [("SKILL.md", "added")]
         assert report.failed
         # A missing named file is a failing finding; the other named files are still checked.
         named = check_change(
-            store, load_config(repo), None, source="worktree", paths=["prompts/nope.md", "SKILL.md"]
+            store,
+            load_config(repo),
+            None,
+            request=CheckRequest(source="worktree", paths=["prompts/nope.md", "SKILL.md"]),
         )
         assert (named.findings[0].path, named.findings[0].rule, named.findings[0].message) == (
             "prompts/nope.md",
@@ -123,8 +131,12 @@ def test_symlinks_are_noted_not_followed(harness: Path) -> None:
     (harness / "prompts" / "link.md").symlink_to("/etc/passwd")
     git(harness, "add", "-A")
     with Store.discover(harness) as store:
-        staged = check_change(store, load_config(harness), head(harness), source="index")
-        worktree = check_change(store, load_config(harness), head(harness), source="worktree")
+        staged = check_change(
+            store, load_config(harness), head(harness), request=CheckRequest(source="index")
+        )
+        worktree = check_change(
+            store, load_config(harness), head(harness), request=CheckRequest(source="worktree")
+        )
     assert staged.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert worktree.notes == ["prompts/link.md is a symbolic link: not checked"]
     assert staged.files == [] and worktree.files == []
@@ -132,7 +144,10 @@ def test_symlinks_are_noted_not_followed(harness: Path) -> None:
     with Store.discover(harness) as store:
         for source in ("index", "worktree"):
             named = check_change(
-                store, load_config(harness), head(harness), source=source, paths=["prompts/link.md"]
+                store,
+                load_config(harness),
+                head(harness),
+                request=CheckRequest(source=source, paths=["prompts/link.md"]),
             )
             assert named.files == [] and named.notes == ["prompts/link.md is a symbolic link: not checked"]
 
@@ -148,8 +163,8 @@ def test_a_100_mb_file_is_sized_not_read(harness: Path) -> None:
         config = load_config(harness)
         tracemalloc.start()
         try:
-            staged = check_change(store, config, head(harness), source="index")
-            worktree = check_change(store, config, head(harness), source="worktree")
+            staged = check_change(store, config, head(harness), request=CheckRequest(source="index"))
+            worktree = check_change(store, config, head(harness), request=CheckRequest(source="worktree"))
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -194,11 +209,14 @@ def test_sections_split_into_several_new_files_staged_or_untracked(story: Path) 
     write(story, "prompts/visuals.md", "## Visualization Techniques" + rest)  # a harness file
     with Store.discover(story) as store:
         config = load_config(story)
-        untracked = check_change(store, config, head(story), source="worktree")
+        untracked = check_change(store, config, head(story), request=CheckRequest(source="worktree"))
         git(story, "add", "-A")
-        staged = check_change(store, config, head(story), source="index")
+        staged = check_change(store, config, head(story), request=CheckRequest(source="index"))
         hook = check_change(
-            store, config, head(story), source="index", paths=["skills/data-storytelling/SKILL.md"]
+            store,
+            config,
+            head(story),
+            request=CheckRequest(source="index", paths=["skills/data-storytelling/SKILL.md"]),
         )
     assert [f.rule for report in (untracked, staged, hook) for f in report.findings] == []
 

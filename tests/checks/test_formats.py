@@ -1,11 +1,19 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
+import yaml
 
-from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
-from harnessgit.checks.models import Content
+from harnessgit.checks.findings import Content
+from harnessgit.checks.formats import (
+    check_encoding,
+    check_fences,
+    check_skill,
+    check_tool_json,
+    plain_mapping,
+)
 
 
 def skill(frontmatter: str, body: str = "# Skill\n") -> str:
@@ -238,3 +246,49 @@ def test_frontmatter_and_json_findings_have_lines() -> None:
     assert unterminated.line == 1
     [bad_json] = check_tool_json("tools/t.json", '{\n  "name": "x",\n  "description": \n}\n')
     assert bad_json.line == 4
+
+
+def test_plain_frontmatter_reads_as_yaml_does() -> None:
+    """`plain_mapping` (the hook's way round PyYAML) returns what yaml.safe_load does, or
+    None; random frontmatter built from the characters and words where they could differ."""
+    rng = random.Random(26)
+    words = ["name", "demo", "yes", "No", "on", "null", "Null", "e1", "x", "y", "N", "true", "a-b", "a_b"]
+    pieces = [
+        *words,
+        " ",
+        "  ",
+        ":",
+        ": ",
+        "#",
+        " #",
+        "'",
+        '"',
+        ",",
+        ".",
+        "(",
+        ")",
+        "/",
+        "-",
+        "- ",
+        "\t",
+        "1",
+        "é",
+    ]
+    taken = 0
+    for _ in range(4000):
+        lines = []
+        for _line in range(rng.randint(1, 4)):
+            key = rng.choice(words) + "".join(rng.choices(pieces, k=rng.randint(0, 1)))
+            value = "".join(rng.choices(pieces, k=rng.randint(0, 5)))
+            lines.append(rng.choice([f"{key}: {value}", f"{key}:{value}", "", f"{key}: {rng.choice(words)}"]))
+        text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
+        fast = plain_mapping(text)
+        if fast is not None:
+            taken += 1
+            assert fast == yaml.safe_load(text), text
+    assert taken > 50  # the comparison above ran on frontmatter it takes, not only on what it refuses
+    assert plain_mapping("name: pdf\ndescription: Fill PDF forms, extract text (with pypdf).\n") == {
+        "name": "pdf",
+        "description": "Fill PDF forms, extract text (with pypdf).",
+    }
+    assert plain_mapping("name: pdf\ndescription: Use when: a form\n") is None  # ": " is YAML's

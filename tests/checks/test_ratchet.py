@@ -101,7 +101,7 @@ def test_format_verdicts_pair_by_kind_and_moved_fences_stay_existing() -> None:
 
 
 def test_lower_bounds_get_worse_downwards() -> None:
-    from harnessgit.checks.models import Finding
+    from harnessgit.checks.findings import Finding
 
     def share(value: float) -> Finding:
         return Finding("a.md", "format", "failure", "share", value, 0.5, "m", "h")
@@ -144,11 +144,21 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
 def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -> None:
     from harnessgit.config import Config
     from harnessgit.evolve.iteration import Draw, check_failure
-    from harnessgit.proposers.models import ProposedEdit
+    from harnessgit.proposers.protocol import ProposedEdit
 
     # On main: "length: body is 675 lines, ..." rejected every edit to this skill.
     current = long_skill(675)
-    start = Draw(1, "tip", "parent", "p", "skills/demo/SKILL.md", [], current, [], None)
+    start = Draw(
+        number=1,
+        tip="tip",
+        parent="parent",
+        parent_name="p",
+        component="skills/demo/SKILL.md",
+        batch=[],
+        current=current,
+        examples=[],
+        parent_score=None,
+    )
 
     def edit(text: str) -> ProposedEdit:
         return ProposedEdit(component="skills/demo/SKILL.md", new_text=text)

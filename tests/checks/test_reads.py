@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from harnessgit.checks import CheckReport, check_change
+from harnessgit.checks import CheckReport, CheckRequest, check_change
 from harnessgit.checks.formats import check_fences
 from harnessgit.checks.render import report_text
 from harnessgit.config import load_config
@@ -78,7 +78,9 @@ def head(repo: Path) -> str:
 
 def _check_all(repo: Path) -> tuple[CheckReport, str]:
     with Store.discover(repo) as store:
-        report = check_change(store, load_config(repo), None, head(repo), all_files=True, ratchet=False)
+        report = check_change(
+            store, load_config(repo), None, head(repo), CheckRequest(all_files=True, ratchet=False)
+        )
     return report, report_text(report)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import keyword
 import os
 import pkgutil
 import re
@@ -53,6 +54,14 @@ def test_each_command_loads_from_the_module_that_defines_it() -> None:
     for name, command in commands().items():
         assert command.callback is not None
         assert command.callback.__module__ == f"harnessgit.cli.{COMMAND_MODULES[name]}", name
+
+
+def test_each_command_module_is_named_as_the_command() -> None:
+    # A newcomer looks for `harnessgit X` in cli/X.py (issue 26): a hyphen is an
+    # underscore there, and a Python keyword takes one at the end (cli/import_.py).
+    for name, module in COMMAND_MODULES.items():
+        expected = name.replace("-", "_")
+        assert module == (f"{expected}_" if keyword.iskeyword(expected) else expected), name
 
 
 def test_check_loads_no_other_command_module() -> None:

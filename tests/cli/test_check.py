@@ -13,9 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from harnessgit.checks.models import RULES
 from harnessgit.cli import cli, commands, main
-from harnessgit.cli.check import RULE_NAMES
 from tests.conftest import git, write
 from tests.harness_text import prompt
 
@@ -29,10 +27,6 @@ def run(repo: Path, *args: str) -> Result:
 @pytest.fixture
 def harness(make_repo: Callable[..., Path]) -> Path:
     return make_repo({"prompts/long.md": prompt(8), "skills/demo/SKILL.md": GOOD})
-
-
-def test_rule_names_match_the_models() -> None:
-    assert RULE_NAMES == RULES
 
 
 def test_every_command_and_option_has_help() -> None:

@@ -43,11 +43,11 @@ def test_a_label_names_its_commit_in_show_bisect_review_and_report(history: Hist
 def test_a_label_takes_git_revision_suffixes(history: History) -> None:
     git(history.repo, "update-ref", "refs/harnessgit/labels/staging", history.chain[3])
     with Store.discover(history.repo) as store:
-        assert store.resolve_commit("staging") == history.chain[3]
-        assert store.resolve_commit("staging~2") == history.chain[1]
-        assert store.resolve_commit("refs/harnessgit/labels/staging^") == history.chain[2]
+        assert store.refs.resolve("staging") == history.chain[3]
+        assert store.refs.resolve("staging~2") == history.chain[1]
+        assert store.refs.resolve("refs/harnessgit/labels/staging^") == history.chain[2]
         with pytest.raises(UnknownRevision, match="unknown revision 'stagin'"):
-            store.resolve_commit("stagin")
+            store.refs.resolve("stagin")
 
 
 def test_a_branch_wins_over_a_label_of_its_name_and_says_how_to_mean_the_label(
@@ -56,10 +56,10 @@ def test_a_branch_wins_over_a_label_of_its_name_and_says_how_to_mean_the_label(
     git(history.repo, "update-ref", "refs/harnessgit/labels/release", history.chain[3])
     git(history.repo, "branch", "release", history.chain[7])
     with Store.discover(history.repo) as store, caplog.at_level(logging.WARNING, "harnessgit"):
-        assert store.resolve_commit("release") == history.chain[7]
+        assert store.refs.resolve("release") == history.chain[7]
         assert "write refs/harnessgit/labels/release to mean the label" in caplog.text
         caplog.clear()
-        assert store.resolve_commit("refs/harnessgit/labels/release") == history.chain[3]
+        assert store.refs.resolve("refs/harnessgit/labels/release") == history.chain[3]
         assert caplog.text == ""
 
 

@@ -96,7 +96,9 @@ def test_the_selection_split_needs_force_and_a_forced_export_is_recorded(models_
     assert "recorded as export" in forced.stderr
     with Store.discover(models_repo) as store:
         tip = git(models_repo, "rev-parse", "main").strip()
-        (record,) = [r for r in store.notes_on(layout.NOTES_EVALS, tip) if isinstance(r, ExportRecord)]
+        (record,) = [
+            r for r in store.notes.records_on(layout.NOTES_EVALS, tip) if isinstance(r, ExportRecord)
+        ]
     assert record.split == "selection" and record.conversations == 20 and record.forced
     assert parse_record(dump_record(record)) == record  # a reader reads it back
 

@@ -99,7 +99,9 @@ def test_the_gate_refuses_a_significant_loss_on_a_listed_model(models_repo: Path
         assert beta.level == pytest.approx(record.alpha_k)  # one other model: Holm's level is alpha_k
         assert any("significant loss on model beta" in reason for reason in record.reasons)
         stored = [
-            r for r in store.notes_on(layout.NOTES_GATE, outcome.record.commit) if isinstance(r, GateRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_GATE, outcome.record.commit)
+            if isinstance(r, GateRecord)
         ]
         assert stored[0].models == record.models
 

@@ -57,7 +57,12 @@ def adapter_repo(make_repo: Callable[..., Path], config: str = ADAPTER_CONFIG, *
 
 def records(repo: Path) -> list[EvalRecord]:
     with Store.discover(repo) as store:
-        return [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)]
+        return [
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
+        ]
 
 
 def direct_scores(repo: Path, rev: str) -> dict[str, float]:
@@ -107,8 +112,8 @@ def test_gate_test_and_evolve_run_with_the_adapter(make_repo: Callable[..., Path
     with Store.discover(repo) as store:
         config_now = load_config(repo)
         book = ScoreBook.load(store)
-        tip = store.resolve_commit(f"{layout.candidate_ref(candidate)}")
-        key = eval_context(store, config_now, tip).key
+        tip = store.refs.resolve(f"{layout.candidate_ref(candidate)}")
+        key = eval_context(store.objects, config_now, tip).key
         assert {
             i: s for (i, _r), s in ((k, row.score) for k, row in book.rows(key).items())
         } == direct_scores(repo, tip)
@@ -178,11 +183,11 @@ def test_the_fingerprint_covers_the_adapter_and_its_components(make_repo: Callab
         fingerprints = set()
         for config in (ADAPTER_CONFIG, ADAPTER_CONFIG.replace("system_prompt =", "system =")):
             (repo / "harnessgit.toml").write_text(config)
-            fingerprints.add(eval_context(store, load_config(repo), "main").key.fingerprint)
+            fingerprints.add(eval_context(store.objects, load_config(repo), "main").key.fingerprint)
         write(repo, "task/gepa_task.py", TASK + "# an edit\n")
         git(repo, "commit", "-qam", "edit the adapter")
         head = git(repo, "rev-parse", "main").strip()
-        fingerprints.add(eval_context(store, load_config(repo), head).key.fingerprint)
+        fingerprints.add(eval_context(store.objects, load_config(repo), head).key.fingerprint)
     assert len(fingerprints) == 3
 
 
@@ -205,3 +210,49 @@ def test_excerpts_are_json_and_short() -> None:
     json.dumps(excerpt, allow_nan=False)
     assert excerpt["text"].endswith("... [1000 chars cut]") and excerpt["nan"] == "nan"
     assert len(excerpt["items"]) == 51 and excerpt["client"] == "<client>" and excerpt["1"] == [2]
+
+
+OBJECTIVES_TASK = """\
+from gepa.core.adapter import EvaluationBatch
+
+from task.gepa_task import KeywordAdapter, factory as plain
+
+
+class Objectives(KeywordAdapter):
+    def evaluate(self, batch, candidate, capture_traces=False):
+        result = super().evaluate(batch, candidate, capture_traces)
+        brevity = 1.0 - min(len(candidate["system_prompt"]) // 8, 16) / 16
+        found = [{"found": score, "brevity": brevity} for score in result.scores]
+        return EvaluationBatch(outputs=result.outputs, scores=result.scores,
+                               trajectories=result.trajectories, objective_scores=found)
+
+
+def factory():
+    return Objectives(), plain()[1]
+"""
+
+
+def test_the_adapters_objective_scores_are_recorded_and_make_the_objective_frontier(
+    make_repo: Callable[..., Path],
+) -> None:
+    """An evaluator's ``objective_scores`` (here a GEPA adapter's) are recorded per
+    instance, and `frontier --type objective` keeps a front per objective: the short
+    base is best on brevity, the long candidate on words found."""
+    config = ADAPTER_CONFIG.replace("task.gepa_task:factory", "task.objectives:factory")
+    repo = adapter_repo(make_repo, config, **{"task/objectives.py": OBJECTIVES_TASK})
+    write(repo, "prompts/system.md", "Mention alpha, beta, gamma, delta, epsilon and zeta.\n")
+    proposed = run(repo, "propose", "-m", "name every word", "--json")
+    candidate = json.loads(proposed.output)["candidate"]
+    git(repo, "checkout", "-q", "--", "prompts/system.md")
+    evaluated = run(repo, "eval", "main")
+    assert evaluated.exit_code == 0, evaluated.output
+    assert run(repo, "eval", candidate).exit_code == 0
+    base = [r for r in records(repo) if r.commit == git(repo, "rev-parse", "main").strip()]
+    brevity = 1.0 - min(len(PROMPTS["prompts/system.md"]) // 8, 16) / 16
+    assert {i: o for r in base for i, o in zip(r.instances, r.objective_scores or [], strict=True)} == {
+        i: {"found": s, "brevity": brevity} for i, s in direct_scores(repo, "main").items()
+    }
+    by_instance = json.loads(run(repo, "frontier", "--json").output)
+    assert [row["candidate"] for row in by_instance["rows"]] == [candidate]  # it finds every word
+    by_objective = json.loads(run(repo, "frontier", "--type", "objective", "--json").output)
+    assert sorted(row["candidate"] for row in by_objective["rows"]) == sorted([candidate, "main"])

@@ -16,7 +16,7 @@ import pytest
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.batch import OutputProblem, parse_output
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.store import Store
 from tests.conftest import CONFIG, ended, kill, snapshot
 
@@ -41,6 +41,10 @@ BAD_OUTPUTS = {
     ),
     "unrequested": ("print(json.dumps({'instance': 'zeta-1', 'score': 1}))", "'zeta-1' was not requested"),
     "wrong types": ("print(json.dumps({'instance': 5, 'score': 1}))", "'instance' must be"),
+    "objective scores": (
+        "print(json.dumps({'instance': 'alpha-10', 'score': 1, 'objective_scores': {'cost': 'high'}}))",
+        "'objective_scores' must be an object of finite numbers",
+    ),
     "feedback type": ("print(json.dumps({'instance': 'alpha-10', 'score': 1, 'feedback': 3}))", "'feedback'"),
     "too long": ("print('x' * 3000)", "longer than"),
     "non utf8": ("sys.stdout.buffer.write(b'\\xff\\xfe\\n')", "not UTF-8"),
@@ -66,7 +70,7 @@ def test_bad_evaluator_output_records_nothing(make_repo: Callable[..., Path], ca
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
     before = snapshot(repo)
     with Store.discover(repo) as store, pytest.raises(HarnessgitError, match=re.escape(message)) as info:
-        evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
+        evaluate(store, load_config(repo), "main", EvalRequest(instances=["alpha-10", "alpha-11"]))
     assert "\n" not in str(info.value)
     if case in ("exit status", "crash halfway"):
         assert "last stderr" in str(info.value)
@@ -84,7 +88,7 @@ def test_a_hang_kills_the_whole_process_group(make_repo: Callable[..., Path], tm
     )
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 1\n")
     with Store.discover(repo) as store, pytest.raises(HarnessgitError, match="timed out"):
-        evaluate(store, load_config(repo), "main", instances=["alpha-10"])
+        evaluate(store, load_config(repo), "main", EvalRequest(instances=["alpha-10"]))
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -168,7 +172,7 @@ def test_a_timeout_does_not_wait_for_a_process_that_left_the_group(
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 1\n")
     try:
         with Store.discover(repo) as store, pytest.raises(HarnessgitError, match="timed out after 1 s"):
-            evaluate(store, load_config(repo), "main", instances=["alpha-10"])
+            evaluate(store, load_config(repo), "main", EvalRequest(instances=["alpha-10"]))
         assert not woke.exists()  # the evaluation ended before the daemon did
         if Path("/proc/self/environ").exists():  # and then killed it (found by HARNESSGIT_RUN)
             assert ended(int(pidfile.read_text()))
@@ -187,7 +191,9 @@ def test_an_evaluator_that_exited_is_not_held_by_a_process_that_left_its_group(
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=CONFIG + "timeout = 8\n")
     try:
         with Store.discover(repo) as store:
-            result = evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
+            result = evaluate(
+                store, load_config(repo), "main", EvalRequest(instances=["alpha-10", "alpha-11"])
+            )
         assert result.evaluated == 2 and result.summary.mean == 1.0
         assert ended(int(pidfile.read_text()))  # the daemon was found and killed
         assert not woke.exists()
@@ -211,7 +217,7 @@ def test_output_past_max_output_bytes_fails_the_batch_and_records_nothing(
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
     before = snapshot(repo)
     with Store.discover(repo) as store, pytest.raises(HarnessgitError) as info:
-        evaluate(store, load_config(repo), "main", instances=["alpha-10", "alpha-11"])
+        evaluate(store, load_config(repo), "main", EvalRequest(instances=["alpha-10", "alpha-11"]))
     assert str(info.value) == (
         "evaluator: printed more than 64.0 KiB on standard output (max_output_bytes); it was killed"
     )
@@ -226,7 +232,7 @@ def _stderr_shown(repo: Path, shown: list[str] | None = None) -> list[str]:
             store,
             load_config(repo),
             "main",
-            instances=["alpha-10"],
+            EvalRequest(instances=["alpha-10"]),
             execution=Execution(on_stderr=shown.append),
         )
     return shown
@@ -287,7 +293,7 @@ def test_the_evaluator_gets_an_allow_listed_environment(
     config = CONFIG.replace('env = ["CALLS_FILE"]', 'env = ["WANTED_KEY"]')
     repo = make_repo({"eval.py": script, "splits.json": json.dumps(SPLITS)}, config=config)
     with Store.discover(repo) as store:
-        evaluate(store, load_config(repo), "main", instances=["alpha-10"])
+        evaluate(store, load_config(repo), "main", EvalRequest(instances=["alpha-10"]))
     env = json.loads(seen.read_text())
     assert "LEAKY_TOKEN" not in env and "GIT_AUTHOR_NAME" not in env
     assert env["WANTED_KEY"] == "sk-wanted"  # listed in [evaluator] env

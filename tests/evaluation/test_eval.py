@@ -16,7 +16,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.records import EvalRecord
 from harnessgit.store import Store
@@ -50,10 +50,13 @@ def test_evaluate_records_scores_and_never_repeats_work(eval_repo: Path, tmp_pat
         cached = evaluate(store, config, revert.candidate)
         assert cached.evaluated == 0 and calls(tmp_path) == before
 
-        fresh = evaluate(store, config, "main", no_cache=True, instances=["beta-10"])
+        fresh = evaluate(store, config, "main", EvalRequest(no_cache=True, instances=["beta-10"]))
         assert fresh.evaluated == 1
         records = [
-            r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_EVALS).values()
+            for r in rs
+            if isinstance(r, EvalRecord)
         ]
         assert any(r.fresh for r in records)
         record = records[0]
@@ -90,9 +93,9 @@ def test_unknown_split_and_instance(eval_repo: Path, tmp_path: Path) -> None:
     with Store.discover(eval_repo) as store:
         config = load_config(eval_repo)
         with pytest.raises(HarnessgitError, match="unknown split 'validation'"):
-            evaluate(store, config, "main", split="validation")
+            evaluate(store, config, "main", EvalRequest(split="validation"))
         with pytest.raises(HarnessgitError, match="not in split"):
-            evaluate(store, config, "main", instances=["alpha-0"])  # a train instance
+            evaluate(store, config, "main", EvalRequest(instances=["alpha-0"]))  # a train instance
     assert calls(tmp_path) == 0
 
 
@@ -201,7 +204,7 @@ def test_a_failed_batch_kills_the_batch_running_beside_it(
                 store,
                 load_config(repo),
                 "main",
-                instances=["alpha-10", "beta-10"],
+                EvalRequest(instances=["alpha-10", "beta-10"]),
                 execution=Execution(jobs=2),
             )
         assert ScoreBook.load(store).cache_keys() == []
@@ -215,6 +218,6 @@ def test_an_eval_record_names_the_machine_as_the_sync_script_does(
     # had two names in one record set.
     monkeypatch.setenv("HARNESSGIT_MACHINE", "ci-runner-7")
     with Store.discover(eval_repo) as store:
-        evaluate(store, load_config(eval_repo), "main", instances=["alpha-10"])
-        (record,) = [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs]
+        evaluate(store, load_config(eval_repo), "main", EvalRequest(instances=["alpha-10"]))
+        (record,) = [r for rs in store.notes.records(layout.NOTES_EVALS).values() for r in rs]
     assert isinstance(record, EvalRecord) and record.worker == f"ci-runner-7:{os.getpid()}"

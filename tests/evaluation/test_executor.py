@@ -16,7 +16,7 @@ import pytest
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.command import passed_variables
-from harnessgit.evaluation.remote import INSTALL_HINT, RayConnection, pack, unpack
+from harnessgit.evaluation.ray_executor import INSTALL_HINT, RayConnection, pack, unpack
 from tests.cli.runner import run
 from tests.conftest import CONFIG, snapshot, write
 from tests.evaluation.test_persistent import PERSISTENT
@@ -114,7 +114,7 @@ def test_a_ray_node_needs_none_of_harnessgits_dependencies() -> None:
     GitPython or numpy: what a task imports must be the standard library."""
     probe = (
         "import json, sys\n"
-        "import harnessgit.evaluation.remote\n"
+        "import harnessgit.evaluation.ray_executor\n"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names))))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}

@@ -13,7 +13,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git, write
@@ -105,7 +105,7 @@ def test_scores_equal_the_command_evaluators(
     assert git(python, "rev-list", "--count", layout.NOTES_EVALS).strip() == "1"
     with Store.discover(python) as store:
         # Feedback and trajectories are evidence like a command's, scrubbed.
-        evidence = store.read_blob(records[0].evidence or "").decode()
+        evidence = store.objects.read_blob(records[0].evidence or "").decode()
         assert "needs" in evidence and "sk-xxxx" not in evidence
 
 
@@ -114,7 +114,7 @@ def test_an_exception_is_one_line_and_records_nothing(make_repo: Callable[..., P
     with Store.discover(repo) as store:
         with pytest.raises(Exception) as caught:
             evaluate(store, load_config(repo), "main")
-        assert not store.notes(layout.NOTES_EVALS)
+        assert not store.notes.records(layout.NOTES_EVALS)
     assert str(caught.value) == "evaluator grader.score:broken raised ValueError: the grader fell over"
 
 
@@ -123,7 +123,7 @@ def test_results_are_checked_as_the_protocols(make_repo: Callable[..., Path]) ->
     with Store.discover(repo) as store:
         with pytest.raises(Exception, match=r"not_a_number: result 1 cannot be written as JSON"):
             evaluate(store, load_config(repo), "main")
-        assert not store.notes(layout.NOTES_EVALS)
+        assert not store.notes.records(layout.NOTES_EVALS)
 
 
 def test_the_tree_is_written_only_when_asked_for(make_repo: Callable[..., Path]) -> None:
@@ -137,23 +137,23 @@ def test_fingerprint_covers_the_module_and_uncommitted_edits_are_refused(
     repo = python_repo(make_repo)
     with Store.discover(repo) as store:
         config = load_config(repo)
-        first = evaluate(store, config, "main", instances=["alpha-10"]).fingerprint
+        first = evaluate(store, config, "main", EvalRequest(instances=["alpha-10"])).fingerprint
     write(repo, "grader/score.py", GRADER + "\n# a comment\n")
     with Store.discover(repo) as store:
         # Uncommitted: refused, naming the file; nothing recorded.
-        before = store.notes(layout.NOTES_EVALS)
+        before = store.notes.records(layout.NOTES_EVALS)
         with pytest.raises(Exception, match=r"grader/score\.py in the working tree differ"):
-            evaluate(store, config, "main", instances=["beta-10"])
-        assert store.notes(layout.NOTES_EVALS) == before
+            evaluate(store, config, "main", EvalRequest(instances=["beta-10"]))
+        assert store.notes.records(layout.NOTES_EVALS) == before
     git(repo, "commit", "-qam", "edit the grader")
     sys.modules.pop("grader.score")  # a new process would import the edited module
     with Store.discover(repo) as store:
-        second = evaluate(store, config, "main", instances=["alpha-10"])
+        second = evaluate(store, config, "main", EvalRequest(instances=["alpha-10"]))
         assert second.fingerprint != first and second.evaluated == 1
     # A new helper beside it counts too, committed or not.
     write(repo, "grader/helper.py", "X = 1\n")
     with Store.discover(repo) as store, pytest.raises(Exception, match=r"grader/helper\.py"):
-        evaluate(store, config, "main", instances=["beta-10"])
+        evaluate(store, config, "main", EvalRequest(instances=["beta-10"]))
 
 
 def test_a_module_of_the_same_name_from_elsewhere_is_refused(make_repo: Callable[..., Path]) -> None:

@@ -12,7 +12,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.batch import EvaluatorError
-from harnessgit.evaluation.eval import Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.store import Store
@@ -98,17 +98,22 @@ def test_a_crash_mid_batch_fails_the_evaluation_and_ends_the_group(server_repo: 
         config = load_config(server_repo)
         with Evaluators() as evaluators:
             with pytest.raises(EvaluatorError) as caught:
-                evaluate(store, config, "main", split="train", execution=Execution(evaluators=evaluators))
+                evaluate(
+                    store,
+                    config,
+                    "main",
+                    EvalRequest(split="train"),
+                    execution=Execution(evaluators=evaluators),
+                )
             [(pid, helper)] = starts(tmp_path)
             assert ended(pid) and ended(helper)  # before the end of the command: at the failure
-            assert not store.notes(layout.NOTES_EVALS)  # the only batch failed: nothing recorded
+            assert not store.notes.records(layout.NOTES_EVALS)  # the only batch failed: nothing recorded
             # The next evaluation starts a new process; the crash is not retried.
             again = evaluate(
                 store,
                 config,
                 "main",
-                split="train",
-                instances=["alpha-1"],
+                EvalRequest(split="train", instances=["alpha-1"]),
                 execution=Execution(evaluators=evaluators),
             )
             assert again.evaluated == 1 and len(starts(tmp_path)) == 2
@@ -130,22 +135,18 @@ def test_a_hanging_batch_times_out_and_a_stray_result_is_refused(server_repo: Pa
                     store,
                     config,
                     "main",
-                    split="test",
-                    instances=["hang-1"],
+                    EvalRequest(split="test", instances=["hang-1"], allow_test=True),
                     execution=execution,
-                    allow_test=True,
                 )
             with pytest.raises(EvaluatorError, match=r"ended batch 'another' while answering batch"):
                 evaluate(
                     store,
                     config,
                     "main",
-                    split="test",
-                    instances=["stray-1"],
+                    EvalRequest(split="test", instances=["stray-1"], allow_test=True),
                     execution=execution,
-                    allow_test=True,
                 )
-        assert not store.notes(layout.NOTES_EVALS)
+        assert not store.notes.records(layout.NOTES_EVALS)
     for pid, helper in starts(tmp_path):
         assert ended(pid) and ended(helper)
         kill(helper)

@@ -13,7 +13,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.gate.gate import run_gate
 from harnessgit.render import to_json
 from harnessgit.store import Store
@@ -35,7 +35,9 @@ def test_repeats_average_per_instance(make_repo: Callable[..., Path]) -> None:
     )
     repo = make_repo({"eval.py": flaky, "splits.json": json.dumps(SPLITS)})
     with Store.discover(repo) as store:
-        result = evaluate(store, load_config(repo), "main", repeats=3, instances=["alpha-10", "beta-10"])
+        result = evaluate(
+            store, load_config(repo), "main", EvalRequest(repeats=3, instances=["alpha-10", "beta-10"])
+        )
     assert result.evaluated == 6
     assert [i.scores for i in result.summary.instances] == [[1.0, 0.5, 0.5]] * 2
     assert result.summary.mean == pytest.approx(2 / 3)

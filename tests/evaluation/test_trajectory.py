@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.evaluation.trajectory import trajectories
 from harnessgit.render import to_json
 from harnessgit.store import Store
@@ -21,7 +21,7 @@ from tests.evaluation.test_scores import forge
 def test_trajectories_are_scrubbed_and_retrievable(eval_repo: Path) -> None:
     with Store.discover(eval_repo) as store:
         config = load_config(eval_repo)
-        evaluate(store, config, "main", instances=["gamma-10"])
+        evaluate(store, config, "main", EvalRequest(instances=["gamma-10"]))
         (entry,) = trajectories(store, config, "main", "gamma-10").repeats
     assert entry.feedback == "needs gamma" and entry.failure_class == "missing-rule"
     assert entry.trajectory["steps"][1] == "look for gamma"
@@ -32,7 +32,7 @@ def test_a_forged_evidence_blob_costs_its_own_lines_not_the_command(eval_repo: P
     # Issue 15: a record pointing at a blob with a NaN made `trajectory --json` print a
     # traceback (exit 1); a list or a truncated line did the same.
     with Store.discover(eval_repo) as store:
-        evaluate(store, load_config(eval_repo), "main", instances=["gamma-10"])
+        evaluate(store, load_config(eval_repo), "main", EvalRequest(instances=["gamma-10"]))
     main = git(eval_repo, "rev-parse", "main").strip()
     lines = [
         '{"instance": "gamma-10", "repeat": 0, "feedback": "forged", "cost": {"usd": NaN}}',

@@ -29,7 +29,10 @@ def triage(tmp_path: Path) -> Path:
 def records(store: Store) -> list[IterationRecord]:
     """Every evolve-iteration record on record, by iteration number."""
     found = [
-        r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs if isinstance(r, IterationRecord)
+        r
+        for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
+        for r in rs
+        if isinstance(r, IterationRecord)
     ]
     return sorted(found, key=lambda r: r.iteration)
 

@@ -12,7 +12,7 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import ProposalRecord, RetireRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
@@ -29,8 +29,7 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         first = evolve(
             store,
             config,
-            budget=budget,
-            seed=1,
+            EvolveRequest(budget=budget, seed=1),
             execution=Execution(jobs=2),
             on_iteration=lambda r: seen.append(r.id),
         )
@@ -43,27 +42,29 @@ def test_evolve_records_every_iteration_and_resumes(triage: Path) -> None:
         assert all(r.seconds is not None and r.evaluator_seconds is not None for r in done)
         assert sum(r.rollouts for r in done) <= first.spend.rollouts  # main's selection run is no iteration's
         # Candidates that lost their minibatch are archived as rejected, with a reason on record.
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         for record in done:
             if record.outcome == "not-better":
                 assert record.candidate and tips[record.candidate][0] == "archived"
                 retired = [
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, RetireRecord)
                 ]
                 assert retired and retired[0].reason == "rejected"
             if record.candidate:
                 proposal = next(
                     r
-                    for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                    for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                     if isinstance(r, ProposalRecord)
                 )
                 assert proposal.source == "evolve" and proposal.proposer == "command:python3 propose.py"
         rollouts = first.spend.rollouts
         assert rollouts > 0
 
-        again = evolve(store, config, budget=Budget(max_proposals=2), seed=1, execution=Execution(jobs=2))
+        again = evolve(
+            store, config, EvolveRequest(budget=Budget(max_proposals=2), seed=1), execution=Execution(jobs=2)
+        )
         resumed = records(store)
         assert [r.iteration for r in resumed] == list(range(len(resumed)))  # the sequence continued
         assert again.spend.rollouts < rollouts  # main's selection scores were on record already
@@ -75,10 +76,10 @@ def test_budgets_and_the_stop_file(triage: Path) -> None:
         config = load_config(triage)
         stop = triage / "stop"
         stop.write_text("")
-        stopped = evolve(store, config, budget=Budget(max_proposals=5), stop_file=stop)
+        stopped = evolve(store, config, EvolveRequest(budget=Budget(max_proposals=5), stop_file=stop))
         assert stopped.stopped.startswith("stop file") and stopped.spend.proposals == 0
         stop.unlink()
-        small = evolve(store, config, budget=Budget(max_rollouts=125), seed=2)
+        small = evolve(store, config, EvolveRequest(budget=Budget(max_rollouts=125), seed=2))
         assert "max rollouts (125)" in small.stopped and small.spend.rollouts <= 125
 
 
@@ -109,5 +110,5 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(triage: Path) -> None:
     assert git(triage, "fsck", "--no-dangling") == ""
     with Store.discover(triage) as store:
         seen = records(store)
-        report = evolve(store, load_config(triage), budget=Budget(max_proposals=1), seed=9)
+        report = evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=1), seed=9))
         assert records(store)[-1].iteration == seen[-1].iteration + len(report.iterations)

@@ -13,7 +13,7 @@ from harnessgit.config import load_config
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evolve import heartbeat
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.store import Store
 from tests.conftest import git
 
@@ -63,7 +63,10 @@ def test_evolve_says_it_is_waiting_for_a_slow_proposer(
     monkeypatch.setattr(heartbeat, "EVERY", 0.2)
     with Store.discover(triage) as store:
         report = evolve(
-            store, load_config(triage), budget=Budget(max_proposals=1), execution=Execution(jobs=2)
+            store,
+            load_config(triage),
+            EvolveRequest(budget=Budget(max_proposals=1)),
+            execution=Execution(jobs=2),
         )
     assert report.spend.proposals == 1
     waiting = [

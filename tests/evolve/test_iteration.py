@@ -12,7 +12,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import Config, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import Draw, check_failure
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.gate.gate import run_gate
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
@@ -50,15 +50,17 @@ def use_proposer(repo: Path, script: str) -> None:
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
     use_proposer(triage, REJECTING)
-    before = set(candidate_tips(Store.discover(triage)))
+    before = set(candidate_tips(Store.discover(triage).refs))
     with Store.discover(triage) as store:
-        report = evolve(store, load_config(triage), budget=Budget(max_proposals=2), seed=5)
+        report = evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=2), seed=5))
         (first, *_) = records(store)
         assert first.outcome == "rejected-proposal" and "unclosed_fence" in first.reason
         assert first.candidate is None and first.proposer.endswith("proposer.py")
-        evidence = [r for r in store.notes_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"]
+        evidence = [
+            r for r in store.notes.records_on(layout.NOTES_EVIDENCE, first.parent) if r.kind == "evidence"
+        ]
         assert any(getattr(r, "label", "") == "rejected-proposal" for r in evidence)
-        assert set(candidate_tips(store)) == before  # nothing was adopted
+        assert set(candidate_tips(store.refs)) == before  # nothing was adopted
     assert report.spend.proposals == 2
 
 
@@ -66,19 +68,31 @@ def test_a_bad_proposal_is_recorded_not_adopted(triage: Path) -> None:
 def test_an_edit_that_fails_the_checks_is_archived_with_the_reason(triage: Path) -> None:
     use_proposer(triage, GROWING)
     with Store.discover(triage) as store:
-        evolve(store, load_config(triage), budget=Budget(max_proposals=1), seed=5)
+        evolve(store, load_config(triage), EvolveRequest(budget=Budget(max_proposals=1), seed=5))
         (last, *_) = reversed(records(store))
         assert last.outcome == "rejected-checks" and last.reason.startswith("growth: grew 3.00x")
-        assert last.candidate and candidate_tips(store)[last.candidate][0] == "archived"
+        assert last.candidate and candidate_tips(store.refs)[last.candidate][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert (retired.reason, retired.detail) == ("rejected", "checks: " + last.reason)
         assert last.candidate_score is None  # never evaluated
 
 
 def draw(current: str) -> Draw:
-    return Draw(0, "t" * 40, "p" * 40, "main", "SKILL.md", ["a"], current, [], 0.0)
+    return Draw(
+        number=0,
+        tip="t" * 40,
+        parent="p" * 40,
+        parent_name="main",
+        component="SKILL.md",
+        batch=["a"],
+        current=current,
+        examples=[],
+        parent_score=0.0,
+    )
 
 
 def test_the_checks_judge_the_edited_component() -> None:
@@ -129,7 +143,7 @@ def test_one_chain_is_gated_once_without_auto_merge(make_repo: Callable[..., Pat
     could merge); it stays on the frontier with the reason on its record."""
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=6), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=6), seed=0))
         passed = {r.commit: r.candidate for r in report.iterations if r.outcome == "gate-passed"}
         gated = [r for r in report.iterations if r.outcome.startswith("gate-")]
         assert passed and report.merged == []
@@ -151,7 +165,7 @@ def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[
         config = load_config(repo)
         mine = propose(store, config, {"SKILL.md": skill(12)}, rationale="by hand: raise the level")
         assert run_gate(store, config, mine.candidate).passed
-        report = evolve(store, config, budget=Budget(max_proposals=3), seed=0)
+        report = evolve(store, config, EvolveRequest(budget=Budget(max_proposals=3), seed=0))
         for record in (r for r in report.iterations if r.outcome.startswith("gate-")):
             chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]
             assert mine.commit not in chain[:-1], f"{record.candidate} builds on {mine.candidate}"
@@ -178,12 +192,12 @@ def test_one_proposal_can_edit_several_components(make_repo: Callable[..., Path]
     config_path = repo / "harnessgit.toml"
     config_path.write_text(config_path.read_text() + "\n[evolve]\ncomponents = 2\n")
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=2), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=2), seed=0))
         (first,) = report.iterations
         assert first.component == "SKILL.md, prompts/system.md" and first.proposals == 2
         assert first.cost_usd == 0.04 and report.spend.proposals == 2
-        changed = store.changed_paths(
-            store.commit_info(first.parent).tree, store.commit_info(first.commit or "").tree
+        changed = store.history.changed_paths(
+            store.objects.commit_info(first.parent).tree, store.objects.commit_info(first.commit or "").tree
         )
         assert sorted(changed) == ["SKILL.md", "prompts/system.md"]
         assert_on_record(store, report)

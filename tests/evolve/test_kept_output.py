@@ -14,8 +14,8 @@ import pytest
 from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
-from harnessgit.proposers.models import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
+from harnessgit.evolve.state import Budget, EvolveRequest
+from harnessgit.proposers.protocol import MAX_KEPT_OUTPUT_BYTES, MAX_RATIONALE_CHARS
 from harnessgit.records import EvidenceRecord, ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import CONFIG, git
@@ -63,17 +63,17 @@ def blob_size(repo: Path, blob: str) -> int:
 
 def evolve_once(repo: Path) -> Store:
     store = Store.discover(repo)
-    evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=1)
+    evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=1), seed=1))
     return store
 
 
 def rejected_evidence(store: Store, parent: str) -> tuple[EvidenceRecord, dict[str, object]]:
     (record,) = [
         r
-        for r in store.notes_on(layout.NOTES_EVIDENCE, parent)
+        for r in store.notes.records_on(layout.NOTES_EVIDENCE, parent)
         if isinstance(r, EvidenceRecord) and r.label == "rejected-proposal"
     ]
-    (item,) = [json.loads(line) for line in store.read_blob(record.blob).decode("utf-8").splitlines()]
+    (item,) = [json.loads(line) for line in store.objects.read_blob(record.blob).decode("utf-8").splitlines()]
     return record, item
 
 
@@ -123,13 +123,13 @@ def test_an_adopted_edit_keeps_a_bounded_output_and_rationale(
     with evolve_once(repo) as store:
         (iteration,) = records(store)
         assert iteration.commit is not None
-        message = store.commit_info(iteration.commit).message
-        notes = store.notes_on(layout.NOTES_EVIDENCE, iteration.commit)
+        message = store.objects.commit_info(iteration.commit).message
+        notes = store.notes.records_on(layout.NOTES_EVIDENCE, iteration.commit)
     (proposal,) = [r for r in notes if isinstance(r, ProposalRecord)]
     assert proposal.rationale.startswith("WHY 000000ü") and len(proposal.rationale) == MAX_RATIONALE_CHARS
     assert len(message.encode("utf-8")) < 2 * MAX_RATIONALE_CHARS + 200
     (evidence,) = [r for r in notes if isinstance(r, EvidenceRecord)]
     assert evidence.bytes == blob_size(repo, evidence.blob) < MAX_KEPT_OUTPUT_BYTES + 8192
-    (_dataset, output) = [json.loads(line) for line in store.read_blob(evidence.blob).splitlines()]
+    (_dataset, output) = [json.loads(line) for line in store.objects.read_blob(evidence.blob).splitlines()]
     assert output["kind"] == "proposer-output" and output["raw_output_truncated"] is True
     assert output["raw_output_bytes"] > 900_000

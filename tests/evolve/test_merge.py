@@ -11,7 +11,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
 from harnessgit.evolve.state import Budget, MergeSchedule
@@ -29,10 +29,10 @@ def merge_iteration(
     """Two candidates on main, scored; then one iteration with a merge due."""
     store = Store.discover(repo)
     config = load_config(repo)
-    evaluate(store, config, "main", split="selection")
+    evaluate(store, config, "main", EvalRequest(split="selection"))
     for files in (first, second):
         cand = propose(store, config, files, rationale="by hand")
-        evaluate(store, config, cand.candidate, split="selection")
+        evaluate(store, config, cand.candidate, EvalRequest(split="selection"))
     options = Options(proposer=make_proposer(config.proposer, cwd=repo), seed=0, budget=Budget(), merge=True)
     session = Session(store, config, options)
     session.schedule = MergeSchedule(due=1, found_new=True)
@@ -54,18 +54,18 @@ def test_a_merge_combines_two_frontier_candidates_through_their_ancestor(
     with store:
         assert record.move == "merge" and record.proposer == "merge" and record.proposals == 0
         assert record.component == "SKILL.md, prompts/system.md" and len(record.minibatch) == 5
-        assert record.ancestor == store.resolve_commit("main") and record.other_parent
+        assert record.ancestor == store.refs.resolve("main") and record.other_parent
         assert record.selection_mean == 0.1  # 4 of 40: both edits hold
         assert record.outcome in {"not-gated", "gate-passed", "gate-failed", "gate-inconclusive"}
         commit = record.commit or ""
-        assert list(store.commit_info(commit).parents) == [record.parent, record.other_parent]
+        assert list(store.objects.commit_info(commit).parents) == [record.parent, record.other_parent]
         (proposal,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, ProposalRecord)
+            r for r in store.notes.records_on(layout.NOTES_EVIDENCE, commit) if isinstance(r, ProposalRecord)
         ]
         assert proposal.parent == record.parent and proposal.other_parent == record.other_parent
-        text = store.files_at(commit)
-        skill_text = store.read_blob(text["SKILL.md"].sha).decode()
-        prompt_text = store.read_blob(text["prompts/system.md"].sha).decode()
+        text = store.objects.files_at(commit)
+        skill_text = store.objects.read_blob(text["SKILL.md"].sha).decode()
+        prompt_text = store.objects.read_blob(text["prompts/system.md"].sha).decode()
         assert "fix s-1" in skill_text and "fix s-3" in prompt_text
 
 

@@ -13,7 +13,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import IterationRecord, RetireRecord
 from harnessgit.records.lines import parse_record
 from harnessgit.store import Store
@@ -70,19 +70,21 @@ def test_a_conflict_carrying_onto_a_moved_base_is_recorded_and_the_run_goes_on(
     tip, cannot be carried onto the new one. Before: exit 3, a live candidate, no record."""
     repo = costly_repo(make_repo, MOVING)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=3), seed=0, auto_merge=True)
+        report = evolve(
+            store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=3), seed=0, auto_merge=True)
+        )
         assert report.stopped == "max proposals (3)" and len(report.iterations) == 3
         first = report.iterations[0]
         assert first.outcome == "conflict" and first.files == ["SKILL.md"]
         assert first.reason.startswith(f"conflicts with main: SKILL.md: {first.candidate}'s edit conflicts")
         assert first.selection_mean is not None  # judged before the carry: a frontier member
         # Kept as any candidate not gated: live while on the frontier, else archived as dominated.
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         for record in report.iterations:
             state = tips[record.candidate or ""][0]
             retired = [
                 r
-                for r in store.notes_on(layout.NOTES_EVIDENCE, record.commit or "")
+                for r in store.notes.records_on(layout.NOTES_EVIDENCE, record.commit or "")
                 if isinstance(r, RetireRecord)
             ]
             assert (state == "live") == (not retired)
@@ -101,23 +103,27 @@ def test_a_rollout_budget_half_way_is_recorded_and_the_summary_equals_the_record
         config = load_config(repo)
         # main on selection (40) + the parent's minibatch (3) + the candidate's (3): the
         # candidate's selection run (40) does not fit.
-        report = evolve(store, config, budget=Budget(max_rollouts=60), seed=0)
+        report = evolve(store, config, EvolveRequest(budget=Budget(max_rollouts=60), seed=0))
         (last,) = report.iterations
         assert last.outcome == "budget" and last.reason.startswith("max rollouts (60)")
         assert report.stopped == last.reason and last.candidate_score == 1.0
-        assert candidate_tips(store)[last.candidate or ""][0] == "archived"
+        assert candidate_tips(store.refs)[last.candidate or ""][0] == "archived"
         (retired,) = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, last.commit or "") if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
         ]
         assert retired.reason == "rejected" and "before judging it" in retired.detail
         assert_on_record(store, report)
-        resumed = evolve(store, config, budget=Budget(max_rollouts=100), seed=0)
+        resumed = evolve(store, config, EvolveRequest(budget=Budget(max_rollouts=100), seed=0))
         assert resumed.iterations[0].iteration == last.iteration + 1
         assert resumed.iterations[-1].outcome == "budget"
         assert_on_record(store, resumed)
         stop = repo / "stop"
         stop.write_text("")
-        stopped = evolve(store, config, budget=Budget(max_rollouts=100), seed=0, stop_file=stop)
+        stopped = evolve(
+            store, config, EvolveRequest(budget=Budget(max_rollouts=100), seed=0, stop_file=stop)
+        )
         assert stopped.iterations == [] and stopped.spend.rollouts == 0
         assert_on_record(store, stopped)
 
@@ -140,7 +146,7 @@ def test_ctrl_c_half_way_is_recorded_and_reported(make_repo: Callable[..., Path]
     equals the record."""
     repo = costly_repo(make_repo, INTERRUPTING)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=5), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=5), seed=0))
         assert isinstance(report.interruption, KeyboardInterrupt) and report.stopped == "interrupted"
         last = report.iterations[-1]
         assert last.outcome == "interrupted" and last.candidate is None and last.proposer_calls == 1

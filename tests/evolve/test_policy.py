@@ -25,7 +25,7 @@ from harnessgit.evolve.policy import (
     looks_allowed,
     passed_before,
 )
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.proposers import ReflectiveExample
 from harnessgit.stats.decision import alpha_for_attempt, minimum_detectable_effect
 from harnessgit.stats.pairing import Scored
@@ -198,7 +198,9 @@ def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo:
         config=config,
     )
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        report = evolve(
+            store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        )
         (record,) = report.iterations
         assert record.outcome == "merged", record.reason
         assert record.reason.startswith(
@@ -207,7 +209,7 @@ def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo:
         diffs = [1.0] * 10 + [-1.0] * 2 + [0.0] * 28
         old_bar = minimum_detectable_effect(statistics.stdev(diffs), 40, alpha_for_attempt(0.05, 1))
         assert old_bar > 0.2  # what the old rule waited for
-        message = store.commit_info(base_tip(store, "main")).body
+        message = store.objects.commit_info(base_tip(store.refs, "main")).body
         assert "Evolve: selection gain +20.0 points" in message
 
 

@@ -47,10 +47,10 @@ def test_the_reflective_dataset_puts_failures_first_with_their_trajectories(repo
         {"instance": "c", "feedback": "half right", "trajectory": "y" * 500},
     ]
     with Store.discover(repo) as store:
-        blob = store.write_blob("".join(json.dumps(item) + "\n" for item in items).encode())
+        blob = store.objects.write_blob("".join(json.dumps(item) + "\n" for item in items).encode())
         scores = book({"a": 1.0, "b": 0.0, "c": 0.5}, blob)
         found = reflective_dataset(
-            store, scores, KEY, ["a", "b", "c", "unscored"], excerpt_chars=100, max_examples=2
+            store.objects, scores, KEY, ["a", "b", "c", "unscored"], excerpt_chars=100, max_examples=2
         )
     assert [(e.instance, e.score) for e in found] == [("b", 0.0), ("c", 0.5)]  # failures first, cut at 2
     failed, partial = found
@@ -63,7 +63,12 @@ def test_the_reflective_dataset_puts_failures_first_with_their_trajectories(repo
 def test_an_evaluation_without_evidence_still_gives_scores(repo: Path) -> None:
     with Store.discover(repo) as store:
         found = reflective_dataset(
-            store, book({"a": 1.0, "b": 0.0}, None), KEY, ["a", "b"], excerpt_chars=100, max_examples=8
+            store.objects,
+            book({"a": 1.0, "b": 0.0}, None),
+            KEY,
+            ["a", "b"],
+            excerpt_chars=100,
+            max_examples=8,
         )
     assert [(e.instance, e.score, e.feedback, e.trajectory) for e in found] == [
         ("b", 0.0, "", None),

@@ -15,7 +15,7 @@ from harnessgit import layout
 from harnessgit.config import load_config
 from harnessgit.evolve import iteration
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.store import Store
 from harnessgit.targets import candidate_tips
@@ -36,7 +36,7 @@ def test_an_iteration_that_is_not_gated_is_one_transaction(
     monkeypatch.setattr(iteration, "STAGE_FOR", 3600.0)  # however slow this machine is
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=4), seed=0)
+        report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=4), seed=0))
     quiet = [r for r in report.iterations if not r.outcome.startswith("gate-")]
     assert quiet
     for ref in (layout.NOTES_EVIDENCE, layout.NOTES_EVALS):
@@ -85,12 +85,12 @@ def test_a_kill_mid_iteration_leaves_none_of_it(make_repo: Callable[..., Path], 
     killed = list(dict.fromkeys((tmp_path / "seen").read_text().split()))[2]
     with Store.discover(repo) as store:
         on_record = {r.commit for r in records(store) if r.commit}
-        tips = candidate_tips(store)
+        tips = candidate_tips(store.refs)
         assert tips and all(sha in on_record for _state, sha in tips.values())
         assert killed not in {sha for _state, sha in tips.values()}
-        assert store.notes_on(layout.NOTES_EVIDENCE, killed) == []
-        assert store.notes_on(layout.NOTES_EVALS, killed) == []
-        proposals = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        assert store.notes.records_on(layout.NOTES_EVIDENCE, killed) == []
+        assert store.notes.records_on(layout.NOTES_EVALS, killed) == []
+        proposals = [r for rs in store.notes.records(layout.NOTES_EVIDENCE).values() for r in rs]
         assert all(
             r.candidate in tips for r in proposals if isinstance(r, ProposalRecord)
         )  # every proposal on record is a candidate with its iteration record

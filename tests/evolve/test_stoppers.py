@@ -10,7 +10,7 @@ import pytest
 
 from harnessgit.config import load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.evolve.evolve_fixtures import assert_on_record
@@ -22,7 +22,9 @@ def test_a_target_mean_stops_the_run_once_a_candidate_reaches_it(make_repo: Call
     # Each climbing edit raises the selection mean by 0.2 (LEVEL + 8 of 40 instances).
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=10, target=0.3), seed=0)
+        report = evolve(
+            store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=10, target=0.3), seed=0)
+        )
         means = [r.selection_mean for r in report.iterations]
         assert report.stopped == "target reached: best selection mean 0.400 >= 0.3"
         assert means[-1] == 0.4 and all(m is None or m < 0.3 for m in means[:-1])
@@ -33,7 +35,9 @@ def test_a_target_mean_stops_the_run_once_a_candidate_reaches_it(make_repo: Call
 def test_wall_time_stops_before_the_next_iteration(make_repo: Callable[..., Path]) -> None:
     repo = climbing_repo(make_repo)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=10, max_seconds=0.01), seed=0)
+        report = evolve(
+            store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=10, max_seconds=0.01), seed=0)
+        )
         assert report.stopped == "max time (0.01 s)" and len(report.iterations) == 1
 
 

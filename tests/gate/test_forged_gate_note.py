@@ -28,14 +28,16 @@ def forged(repo: Path) -> tuple[str, str]:
         config = load_config(repo)
         landed = merge(store, config, propose(store, config, {"SKILL.md": skill(30)}).candidate).merge
         assert landed is not None
-        (record,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (record,) = [
+            r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)
+        ]
     (repo / "SKILL.md").write_text(skill(35))
     git(repo, "commit", "-q", "-am", "An edit that skipped the gate")
     direct = git(repo, "rev-parse", "HEAD").strip()
     with Store.discover(repo) as store:
         txn = Transaction("a forged gate note")
         txn.append(layout.NOTES_GATE, direct, [record.model_copy(update={"merge": direct})])
-        store.commit(txn)
+        store.refs.commit(txn)
     return landed, direct
 
 

@@ -15,7 +15,7 @@ from harnessgit.cli import cli
 from harnessgit.cli._base import State
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
 from harnessgit.gate.frontier import frontier_view, update_frontier
 from harnessgit.stats.frontier import sample_parent
 from harnessgit.store import Store
@@ -104,11 +104,11 @@ def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Calla
     fixes = [[1, 2, 4], [0, 1, 4], [1, 2, 3], [0, 2, 3]]
     with Store.discover(repo) as store:
         config = load_config(repo)
-        evaluate(store, config, "main", split="selection")
+        evaluate(store, config, "main", EvalRequest(split="selection"))
         names = ["main"]
         for fixed in fixes:
             cand = propose(store, config, {"SKILL.md": skill(0, *(f"fix s-{i}" for i in fixed))})
-            evaluate(store, config, cand.candidate, split="selection")
+            evaluate(store, config, cand.candidate, EvalRequest(split="selection"))
             update_frontier(store, config, frontier_view(store, config))
             names.append(cand.candidate)
         view = frontier_view(store, config)
@@ -117,7 +117,7 @@ def test_archiving_does_not_change_the_frontier_gepa_would_keep(make_repo: Calla
         fronts, means = state.get_pareto_front_mapping(), state.per_program_tracked_scores
         expected = sorted(names[i] for i in find_dominator_programs(fronts, means))
         assert sorted(view.frontier.members) == expected == sorted([names[1], names[4]])
-        assert candidate_tips(store)[names[3]][0] == "archived"  # storage only
+        assert candidate_tips(store.refs)[names[3]][0] == "archived"  # storage only
         for seed in range(20):
             drawn = select_program_candidate_from_pareto_front(fronts, means, random.Random(seed))
             assert sample_parent(view.frontier, seed) == names[drawn]

@@ -33,7 +33,7 @@ def test_a_real_improvement_passes_and_is_recorded(gate_repo: Path) -> None:
         assert record.lower_bound is not None and record.lower_bound > 0
         assert record.attempt == 1 and record.alpha_k == pytest.approx(alpha_for_attempt(0.05, 1))
         assert record.tree == git(gate_repo, "rev-parse", f"{cand.commit}^{{tree}}").strip()
-        notes = store.notes_on(layout.NOTES_GATE, cand.commit)
+        notes = store.notes.records_on(layout.NOTES_GATE, cand.commit)
         assert [r.id for r in notes if isinstance(r, GateRecord)] == [record.id]
         assert git(gate_repo, "cat-file", "-p", record.instances or "").split() == sorted(SPLITS["selection"])
 
@@ -202,7 +202,10 @@ def test_concurrent_gates_of_different_comparisons_never_share_an_attempt(gate_r
             racer.communicate(timeout=120)
     with Store.discover(gate_repo) as store:
         records = [
-            r for rs in store.notes(layout.NOTES_GATE).values() for r in rs if isinstance(r, GateRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_GATE).values()
+            for r in rs
+            if isinstance(r, GateRecord)
         ]
     attempts = sorted(r.attempt for r in records)
     assert attempts == [1, 2, 3, 4, 5, 6], attempts

@@ -34,7 +34,7 @@ HOLDER = """
 import sys
 from pathlib import Path
 from harnessgit.store import Store
-with Store.discover(Path(sys.argv[1])) as store, store.landing("main"):
+with Store.discover(Path(sys.argv[1])) as store, store.refs.landing("main"):
     print("held", flush=True)
     sys.stdin.read()
 """
@@ -44,7 +44,7 @@ def gate_decisions(repo: Path) -> set[str]:
     """The ids of the gate records: one per decision (a merge copies its record onto the
     merge commit, under the same id)."""
     with Store.discover(repo) as store:
-        notes = store.notes(layout.NOTES_GATE)
+        notes = store.notes.records(layout.NOTES_GATE)
     return {r.id for records in notes.values() for r in records if isinstance(r, GateRecord)}
 
 

@@ -44,13 +44,17 @@ def test_merge_lands_one_readable_merge_with_its_gate_record(gate_repo: Path) ->
         message = git(gate_repo, "log", "-1", "--format=%B", merge_commit)
         assert message.startswith(f"Merge candidate {cand.candidate}: Raise the level")
         assert "Gate: passed on 40 selection instances" in message and "Evidence: 1 evidence items" in message
-        (gate,) = [r for r in store.notes_on(layout.NOTES_GATE, merge_commit) if isinstance(r, GateRecord)]
+        (gate,) = [
+            r for r in store.notes.records_on(layout.NOTES_GATE, merge_commit) if isinstance(r, GateRecord)
+        ]
         assert gate.passed and gate.merge == merge_commit and gate.commit == cand.commit
         # The candidate is retired, still pinned and audited.
         refs = git(gate_repo, "for-each-ref", "--format=%(refname)").split()
         assert layout.candidate_ref(cand.candidate) not in refs and layout.archive_ref(cand.candidate) in refs
         retired = [
-            r for r in store.notes_on(layout.NOTES_EVIDENCE, cand.commit) if isinstance(r, RetireRecord)
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, cand.commit)
+            if isinstance(r, RetireRecord)
         ]
         assert retired[0].reason == "merged"
         log = accepted_log(store, config)
@@ -142,7 +146,7 @@ def test_two_concurrent_merges_exactly_one_lands(gate_repo: Path) -> None:
     assert len(chain) == 1  # exactly one merge landed
     landed = chain[0]
     with Store.discover(gate_repo) as store:
-        gate_notes = store.notes(layout.NOTES_GATE)
+        gate_notes = store.notes.records(layout.NOTES_GATE)
     merges = [
         commit
         for commit, records in gate_notes.items()

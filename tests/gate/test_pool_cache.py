@@ -16,7 +16,7 @@ from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.frontier import frontier_view, proposals_by_commit, update_frontier
+from harnessgit.gate.frontier import Known, frontier_view, proposals_by_commit, update_frontier
 from harnessgit.gate.pool_cache import NAME, check_pool
 from harnessgit.render import to_json
 from harnessgit.store import Store
@@ -27,13 +27,8 @@ from tests.gating_fixtures import skill
 
 def from_records(store: Store, config: object) -> str:
     """The frontier without the cache: every record read, nothing derived."""
-    view = frontier_view(
-        store,
-        config,  # type: ignore[arg-type]
-        book=ScoreBook.load_all(store),
-        proposals=proposals_by_commit(store),
-        contexts={},
-    )
+    known = Known(ScoreBook.load_all(store), proposals_by_commit(store.notes), {})
+    view = frontier_view(store, config, known=known)  # type: ignore[arg-type]
     return to_json(view)
 
 

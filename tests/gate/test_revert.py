@@ -33,7 +33,7 @@ def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: 
             revert(store, config, landed, no_gate=True)
         _, forced = revert(store, config, landed, no_gate=True, reason="production incident 42")
         assert forced is not None and forced.merge
-        records = store.notes_on(layout.NOTES_GATE, forced.merge)
+        records = store.notes.records_on(layout.NOTES_GATE, forced.merge)
         (override,) = [r for r in records if isinstance(r, OverrideRecord)]
         assert override.reason == "production incident 42" and override.action == "revert"
         report = verify(store, config)

@@ -50,13 +50,13 @@ def test_a_clear_gain_stops_early_and_verify_rechecks_the_stopping_point(
         # A record that claims to have stopped later than the evidence settled is found.
         txn = Transaction("tamper")
         merged = landed.merge
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, merged) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, merged) if isinstance(r, GateRecord)]
         txn.append(
             layout.NOTES_GATE,
             merged,
             [real.model_copy(update={"id": "e" * 32, "supersedes": real.id, "batch": 5})],
         )
-        store.commit(txn)
+        store.refs.commit(txn)
         problems = [f.problem for f in verify(store, config).findings]
         assert any("but the evidence settles after" in p for p in problems), problems
 

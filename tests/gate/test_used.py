@@ -21,7 +21,9 @@ from tests.gating_fixtures import skill
 
 
 def eval_records(store: Store) -> list[EvalRecord]:
-    return [r for rs in store.notes(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)]
+    return [
+        r for rs in store.notes.records(layout.NOTES_EVALS).values() for r in rs if isinstance(r, EvalRecord)
+    ]
 
 
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
@@ -31,7 +33,7 @@ def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) 
         cand = propose(store, config, {"SKILL.md": skill(30)})
         record = run_gate(store, config, cand.candidate, models=["sim-2"]).record
         assert record.evals is not None
-        named = store.read_blob(record.evals).decode().split("\n")[:-1]
+        named = store.objects.read_blob(record.evals).decode().split("\n")[:-1]
         on_record = eval_records(store)
     # Both sides on the primary model and on the other model of the loss test: 2 batches each.
     assert sorted(named) == sorted(r.id for r in on_record) and len(named) == 8
@@ -45,7 +47,9 @@ def landed_gate(repo: Path) -> tuple[str, GateRecord]:
         config = load_config(repo)
         landed = merge(store, config, propose(store, config, {"SKILL.md": skill(30)}).candidate).merge
         assert landed
-        (record,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (record,) = [
+            r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)
+        ]
     return landed, record
 
 
@@ -55,7 +59,7 @@ def replace_gate(repo: Path, landed: str, record: GateRecord, **changes: object)
     with Store.discover(repo) as store:
         txn = Transaction("replace the gate record")
         txn.append(layout.NOTES_GATE, landed, [copy])
-        store.commit(txn)
+        store.refs.commit(txn)
     return copy
 
 
@@ -73,8 +77,8 @@ def test_a_named_eval_record_this_clone_lacks_is_a_verify_problem(gate_repo: Pat
     landed, record = landed_gate(gate_repo)
     assert record.evals is not None
     with Store.discover(gate_repo) as store:
-        named = store.read_blob(record.evals).decode().split("\n")[:-1]
-        more = store.write_blob(evals_listing([*named, "f" * 32]))
+        named = store.objects.read_blob(record.evals).decode().split("\n")[:-1]
+        more = store.objects.write_blob(evals_listing([*named, "f" * 32]))
     replace_gate(gate_repo, landed, record, evals=more)
     result = run(gate_repo, "verify")
     assert result.exit_code == 1, result.output

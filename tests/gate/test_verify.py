@@ -41,14 +41,14 @@ def test_verify_finds_a_forged_gate_record(gate_repo: Path) -> None:
         cand = propose(store, config, {"SKILL.md": skill(30)})
         landed = merge(store, config, cand.candidate).merge
         assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         # A merge by hand of another edit, with a copy of the real gate record pasted on it.
         write(gate_repo, "SKILL.md", skill(5))
         git(gate_repo, "commit", "-qam", "worse edit")
         forged = git(gate_repo, "rev-parse", "HEAD").strip()
         txn = Transaction("forge")
         txn.append(layout.NOTES_GATE, forged, [real.model_copy(update={"merge": forged, "id": "f" * 32})])
-        store.commit(txn)
+        store.refs.commit(txn)
         report = verify(store, config)
     problems = " ".join(f.problem for f in report.findings)
     assert "merged tree" in problems and "parents" in problems
@@ -62,11 +62,11 @@ def verify_tampered(gate_repo: Path, **changes: object) -> list[str]:
         cand = propose(store, config, {"SKILL.md": skill(30)})
         landed = merge(store, config, cand.candidate).merge
         assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         txn = Transaction("tamper")
         copy = real.model_copy(update={**changes, "id": "e" * 32, "supersedes": real.id})
         txn.append(layout.NOTES_GATE, landed, [copy])
-        store.commit(txn)
+        store.refs.commit(txn)
         return [finding.problem for finding in verify(store, config).findings]
 
 
@@ -92,7 +92,7 @@ def test_a_record_from_before_three_verdicts_reads_and_verifies_as_before(gate_r
     assert verify_tampered(gate_repo, **dict.fromkeys(new)) == []
     with Store.discover(gate_repo) as store:
         (old,) = [
-            r for rs in store.notes(layout.NOTES_GATE).values() for r in rs
+            r for rs in store.notes.records(layout.NOTES_GATE).values() for r in rs
             if isinstance(r, GateRecord) and r.verdict is None and r.merge
         ]  # fmt: skip
         assert old.shown_verdict == "pass" and old.policy == "strict"
@@ -219,12 +219,12 @@ def test_verify_finds_an_attempt_number_counted_too_low(gate_repo: Path) -> None
         cand = propose(store, config, {"SKILL.md": skill(30)})
         landed = merge(store, config, cand.candidate).merge
         assert landed
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.attempt == 2
         txn = Transaction("tamper")
         update = {"attempt": 1, "alpha_k": alpha_for_attempt(0.05, 1), "id": "c" * 32, "supersedes": real.id}
         txn.append(layout.NOTES_GATE, landed, [real.model_copy(update=update)])
-        store.commit(txn)
+        store.refs.commit(txn)
         report = verify(store, config)
     assert report.shared_attempts == []
     assert any("recorded as attempt 1, but 1 other comparisons" in f.problem for f in report.findings)

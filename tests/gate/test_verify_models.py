@@ -41,17 +41,17 @@ def tampered(repo: Path, landed: str, **changes: object) -> list[str]:
     """Supersede the merge's gate record by a copy with ``changes`` (as anyone who can
     write notes could), and say what verify finds."""
     with Store.discover(repo) as store:
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         txn = Transaction("tamper")
         copy = real.model_copy(update={**changes, "id": "e" * 32, "supersedes": real.id})
         txn.append(layout.NOTES_GATE, landed, [copy])
-        store.commit(txn)
+        store.refs.commit(txn)
         return [finding.problem for finding in verify(store, load_config(repo)).findings]
 
 
 def recorded_models(repo: Path, landed: str) -> list[ModelCheck]:
     with Store.discover(repo) as store:
-        (real,) = [r for r in store.notes_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
     return list(real.models or [])
 
 
@@ -97,12 +97,14 @@ def test_verify_finds_a_merge_that_passed_with_a_loss_on_a_model(models_repo: Pa
     git(models_repo, "merge", "-q", "--no-ff", "-m", "merged by hand", cand.commit)
     landed = git(models_repo, "rev-parse", "HEAD").strip()
     with Store.discover(models_repo) as store:
-        (refused,) = [r for r in store.notes_on(layout.NOTES_GATE, cand.commit) if isinstance(r, GateRecord)]
+        (refused,) = [
+            r for r in store.notes.records_on(layout.NOTES_GATE, cand.commit) if isinstance(r, GateRecord)
+        ]
         assert refused.models and refused.models[0].loss and not refused.passed
         txn = Transaction("forge")
         forged = refused.model_copy(update={"passed": True, "reasons": [], "merge": landed, "id": "f" * 32})
         txn.append(layout.NOTES_GATE, landed, [forged])
-        store.commit(txn)
+        store.refs.commit(txn)
         problems = [finding.problem for finding in verify(store, load_config(models_repo)).findings]
     passed_with_loss = "model beta: the gate record passed with a significant loss of -37.5"
     assert any(passed_with_loss in p for p in problems), problems

@@ -184,8 +184,8 @@ def test_dspy_gepa_is_recorded_in_full(server: str, dspy_repo: Path, monkeypatch
     main = git(dspy_repo, "rev-parse", "main").strip()
     assert recorder.commits[0] == main
     with Store.discover(dspy_repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
-        evals = store.notes(layout.NOTES_EVALS)
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
+        evals = store.notes.records(layout.NOTES_EVALS)
         proposals = [r for rs in evidence.values() for r in rs if isinstance(r, ProposalRecord)]
         # one commit per proposal GEPA made
         assert watch.proposals == len(proposals) == recorder.recorded > 0
@@ -203,7 +203,7 @@ def test_dspy_gepa_is_recorded_in_full(server: str, dspy_repo: Path, monkeypatch
         # what DSPy's proposer sent the reflection LM and what came back, per proposal
         kinds: dict[str, int] = {}
         for r in (r for rs in evidence.values() for r in rs if isinstance(r, EvidenceRecord)):
-            for line in store.read_blob(r.blob).decode().splitlines():
+            for line in store.objects.read_blob(r.blob).decode().splitlines():
                 item = json.loads(line)
                 kinds[item.get("kind", "")] = kinds.get(item.get("kind", ""), 0) + 1
                 if item.get("kind") == "reflection-exchange":

@@ -73,7 +73,7 @@ def texts(repo: Path, commit: str) -> dict[str, str]:
 
 def eval_records(repo: Path) -> list[EvalRecord]:
     with Store.discover(repo) as store:
-        notes = store.notes(layout.NOTES_EVALS)
+        notes = store.notes.records(layout.NOTES_EVALS)
     return [r for records in notes.values() for r in records if isinstance(r, EvalRecord)]
 
 

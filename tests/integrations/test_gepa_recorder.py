@@ -112,8 +112,8 @@ def run(
 
 def recorded(repo: Path) -> tuple[list[ProposalRecord], dict[str, list[EvalRecord]], list[Any]]:
     with Store.discover(repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
-        evals = store.notes(layout.NOTES_EVALS)
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
+        evals = store.notes.records(layout.NOTES_EVALS)
     proposals = [r for records in evidence.values() for r in records if isinstance(r, ProposalRecord)]
     others = [r for records in evidence.values() for r in records if not isinstance(r, ProposalRecord)]
     by_commit = {c: [r for r in records if isinstance(r, EvalRecord)] for c, records in evals.items()}
@@ -145,8 +145,12 @@ def test_gepa_thread_never_waits_on_git(gepa_repo: Path) -> None:
 
         return spy
 
-    for name in ("read_object", "write_object", "commit"):
-        setattr(store, name, spied(getattr(store, name)))
+    for part, name in (
+        (store.objects, "read_object"),
+        (store.objects, "write_object"),
+        (store.refs, "commit"),
+    ):
+        setattr(part, name, spied(getattr(part, name)))
     run([recorder], budget=120)
     recorder.close()
     assert recorder.recorded > 0 and threads
@@ -264,7 +268,7 @@ def test_the_gate_reevaluates_scores_of_another_fingerprint(
     assert recorder.mode == "own"
     best = recorder.commits[result.best_idx]
     with Repository.open(gepa_repo) as repo:
-        (record,) = repo.store.notes(layout.NOTES_EVALS)[best]
+        (record,) = repo.store.notes.records(layout.NOTES_EVALS)[best]
         assert isinstance(record, EvalRecord) and record.model == "sim-task"
         assert record.fingerprint.startswith("gepa:")
         with pytest.raises(HarnessgitError, match="not evaluated on the whole selection split"):
@@ -304,9 +308,9 @@ def consistent(repo: Path) -> tuple[int, int]:
     """Every candidate has its proposal record and every record names commits that
     exist; `harnessgit doctor` finds nothing. Returns (candidates, eval records)."""
     with Store.discover(repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
-        evals = store.notes(layout.NOTES_EVALS)
-        refs = store.list_refs("refs/heads/harnessgit/cand/", "refs/harnessgit/archive/")
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
+        evals = store.notes.records(layout.NOTES_EVALS)
+        refs = store.refs.listing("refs/heads/harnessgit/cand/", "refs/harnessgit/archive/")
     proposed = {c for c, records in evidence.items() if any(isinstance(r, ProposalRecord) for r in records)}
     assert set(refs.values()) == proposed
     for records in evidence.values():

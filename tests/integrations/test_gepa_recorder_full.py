@@ -68,7 +68,7 @@ class Fronts:
 
 
 def evidence_items(store: Store, blob: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in store.read_blob(blob).decode().splitlines() if line]
+    return [json.loads(line) for line in store.objects.read_blob(blob).decode().splitlines() if line]
 
 
 def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tmp_path: Path) -> None:
@@ -98,8 +98,8 @@ def test_cost_feedback_configuration_and_fronts_are_recorded(gepa_repo: Path, tm
     )
     recorder.close()
     with Store.discover(gepa_repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
-        evals = store.notes(layout.NOTES_EVALS)
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
+        evals = store.notes.records(layout.NOTES_EVALS)
         records = [r for rs in evidence.values() for r in rs]
         iterations = [
             r for r in records if isinstance(r, IterationRecord) and r.move == "reflect" and r.commit
@@ -166,10 +166,10 @@ def test_optimize_anything_is_recorded(gepa_repo: Path) -> None:
     assert len(result.candidates) > 1
     ids = [content_instance_id(i, example) for i, example in enumerate(VAL)]
     with Store.discover(gepa_repo) as store:
-        evals = store.notes(layout.NOTES_EVALS)
+        evals = store.notes.records(layout.NOTES_EVALS)
         proposals = [
             r
-            for rs in store.notes(layout.NOTES_EVIDENCE).values()
+            for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
             for r in rs
             if isinstance(r, ProposalRecord)
         ]
@@ -250,7 +250,7 @@ def test_objective_scores_and_the_objective_front_are_recorded(gepa_repo: Path) 
     recorder.close()
     state = fronts.state
     with Store.discover(gepa_repo) as store:
-        records = [r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs]
+        records = [r for rs in store.notes.records(layout.NOTES_EVIDENCE).values() for r in rs]
         (run_blob,) = [r for r in records if isinstance(r, EvidenceRecord) and r.label == "gepa-run"]
         (run_info,) = [i for i in evidence_items(store, run_blob.blob) if i["kind"] == "gepa-run"]
     assert run_info["frontier_type"] == "hybrid"

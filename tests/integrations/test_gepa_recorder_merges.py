@@ -99,7 +99,7 @@ def test_gepa_merges_are_two_parent_candidates(repo: Path) -> None:
     assert recorder.recorded == merges.proposals + len(merges.attempted)
 
     with Store.discover(repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
     iterations = [r for records in evidence.values() for r in records if isinstance(r, IterationRecord)]
     retired = {c for c, records in evidence.items() if any(isinstance(r, RetireRecord) for r in records)}
     merged = [r for r in iterations if r.move == "merge"]
@@ -153,7 +153,7 @@ def test_a_merge_with_its_first_parents_texts_makes_no_commit(repo: Path) -> Non
     assert result.parents[5] == [3, 4] and result.candidates[5] == result.candidates[3]
     assert recorder.commits[5] == recorder.commits[3]
     with Store.discover(repo) as store:
-        evidence = store.notes(layout.NOTES_EVIDENCE)
+        evidence = store.notes.records(layout.NOTES_EVIDENCE)
     (record,) = [
         r
         for records in evidence.values()

@@ -15,7 +15,7 @@ import pytest
 from harnessgit.config.proposer import CommandProposerSection
 from harnessgit.errors import ConfigError, ProposerFailed
 from harnessgit.proposers.command import CommandProposer
-from harnessgit.proposers.models import ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
+from harnessgit.proposers.protocol import ProposalRequest, ProposedEdit, ReflectiveExample, RejectedProposal
 from tests.conftest import ended, kill
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "templates" / "proposers" / "append_feedback.py"

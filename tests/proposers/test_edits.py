@@ -10,7 +10,7 @@ from harnessgit.proposers.edits import (
     sanity_check,
     settle,
 )
-from harnessgit.proposers.models import (
+from harnessgit.proposers.protocol import (
     Append,
     Delete,
     InsertAfter,

@@ -20,14 +20,14 @@ import pytest
 from harnessgit.config.proposer import OpenAIProposerSection
 from harnessgit.config.reader import read_table
 from harnessgit.errors import ConfigError, ProposerFailed
-from harnessgit.proposers.models import (
+from harnessgit.proposers.openai_chat import OpenAIProposer, is_loopback
+from harnessgit.proposers.protocol import (
     Limits,
     ProposalRequest,
     ProposedEdit,
     ReflectiveExample,
     RejectedProposal,
 )
-from harnessgit.proposers.openai_chat import OpenAIProposer, is_loopback
 from tests.proposers.chat_server import ChatServer, Reply, completion, error
 
 SKILL = "# Demo\n\n1. Read the task.\n2. Answer it.\n"

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from harnessgit.proposers.models import Limits, ProposalRequest, ReflectiveExample
 from harnessgit.proposers.prompt import MAX_FIELD_CHARS, SYSTEM_PROMPT, excerpt, render_messages
+from harnessgit.proposers.protocol import Limits, ProposalRequest, ReflectiveExample
 from harnessgit.proposers.reply import parse_reply
 
 SKILL = "# Demo\n\nRun:\n\n```bash\nmake test\n```\n"

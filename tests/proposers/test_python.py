@@ -14,9 +14,9 @@ from harnessgit.config.proposer import PythonProposerSection
 from harnessgit.demo import prepare
 from harnessgit.errors import ProposerFailed
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.state import Budget
+from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.proposers import Proposer, make_proposer
-from harnessgit.proposers.models import ProposedEdit, RejectedProposal
+from harnessgit.proposers.protocol import ProposedEdit, RejectedProposal
 from harnessgit.records import ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git
@@ -114,15 +114,17 @@ def test_evolve_with_the_python_proposer_makes_the_commands_history(tmp_path: Pa
             (repo / "harnessgit.toml").write_text(toml)
             git(repo, "commit", "-qam", "python proposer")
         with Store.discover(repo) as store:
-            report = evolve(store, load_config(repo), budget=Budget(max_proposals=3), seed=1)
+            report = evolve(store, load_config(repo), EvolveRequest(budget=Budget(max_proposals=3), seed=1))
             done = records(store)
             texts = [
-                store.file_at(store.commit_info(r.commit).tree, "SKILL.md") if r.commit else None
+                store.objects.file_at(store.objects.commit_info(r.commit).tree, "SKILL.md")
+                if r.commit
+                else None
                 for r in done
             ]
             proposers = {
                 r.proposer
-                for rs in store.notes(layout.NOTES_EVIDENCE).values()
+                for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
                 for r in rs
                 if isinstance(r, ProposalRecord) and r.source == "evolve"
             }

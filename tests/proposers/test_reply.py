@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harnessgit.proposers.edits import EditRejected
-from harnessgit.proposers.models import Append, InsertAfter
+from harnessgit.proposers.protocol import Append, InsertAfter
 from harnessgit.proposers.reply import parse_operations, parse_reply, validate_operations
 
 

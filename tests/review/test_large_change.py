@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.config import load_config
-from harnessgit.review.markdown import review_markdown
+from harnessgit.review.comment import review_markdown
 from harnessgit.review.render import FILE_ROWS, MD_FILE_ROWS, review_text
 from harnessgit.review.review import review
 from harnessgit.store import Store

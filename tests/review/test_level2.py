@@ -16,7 +16,7 @@ from harnessgit.cli import cli
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.render import to_json
-from harnessgit.review.markdown import review_markdown
+from harnessgit.review.comment import review_markdown
 from harnessgit.review.render import review_text
 from harnessgit.review.review import NO_EVALUATOR, ReviewResult, review
 from harnessgit.store import Store

@@ -11,7 +11,7 @@ from harnessgit.errors import HarnessgitError
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
 from harnessgit.render import jsonable, to_json
-from harnessgit.review.markdown import review_markdown
+from harnessgit.review.comment import review_markdown
 from harnessgit.review.render import review_text
 from harnessgit.review.review import review
 from harnessgit.store import Store

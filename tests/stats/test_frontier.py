@@ -287,9 +287,9 @@ def test_means_are_pythons_sums() -> None:
     assert all(row.mean == expected[int(row.candidate)] for row in frontier.rows)
     import numpy as np
 
-    from harnessgit.stats.frontier_arrays import _row_means
+    from harnessgit.stats.frontier_arrays import row_means
 
-    assert _row_means(np.array(rows)).tolist() == expected
+    assert row_means(np.array(rows)).tolist() == expected
 
 
 def test_pools_over_the_small_size_are_computed_on_arrays_with_the_same_answer() -> None:

@@ -14,7 +14,7 @@ what a CI cancel or a container stop does) at one point:
 - ``delay:SECONDS``: that long after git started, wherever it is.
 
 The victim is a separate Python process (its own session, so the kill spares pytest)
-applying a merge-shaped transaction through `Store.commit`: main moves to a merge
+applying a merge-shaped transaction through `Refs.commit`: main moves to a merge
 commit, the candidate branch is deleted and archived, two notes refs and the evidence
 store are written, two commits pinned.
 """
@@ -102,9 +102,10 @@ from harnessgit.records import ProposalRecord
 from harnessgit.store import Store, Transaction
 
 with Store.discover(Path(sys.argv[1])) as store:
-    main = store.resolve_commit("main")
-    cand = store.resolve_commit("refs/heads/harnessgit/cand/c1")
-    merge = store.write_commit(store.commit_info(cand).tree, [main, cand], "Merge candidate c1")
+    main = store.refs.resolve("main")
+    cand = store.refs.resolve("refs/heads/harnessgit/cand/c1")
+    tree = store.objects.commit_info(cand).tree
+    merge = store.objects.write_commit(tree, [main, cand], "Merge candidate c1")
     record = ProposalRecord(ts=datetime(2026, 1, 1, tzinfo=timezone.utc), candidate="c1", parent=main,
                             components=["SKILL.md"], rationale="r", source="api")
     txn = Transaction("merge c1 into main")
@@ -113,8 +114,8 @@ with Store.discover(Path(sys.argv[1])) as store:
     txn.append("refs/notes/harnessgit/evidence", cand, [record])
     txn.delete("refs/heads/harnessgit/cand/c1", cand)
     txn.create("refs/harnessgit/archive/c1", cand)
-    txn.keep(store.write_blob(b"a trajectory"))
-    store.commit(txn)
+    txn.keep(store.objects.write_blob(b"a trajectory"))
+    store.refs.commit(txn)
 """
 
 # What the merge-shaped transaction writes, besides the pins.

@@ -17,39 +17,39 @@ def test_diff_raw_between_commits_index_and_worktree(repo: Path) -> None:
     (repo / "eval.py").unlink()
     write(repo, "prompts/new.md", "untracked\n")
     with Store.discover(repo) as store:
-        staged = {change.path: change for change in store.diff_raw(head, cached=True)}
+        staged = {change.path: change for change in store.history.diff_raw(head, cached=True)}
         assert set(staged) == {"SKILL.md", "prompts/renamed.md"}
         renamed = staged["prompts/renamed.md"]
         assert (renamed.status, renamed.old_path) == ("R", "prompts/system.md")
-        assert store.read_blob(staged["SKILL.md"].new.sha) == b"staged\n"  # type: ignore[union-attr]
-        worktree = {change.path: change for change in store.diff_raw(head)}
+        assert store.objects.read_blob(staged["SKILL.md"].new.sha) == b"staged\n"  # type: ignore[union-attr]
+        worktree = {change.path: change for change in store.history.diff_raw(head)}
         assert worktree["SKILL.md"].new == Side("100644", ZERO)  # read it from disk
         assert worktree["eval.py"].status == "D" and worktree["eval.py"].new is None
-        assert store.untracked_files() == ["prompts/new.md"]
-        assert store.untracked_files(["prompts/new.md", "SKILL.md"]) == ["prompts/new.md"]
-        assert store.untracked_files(["SKILL.md"]) == [] and store.untracked_files([]) == []
+        assert store.worktree.untracked_files() == ["prompts/new.md"]
+        assert store.worktree.untracked_files(["prompts/new.md", "SKILL.md"]) == ["prompts/new.md"]
+        assert store.worktree.untracked_files(["SKILL.md"]) == [] and store.worktree.untracked_files([]) == []
         git(repo, "commit", "-q", "-m", "next")
         new = git(repo, "rev-parse", "HEAD").strip()
-        between = {change.path: change.status for change in store.diff_raw(head, new)}
+        between = {change.path: change.status for change in store.history.diff_raw(head, new)}
         assert between == {"SKILL.md": "M", "prompts/renamed.md": "R"}
-        empty = store.empty_tree()
-        assert {change.status for change in store.diff_raw(empty, new)} == {"A"}
+        empty = store.objects.empty_tree()
+        assert {change.status for change in store.history.diff_raw(empty, new)} == {"A"}
 
 
 def test_index_entries_entries_at_and_sizes(repo: Path) -> None:
     write(repo, "weird [name]*.md", "glob characters are literal\n")
     git(repo, "add", "-A")
     with Store.discover(repo) as store:
-        entries = store.index_entries(["weird [name]*.md", "missing.md"])
+        entries = store.worktree.index_entries(["weird [name]*.md", "missing.md"])
         assert list(entries) == ["weird [name]*.md"]
-        assert store.index_entries([]) == {}
-        head = store.resolve_commit("HEAD")
-        at_head = store.entries_at(head, ["SKILL.md", "prompts/system.md"])
+        assert store.worktree.index_entries([]) == {}
+        head = store.refs.resolve("HEAD")
+        at_head = store.objects.entries_at(head, ["SKILL.md", "prompts/system.md"])
         assert sorted(at_head) == ["SKILL.md", "prompts/system.md"]
         sha = at_head["SKILL.md"].sha
-        assert store.object_sizes([sha, ZERO]) == {sha: len((repo / "SKILL.md").read_bytes())}
-        assert store.read_blobs([sha, sha]) == {sha: (repo / "SKILL.md").read_bytes()}
-        assert "weird [name]*.md" in store.tracked_files()
+        assert store.objects.object_sizes([sha, ZERO]) == {sha: len((repo / "SKILL.md").read_bytes())}
+        assert store.objects.read_blobs([sha, sha]) == {sha: (repo / "SKILL.md").read_bytes()}
+        assert "weird [name]*.md" in store.worktree.tracked_files()
 
 
 def test_parse_raw_diff_handles_names_with_newlines_and_tabs() -> None:
@@ -72,10 +72,10 @@ def test_listings_do_not_touch_the_index(repo: Path) -> None:
     index = repo / ".git" / "index"
     before = (index.read_bytes(), os.stat(index).st_mtime_ns)
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
-        store.diff_raw(head)
-        store.diff_raw(head, cached=True)
-        store.index_entries()
+        head = store.refs.resolve("HEAD")
+        store.history.diff_raw(head)
+        store.history.diff_raw(head, cached=True)
+        store.worktree.index_entries()
     assert (index.read_bytes(), os.stat(index).st_mtime_ns) == before
 
 
@@ -99,7 +99,7 @@ def test_first_parent_changes_reads_the_chain_in_one_pass(repo: Path) -> None:
     git(repo, "commit", "-q", "-am", "edit")
     edit = git(repo, "rev-parse", "HEAD").strip()
     with Store.discover(repo) as store:
-        chain = store.first_parent_changes(edit)
+        chain = store.history.first_parent_changes(edit)
     assert [commit for commit, _ in chain] == [edit, merge, empty, root]
     changes = {commit: {(c.status, c.path, c.old_path) for c in found} for commit, found in chain}
     assert changes[edit] == {("M", "SKILL.md", None)}

@@ -69,15 +69,15 @@ def peek(rng: random.Random, commit: str) -> TestPeekRecord:
 
 
 def commits(store: Store, n: int) -> list[str]:
-    tip = store.resolve_commit("main")
-    tree = store.commit_info(tip).tree
-    return [store.write_commit(tree, [tip], f"commit {i}") for i in range(n)]
+    tip = store.refs.resolve("main")
+    tree = store.objects.commit_info(tip).tree
+    return [store.objects.write_commit(tree, [tip], f"commit {i}") for i in range(n)]
 
 
 def append(store: Store, target: str, records: list[Record]) -> None:
     txn = Transaction("test")
     txn.append(layout.NOTES_EVALS, target, records)
-    store.commit(txn)
+    store.refs.commit(txn)
 
 
 def assert_same(store: Store) -> None:
@@ -220,11 +220,11 @@ def test_an_index_of_another_notes_commit_is_brought_up_to_date(store: Store) ->
     targets = commits(store, 4)
     append(store, targets[0], [evaluation(rng, targets[0])])
     read_index(store, layout.NOTES_EVALS)
-    built = store.ref_value(layout.NOTES_EVALS)
+    built = store.refs.value(layout.NOTES_EVALS)
     append(store, targets[1], [evaluation(rng, targets[1])])
     append(store, targets[0], [evaluation(rng, targets[0])])
     index = read_index(store, layout.NOTES_EVALS)
-    assert index.commit == store.ref_value(layout.NOTES_EVALS) != built
+    assert index.commit == store.refs.value(layout.NOTES_EVALS) != built
     assert_same(store)
     # The notes ref moves sideways (a fetch that replaced it): a sibling of the indexed commit.
     git(store.root, "update-ref", layout.NOTES_EVALS, str(built))
@@ -246,12 +246,12 @@ def test_results_with_and_without_the_index_are_identical(store: Store, seed: in
     saved: list[str] = []
     for _step in range(25):
         op = rng.random()
-        tip = store.ref_value(layout.NOTES_EVALS)
+        tip = store.refs.value(layout.NOTES_EVALS)
         target = rng.choice(targets)
         if op < 0.5 or tip is None:
             append(store, target, [evaluation(rng, target) for _ in range(rng.randint(1, 3))])
         elif op < 0.6:
-            on = [r for r in store.notes_on(layout.NOTES_EVALS, target) if isinstance(r, EvalRecord)]
+            on = [r for r in store.notes.records_on(layout.NOTES_EVALS, target) if isinstance(r, EvalRecord)]
             if on:
                 old = rng.choice(on)
                 append(store, target, [evaluation(rng, target, harness=old.harness, supersedes=old.id)])
@@ -296,11 +296,11 @@ def test_retire_reasons_are_the_newest_retire_record_of_each_candidate(store: St
         records.append(RetireRecord(ts=T0 + timedelta(hours=1), candidate="other", commit=target, reason="x"))
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, target, records)
-        store.commit(txn)
+        store.refs.commit(txn)
     archived = {f"c{n}": target for n, target in enumerate(targets)}
 
     def from_records() -> dict[str, str]:
-        notes = store.notes(layout.NOTES_EVIDENCE)
+        notes = store.notes.records(layout.NOTES_EVIDENCE)
         found = {}
         for cid, sha in archived.items():
             own = [r for r in notes.get(sha, []) if isinstance(r, RetireRecord) and r.candidate == cid]
@@ -317,7 +317,7 @@ def test_retire_reasons_are_the_newest_retire_record_of_each_candidate(store: St
         targets[0],
         [RetireRecord(ts=later, candidate="c0", commit=targets[0], reason="y")],
     )
-    store.commit(txn)  # an update of the index, not a rebuild
+    store.refs.commit(txn)  # an update of the index, not a rebuild
     assert retire_reasons(store, layout.NOTES_EVIDENCE, archived) == {**from_records(), "c0": "y"}
     assert retire_reasons(store, layout.NOTES_EVIDENCE, {"c1": targets[0]}) == {}  # not on its commit
 
@@ -334,7 +334,7 @@ def test_archived_counts_are_kept_until_the_archive_or_its_notes_change(store: S
             target,
             [RetireRecord(ts=T0, candidate=f"c{n}", commit=target, reason="dominated")],
         )
-    store.commit(txn)
+    store.refs.commit(txn)
     archived = {"c0": targets[0], "c1": targets[1], "c2": targets[1]}
     assert archived_reasons(store, layout.NOTES_EVIDENCE, archived) == {"dominated": 2, "unknown": 1}
     saved = index_path(store, REASONS)
@@ -345,7 +345,7 @@ def test_archived_counts_are_kept_until_the_archive_or_its_notes_change(store: S
         targets[1],
         [RetireRecord(ts=T0, candidate="c2", commit=targets[1], reason="merged")],
     )
-    store.commit(txn)
+    store.refs.commit(txn)
     assert archived_reasons(store, layout.NOTES_EVIDENCE, archived) == {"dominated": 2, "merged": 1}
     assert archived_reasons(store, layout.NOTES_EVIDENCE, {"c0": targets[0]}) == {"dominated": 1}
     archived_reasons(store, layout.NOTES_EVIDENCE, archived)
@@ -367,13 +367,13 @@ from tests.store.test_index import evaluation
 me = int(sys.argv[2])
 rng = random.Random(me)
 with Store.discover(Path(sys.argv[1])) as store:
-    target = store.resolve_commit("main")
+    target = store.refs.resolve("main")
     for i in range(8):
         harness = f"{me:020x}{i:020x}"
         record = evaluation(rng, target, harness=harness, fingerprint="f" * 64)
         txn = Transaction("test")
         txn.append(layout.NOTES_EVALS, target, [record])
-        store.commit(txn)
+        store.refs.commit(txn)
         book = ScoreBook.load(store)  # reads, updates and saves the index while others do
         assert record.id in {r.id for r in book.records_for(Key(harness, "f" * 64, "sim-1"))}
 """

@@ -16,7 +16,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.errors import ConcurrentUpdate, HarnessgitError
 from harnessgit.store import Store, Transaction
-from harnessgit.store import notes as store_notes
+from harnessgit.store import refs as store_refs
 from tests.conftest import git
 from tests.store.kill_fixtures import left_lock
 from tests.store.store_fixtures import record
@@ -24,15 +24,15 @@ from tests.store.store_fixtures import record
 
 def append(store: Store, n: int = 0) -> None:
     txn = Transaction("test")
-    txn.append(layout.NOTES_EVALS, store.resolve_commit("HEAD"), [record(n)])
-    store.commit(txn)
+    txn.append(layout.NOTES_EVALS, store.refs.resolve("HEAD"), [record(n)])
+    store.refs.commit(txn)
 
 
 def test_a_write_under_a_stale_lock_fails_at_once_naming_it_and_the_fix(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Few attempts: without the stale-lock check this would give up as "too busy" at once.
-    monkeypatch.setattr(store_notes, "MAX_ATTEMPTS", 3)
+    monkeypatch.setattr(store_refs, "MAX_ATTEMPTS", 3)
     with Store.discover(repo) as store:
         left = left_lock(repo, "refs/notes/harnessgit/evals.lock", 10)
         with pytest.raises(HarnessgitError) as caught:
@@ -59,7 +59,7 @@ def test_a_lock_held_by_a_live_writer_is_waited_for(repo: Path) -> None:
         release.start()
         append(store)
         release.join()
-        assert len(store.notes_on(layout.NOTES_EVALS, store.resolve_commit("HEAD"))) == 1
+        assert len(store.notes.records_on(layout.NOTES_EVALS, store.refs.resolve("HEAD"))) == 1
 
 
 def test_opening_the_store_refuses_a_stale_lock_before_any_work(repo: Path) -> None:
@@ -82,16 +82,16 @@ def test_a_leftover_packed_refs_scratch_file_is_named_as_a_stale_lock(repo: Path
     git(repo, "branch", "gone")
     git(repo, "pack-refs", "--all")
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
         left_lock(repo, "packed-refs.new", 30)  # a git killed while rewriting packed-refs
         txn = Transaction("test")
         txn.delete("refs/heads/gone", head)
         with pytest.raises(HarnessgitError, match=r"\.git/packed-refs\.new \(30\.\d s old\).*doctor --fix"):
-            store.commit(txn)
+            store.refs.commit(txn)
 
 
 def test_giving_up_on_busy_refs_says_what_git_said(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_notes, "MAX_ATTEMPTS", 2)
+    monkeypatch.setattr(store_refs, "MAX_ATTEMPTS", 2)
     with Store.discover(repo) as store:
         left_lock(repo, "refs/notes/harnessgit/evals.lock", 0)
         with pytest.raises(ConcurrentUpdate, match=r"cannot lock ref 'refs/notes/harnessgit/evals'"):

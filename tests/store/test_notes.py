@@ -19,23 +19,23 @@ from tests.store.store_fixtures import TS, record
 
 def test_notes_are_readable_by_git_and_back(repo: Path) -> None:
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, head, [record(1)])
-        store.commit(txn)
+        store.refs.commit(txn)
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, head, [record(2)])
-        store.commit(txn)
+        store.refs.commit(txn)
         shown = git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "show", head)
         assert shown.count("\n") == 2 and '"candidate":"c1"' in shown
         # git's own writer on the same ref; then we append again on top of it.
         git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "append", "-m", "", "HEAD")
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, head, [record(3)])
-        store.commit(txn)
-        records = store.notes_on(layout.NOTES_EVIDENCE, head)
+        store.refs.commit(txn)
+        records = store.notes.records_on(layout.NOTES_EVIDENCE, head)
         assert [r.candidate for r in records if isinstance(r, ProposalRecord)] == ["c1", "c2", "c3"]
-        assert store.notes(layout.NOTES_EVIDENCE)[head] == records
+        assert store.notes.records(layout.NOTES_EVIDENCE)[head] == records
         assert git(repo, "rev-parse", f"{PINS_PREFIX}{head}").strip() == head
 
 
@@ -53,10 +53,10 @@ def test_notes_written_by_git_with_fanout_are_found(repo: Path) -> None:
     with Store.discover(repo) as store:
         txn = Transaction("test")
         txn.append(layout.NOTES_EVIDENCE, shas[7], [record(7)])
-        store.commit(txn)
+        store.refs.commit(txn)
         text = git(repo, "notes", f"--ref={layout.NOTES_EVIDENCE}", "show", shas[7])
         assert text.startswith("note7\n") and '"candidate":"c7"' in text
-        assert len(store.raw_notes(layout.NOTES_EVIDENCE)) == 300
+        assert len(store.notes.texts(layout.NOTES_EVIDENCE)) == 300
 
 
 def _notes_import(shas: list[str]) -> str:
@@ -69,14 +69,14 @@ def _notes_import(shas: list[str]) -> str:
 
 def test_kept_blobs_and_pinned_commits_survive_gc(repo: Path) -> None:
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
-        tree = store.commit_info(head).tree
-        orphan = store.write_commit(tree, [head], "an evaluated commit no branch holds")
-        blob = store.write_blob(b"a trajectory nobody else references\n")
+        head = store.refs.resolve("HEAD")
+        tree = store.objects.commit_info(head).tree
+        orphan = store.objects.write_commit(tree, [head], "an evaluated commit no branch holds")
+        blob = store.objects.write_blob(b"a trajectory nobody else references\n")
         txn = Transaction("test")
         txn.append(layout.NOTES_EVALS, orphan, [EvidenceRecord(ts=TS, blob=blob, items=1, bytes=10)])
         txn.keep(blob)
-        store.commit(txn)
+        store.refs.commit(txn)
     git(repo, "gc", "-q", "--prune=now")
     assert git(repo, "cat-file", "-t", orphan).strip() == "commit"
     assert git(repo, "cat-file", "-p", blob) == "a trajectory nobody else references\n"
@@ -95,7 +95,7 @@ with Store.discover(__import__("pathlib").Path(repo)) as store:
         txn.append("refs/notes/harnessgit/evals", target, [ProposalRecord(
             ts=datetime.now(timezone.utc), candidate=f"{who}-{i}", parent="0" * 40,
             components=[], rationale="", source="api")])
-        store.commit(txn)
+        store.refs.commit(txn)
 """
 
 
@@ -105,7 +105,7 @@ def test_concurrent_writers_lose_nothing(repo: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", APPENDER, str(repo), head, f"w{n}"]) for n in range(8)]
     assert [proc.wait(timeout=300) for proc in procs] == [0] * 8
     with Store.discover(repo) as store:
-        records = store.notes_on(layout.NOTES_EVALS, head)
+        records = store.notes.records_on(layout.NOTES_EVALS, head)
     names = {r.candidate for r in records if isinstance(r, ProposalRecord)}
     assert len(records) == 400 and len(names) == 400
 
@@ -115,24 +115,24 @@ def test_identical_notes_on_two_commits_are_both_read(repo: Path) -> None:
     # byte-identical notes (`git notes copy`, a rebase that copies notes, a notes merge)
     # one was dropped, and `verify` called a gated merge ungated.
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
         others = [
             git(repo, "commit-tree", "HEAD^{tree}", "-p", head, "-m", f"c{i}").strip() for i in range(2)
         ]
         written = record(1)
         txn = Transaction("test")
         txn.append(layout.NOTES_GATE, head, [written])
-        store.commit(txn)
+        store.refs.commit(txn)
         for other in others:
             git(repo, "notes", f"--ref={layout.NOTES_GATE}", "copy", head, other)
         blobs = {
             line.split()[0] for line in git(repo, "notes", f"--ref={layout.NOTES_GATE}", "list").splitlines()
         }
         assert len(blobs) == 1  # one blob, three commits
-        notes = store.notes(layout.NOTES_GATE)
+        notes = store.notes.records(layout.NOTES_GATE)
         assert set(notes) == {head, *others}
         assert all(records == [written] for records in notes.values())
-        assert sorted(target for target, _text in store.iter_notes(layout.NOTES_GATE)) == sorted(
+        assert sorted(target for target, _text in store.notes.iter_texts(layout.NOTES_GATE)) == sorted(
             [head, *others]
         )
 
@@ -150,7 +150,7 @@ def test_malformed_records_written_with_git_are_skipped_once_per_kind(
     # Issue 15, defect 11: hand-written notes (git's own writer) with a newer version and
     # an impossible count, on two commits: read past, one warning per kind, naming both.
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
         other = git(repo, "commit-tree", "HEAD^{tree}", "-p", head, "-m", "other").strip()
         good = dump_record(record(1)).decode()
         for n, target in enumerate([head, other]):
@@ -166,9 +166,9 @@ def test_malformed_records_written_with_git_are_skipped_once_per_kind(
                 target,
             )
         with caplog.at_level(logging.WARNING, logger="harnessgit"):
-            notes = store.notes(layout.NOTES_EVIDENCE)
-            again = store.notes_on(layout.NOTES_EVIDENCE, head)
-            store.notes(layout.NOTES_EVIDENCE)  # a command reads a ref more than once
+            notes = store.notes.records(layout.NOTES_EVIDENCE)
+            again = store.notes.records_on(layout.NOTES_EVIDENCE, head)
+            store.notes.records(layout.NOTES_EVIDENCE)  # a command reads a ref more than once
         assert [len(notes[head]), len(notes[other]), len(again)] == [1, 1, 1]
         messages = [r.getMessage() for r in caplog.records]
         both = ", ".join(sorted(sha[:12] for sha in (head, other)))

@@ -10,11 +10,11 @@ from tests.conftest import git
 
 def test_objects_match_git(repo: Path) -> None:
     with Store.discover(repo) as store:
-        blob = store.write_blob(b"hello\n")
+        blob = store.objects.write_blob(b"hello\n")
         assert blob == git(repo, "hash-object", "--stdin", input="hello\n").strip()
-        head = store.resolve_commit("HEAD")
-        tree = store.commit_info(head).tree
-        new_tree = store.edit_tree(
+        head = store.refs.resolve("HEAD")
+        tree = store.objects.commit_info(head).tree
+        new_tree = store.objects.edit_tree(
             tree, {"prompts/new.md": Blob(blob), "SKILL.md": None, "deep/a/b/c.md": Blob(blob)}
         )
         listing = git(repo, "ls-tree", "-r", "--name-only", new_tree).split()
@@ -25,19 +25,19 @@ def test_objects_match_git(repo: Path) -> None:
             "prompts/new.md",
             "prompts/system.md",
         ]
-        commit = store.write_commit(new_tree, [head], "subject\n\nbody")
+        commit = store.objects.write_commit(new_tree, [head], "subject\n\nbody")
     assert git(repo, "fsck", "--strict", "--no-dangling") == ""
     assert git(repo, "log", "-1", "--format=%s|%b|%P", commit).strip() == f"subject|body\n|{head}"
 
 
 def test_ref_reads_see_updates_by_other_processes(repo: Path) -> None:
     with Store.discover(repo) as store:
-        first = store.ref_value("refs/heads/main")
+        first = store.refs.value("refs/heads/main")
         assert first == git(repo, "rev-parse", "main").strip()  # the cat-file process is running now
         git(repo, "commit", "-q", "--allow-empty", "-m", "moved by plain git")
-        assert store.ref_value("refs/heads/main") == git(repo, "rev-parse", "main").strip() != first
+        assert store.refs.value("refs/heads/main") == git(repo, "rev-parse", "main").strip() != first
         git(repo, "pack-refs", "--all")
         git(repo, "commit", "-q", "--allow-empty", "-m", "moved again, refs packed")
-        assert store.ref_value("refs/heads/main") == git(repo, "rev-parse", "main").strip()
+        assert store.refs.value("refs/heads/main") == git(repo, "rev-parse", "main").strip()
         git(repo, "update-ref", "-d", "refs/heads/main")
-        assert store.ref_value("refs/heads/main") is None
+        assert store.refs.value("refs/heads/main") is None

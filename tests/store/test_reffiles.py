@@ -28,16 +28,16 @@ def test_ref_files_agree_with_git_loose_packed_and_deleted(repo: Path) -> None:
     git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
     assert files.value("refs/heads/alias") == UNKNOWN  # git resolves symbolic refs
     with Store.discover(repo) as store:
-        assert store.ref_value("refs/heads/alias") == second
-        assert store.ref_value("refs/heads/nothing") is None
+        assert store.refs.value("refs/heads/alias") == second
+        assert store.refs.value("refs/heads/nothing") is None
 
 
 def test_a_linked_worktree_reads_the_shared_refs(repo: Path, tmp_path: Path) -> None:
     git(repo, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "other")
     head = git(repo, "rev-parse", "HEAD").strip()
     with Store.discover(tmp_path / "linked") as store:
-        assert store.ref_value("refs/heads/main") == head
-        assert store.ref_value("refs/heads/other") == head
+        assert store.refs.value("refs/heads/main") == head
+        assert store.refs.value("refs/heads/other") == head
 
 
 def test_packed_refs_searched_in_order_agree_with_git(repo: Path) -> None:

@@ -32,13 +32,13 @@ def test_discover_from_subdirectory_and_linked_worktree(repo: Path, tmp_path: Pa
     linked = tmp_path / "linked"
     git(repo, "worktree", "add", "-q", str(linked))
     with Store.discover(linked) as store:
-        blob = store.write_blob(b"written from a linked worktree\n")
+        blob = store.objects.write_blob(b"written from a linked worktree\n")
     assert git(repo, "cat-file", "-p", blob) == "written from a linked worktree\n"
 
 
 def test_resolve_rejects_bad_revisions(repo: Path) -> None:
     with Store.discover(repo) as store:
         with pytest.raises(UnknownRevision):
-            store.resolve_commit("no-such-branch")
+            store.refs.resolve("no-such-branch")
         with pytest.raises(Exception, match="looks like an option"):
-            store.resolve_commit("--output=/tmp/x")
+            store.refs.resolve("--output=/tmp/x")

@@ -15,16 +15,16 @@ from tests.store.store_fixtures import record
 
 def test_transaction_is_all_or_nothing(repo: Path) -> None:
     with Store.discover(repo) as store:
-        head = store.resolve_commit("HEAD")
+        head = store.refs.resolve("HEAD")
         txn = Transaction("setup")
         txn.create("refs/heads/harnessgit/cand/x", head)
-        store.commit(txn)
+        store.refs.commit(txn)
         before = git(repo, "for-each-ref")
         txn = Transaction("conflicting")
         txn.create("refs/heads/harnessgit/cand/y", head)
         txn.create("refs/heads/harnessgit/cand/x", head)  # exists already: the whole thing fails
         txn.append(layout.NOTES_GATE, head, [record()])
-        txn.keep(store.write_blob(b"evidence"))
+        txn.keep(store.objects.write_blob(b"evidence"))
         with pytest.raises(ConcurrentUpdate):
-            store.commit(txn)
+            store.refs.commit(txn)
         assert git(repo, "for-each-ref") == before

@@ -23,7 +23,7 @@ def test_checkout_tree_writes_files_modes_and_links(repo: Path, tmp_path: Path, 
     target = tmp_path / f"out-{attributes}"
     target.mkdir()
     with Store.discover(repo) as store:
-        store.checkout_tree(store.commit_info(store.resolve_commit("HEAD")).tree, target)
+        store.worktree.checkout_tree(store.objects.commit_info(store.refs.resolve("HEAD")).tree, target)
     assert (target / "prompts" / "system.md").read_text() == (repo / "prompts" / "system.md").read_text()
     assert (target / "run.sh").stat().st_mode & 0o111
     assert (target / "link.md").is_symlink()
@@ -54,7 +54,7 @@ def test_checkout_tree_never_writes_through_a_symlink(repo: Path, tmp_path: Path
     target = tmp_path / "checkout"
     target.mkdir()
     with Store.discover(repo) as store, pytest.raises(HarnessgitError) as refused:
-        store.checkout_tree(tree, target)
+        store.worktree.checkout_tree(tree, target)
     assert str(refused.value) == (
         f"refused to check out the tree {tree[:12]}: d/pwn.txt lies below the symlink d, "
         "and writing it would follow the link"
@@ -80,7 +80,7 @@ def test_checkout_tree_refuses_paths_that_leave_the_checkout(
     target = tmp_path / "box" / "checkout"
     target.mkdir(parents=True)
     with Store.discover(repo) as store, pytest.raises(HarnessgitError, match=reason.replace(".", r"\.")):
-        store.checkout_tree(tree, target)
+        store.worktree.checkout_tree(tree, target)
     assert [p.name for p in (tmp_path / "box").rglob("*")] == ["checkout"]  # nothing written
 
 
@@ -96,5 +96,5 @@ def test_checkout_tree_writes_with_no_follow_even_if_a_link_appears(repo: Path, 
         Store.discover(repo) as store,
         pytest.raises(HarnessgitError, match=r"cannot write prompts/system\.md"),
     ):
-        store.checkout_tree(store.commit_info(store.resolve_commit("HEAD")).tree, target)
+        store.worktree.checkout_tree(store.objects.commit_info(store.refs.resolve("HEAD")).tree, target)
     assert list(outside.iterdir()) == []

@@ -73,17 +73,17 @@ def record_ids(repo: Path) -> dict[str, set[str]]:
     """Every record id on every harnessgit notes ref of a clone."""
     with Store.discover(repo) as store:
         return {
-            ref: {record.id for records in store.notes(ref).values() for record in records}
+            ref: {record.id for records in store.notes.records(ref).values() for record in records}
             for ref in refs(repo, "refs/notes/harnessgit")
         }
 
 
 def retire_here(repo: Path, candidate: str) -> None:
     with Store.discover(repo) as store:
-        sha = store.resolve_commit(layout.candidate_ref(candidate))
+        sha = store.refs.resolve(layout.candidate_ref(candidate))
         txn = Transaction(f"retire {candidate}")
         retire(store, txn, candidate, sha, "rejected")
-        store.commit(txn)
+        store.refs.commit(txn)
 
 
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
@@ -105,7 +105,10 @@ def test_labels_travel_and_the_last_recorded_move_wins(gate_repo: Path, tmp_path
     assert refs(a, ref) == refs(b, ref) == refs(remote, ref) == {ref: later.commit}
     with Store.discover(a) as store:
         moves = [
-            r for rs in store.notes(layout.NOTES_LABELS).values() for r in rs if isinstance(r, LabelRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_LABELS).values()
+            for r in rs
+            if isinstance(r, LabelRecord)
         ]
     assert sorted(m.reason for m in moves) == ["ship 12", "ship 14"]  # both moves stay on record
 
@@ -225,11 +228,14 @@ def test_retire_records_and_evidence_survive_gc_on_the_remote(gate_repo: Path, t
     assert refs(remote, "refs/harnessgit/evidence-store") == refs(a, "refs/harnessgit/evidence-store")
     with Store.discover(a) as store:
         retired = [
-            r for rs in store.notes(layout.NOTES_EVIDENCE).values() for r in rs if isinstance(r, RetireRecord)
+            r
+            for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
+            for r in rs
+            if isinstance(r, RetireRecord)
         ]
         blobs = [
             r.blob
-            for rs in store.notes(layout.NOTES_EVIDENCE).values()
+            for rs in store.notes.records(layout.NOTES_EVIDENCE).values()
             for r in rs
             if getattr(r, "blob", None)
         ]
@@ -299,7 +305,12 @@ def remote_gated_repo(make_repo: Callable[..., Path]) -> Path:
 
 def gate_records(repo: Path) -> list[GateRecord]:
     with Store.discover(repo) as store:
-        return [r for rs in store.notes(layout.NOTES_GATE).values() for r in rs if isinstance(r, GateRecord)]
+        return [
+            r
+            for rs in store.notes.records(layout.NOTES_GATE).values()
+            for r in rs
+            if isinstance(r, GateRecord)
+        ]
 
 
 @pytest.mark.slow

@@ -64,13 +64,13 @@ def proposed(repo: Path, level: int) -> str:
 
 def gate_records(repo: Path) -> list[GateRecord]:
     with Store.discover(repo) as store:
-        notes = store.notes(layout.NOTES_GATE)
+        notes = store.notes.records(layout.NOTES_GATE)
     return [r for rs in notes.values() for r in rs if isinstance(r, GateRecord)]
 
 
 def eval_records(repo: Path) -> list[EvalRecord]:
     with Store.discover(repo) as store:
-        notes = store.notes(layout.NOTES_EVALS)
+        notes = store.notes.records(layout.NOTES_EVALS)
     return [r for rs in notes.values() for r in rs if isinstance(r, EvalRecord)]
 
 

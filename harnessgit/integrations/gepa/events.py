@@ -59,6 +59,7 @@ class ValsetScores:
     scores: dict[Any, float]  # GEPA's val id -> score
     outputs: dict[Any, Any] | None
     average: float
+    objectives: dict[Any, dict[str, float]] | None = None  # GEPA's val id -> objective scores
 
 
 @dataclass

@@ -96,9 +96,9 @@ def import_gepa_run(
         config = require_evaluator(config, "--same-evaluator")
         if model is not None and model != config.evaluator.model:
             raise HarnessgitError("--same-evaluator records under [evaluator] model: leave --model out")
-    base = base_tip(store, config.harness.base)
+    base = base_tip(store.refs, config.harness.base)
     known = _known_programs(store)
-    names = {sha: cid for cid, (_state, sha) in candidate_tips(store).items()}
+    names = {sha: cid for cid, (_state, sha) in candidate_tips(store.refs).items()}
     txn = Transaction(f"import gepa {run.path.name}")
     commits: dict[int, str] = {}
     imported: list[ImportedProgram] = []
@@ -110,9 +110,8 @@ def import_gepa_run(
         new = commit is None
         candidate = None if commit is None else names.get(commit)
         if commit is None:
-            commit, candidate = _write_program(
-                store, config, txn, run, program, files, commits, base, started
-            )
+            parents = [commits[p] for p in program.parents] or [base]
+            commit, candidate = _write_program(store, txn, run, program, files, parents, started)
             evidence = _program_evidence(store, config, run, program, identity)
             txn.append(layout.NOTES_EVIDENCE, commit, [evidence])
             txn.keep(evidence.blob)
@@ -127,7 +126,7 @@ def import_gepa_run(
     if run.source == "pickle":
         scored, fingerprint, notes = _write_scores(store, config, txn, run, commits, same_evaluator, model)
     if not txn.empty:
-        store.commit(txn)
+        store.refs.commit(txn)
     front = sorted({p for programs in (run.front or {}).values() for p in programs})
     return GepaImport(
         str(run.path),
@@ -177,33 +176,35 @@ def _identity(program: Program, identities: dict[int, str]) -> str:
 
 def _write_program(
     store: Store,
-    config: Config,
     txn: Transaction,
     run: GepaRun,
     program: Program,
     files: dict[str, str],
-    commits: dict[int, str],
-    base: str,
+    parents: list[str],
     started: Any,
 ) -> tuple[str, str | None]:
-    """The program's commit (and candidate id), added to ``txn``; the seed whose texts
-    the base tip already holds is the base tip."""
-    parents = [commits[p] for p in program.parents] or [base]
-    parent_tree = store.commit_info(parents[0]).tree
+    """The program's commit (and candidate id) on ``parents`` (its parents' commits, or
+    the base tip for the seed), added to ``txn``; the seed whose texts the base tip
+    already holds is the base tip."""
+    parent_tree = store.objects.commit_info(parents[0]).tree
     changes: dict[str, Blob | None] = {}
     for name, path in files.items():
         text = program.texts.get(name)
         if text is None:  # a component this program does not have: the parent's file stays
             continue
-        entry = store.entry_at(parent_tree, path)
-        changes[path] = Blob(store.write_blob(text.encode("utf-8")), entry.mode if entry else "100644")
-    tree = store.edit_tree(parent_tree, changes)
+        entry = store.objects.entry_at(parent_tree, path)
+        changes[path] = Blob(
+            store.objects.write_blob(text.encode("utf-8")), entry.mode if entry else "100644"
+        )
+    tree = store.objects.edit_tree(parent_tree, changes)
     if program.index == 0 and tree == parent_tree:
-        return base, None
-    changed = sorted(store.changed_paths(parent_tree, tree))
+        return parents[0], None
+    changed = sorted(store.history.changed_paths(parent_tree, tree))
     candidate = new_candidate_id()
     rationale = _rationale(run, program)
-    commit = store.write_commit(tree, parents, f"{rationale}\n\n{layout.CANDIDATE_TRAILER}: {candidate}")
+    commit = store.objects.write_commit(
+        tree, parents, f"{rationale}\n\n{layout.CANDIDATE_TRAILER}: {candidate}"
+    )
     txn.create(layout.candidate_ref(candidate), commit)
     # GEPA numbers programs in creation order, and the frontier orders candidates by
     # their proposal's time: one microsecond apart keeps GEPA's order.
@@ -262,7 +263,7 @@ def _program_evidence(
             }
         )
     data, kinds = encode_evidence(items, config.scrub.scrubber(config.proposer))
-    blob = store.write_blob(data)
+    blob = store.objects.write_blob(data)
     return EvidenceRecord(
         ts=store.clock(), blob=blob, items=len(items), bytes=len(data), label=LABEL, item_kinds=kinds
     )
@@ -271,10 +272,10 @@ def _program_evidence(
 def _known_programs(store: Store) -> dict[str, str]:
     """Program identity -> its commit, for every program imported before."""
     found: dict[str, str] = {}
-    for commit, records in store.notes(layout.NOTES_EVIDENCE).items():
+    for commit, records in store.notes.records(layout.NOTES_EVIDENCE).items():
         for record in records:
             if isinstance(record, EvidenceRecord) and record.label == LABEL:
-                for item in parse_jsonl(store.read_blob(record.blob), f"evidence {record.blob[:12]}"):
+                for item in parse_jsonl(store.objects.read_blob(record.blob), f"evidence {record.blob[:12]}"):
                     if isinstance(item, dict) and item.get("kind") == "gepa-program":
                         found[str(item.get("identity"))] = commit
     return found
@@ -302,7 +303,7 @@ def _write_scores(
         if not program.scores:
             continue
         commit = commits[program.index]
-        own = eval_context(store, config, commit).key
+        own = eval_context(store.objects, config, commit).key
         key = own if same_evaluator else Key(own.harness, fingerprint, model or config.evaluator.model)
         on_record = {instance for instance, _repeat in book.rows(key)}
         rows = [
@@ -329,7 +330,7 @@ def _write_scores(
         )
         txn.append(layout.NOTES_EVALS, commit, [record])
     if same_evaluator:
-        fingerprint = eval_context(store, config, commits[0]).key.fingerprint
+        fingerprint = eval_context(store.objects, config, commits[0]).key.fingerprint
     return written, fingerprint, notes
 
 

@@ -26,20 +26,24 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
-from harnessgit.api import Repository, jsonable
+from harnessgit.api import Repository, jsonable, refuse_unknown
 from harnessgit.canonical import dumps_canonical
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
+from harnessgit.integrations.gepa.objectives import ObjectiveTap, cached_objectives
 from harnessgit.integrations.gepa.staging import Staging
 from harnessgit.integrations.gepa.usage import Meter
 from harnessgit.integrations.gepa.writer import Writer
 from harnessgit.records import EvidenceRecord, RunRecord, new_record_id
 from harnessgit.store import Transaction
 from harnessgit.targets import base_tip
+
+if TYPE_CHECKING:  # Python 3.11's typing.Unpack; only read by type checkers
+    from typing_extensions import Unpack
 
 log = logging.getLogger("harnessgit")
 
@@ -56,6 +60,21 @@ def output_feedback(output: Any) -> str | None:
     or an attribute, as a DSPy ``Prediction`` from a GEPA metric has), when it is text."""
     said = output.get("feedback") if isinstance(output, Mapping) else getattr(output, "feedback", None)
     return said if isinstance(said, str) and said else None
+
+
+class RecorderOptions(TypedDict, total=False):
+    """`GitRecorder`'s keyword arguments, each optional (its docstring says what each does)."""
+
+    adapter: Any  # the GEPAAdapter, or its "package.module:factory"
+    model: str
+    valset: Any
+    instance_id: Callable[[Any, Any], str]  # default `content_instance_id`
+    evaluator: str  # "auto" (default), "own" or "repository"
+    parent: str | None  # default: the base branch tip
+    split: str  # default "selection"
+    reflection_lm: Any
+    feedback: Callable[[Any], str | None]  # default `output_feedback`
+    settings: Mapping[str, Any] | None
 
 
 class GitRecorder(Staging):
@@ -83,37 +102,35 @@ class GitRecorder(Staging):
         self,
         repo: str = ".",
         components: Mapping[str, str] | None = None,
-        *,
-        adapter: Any = None,
-        model: str = "",
-        valset: Any = None,
-        instance_id: Callable[[Any, Any], str] = content_instance_id,
-        evaluator: str = "auto",
-        parent: str | None = None,
-        split: str = "selection",
-        reflection_lm: Any = None,
-        feedback: Callable[[Any], str | None] = output_feedback,
-        settings: Mapping[str, Any] | None = None,
+        **options: Unpack[RecorderOptions],
     ) -> None:
+        refuse_unknown("GitRecorder", options, RecorderOptions)
         if not components:
             raise HarnessgitError("GitRecorder needs components: GEPA component name -> harness path")
+        evaluator, parent = options.get("evaluator", "auto"), options.get("parent")
         if evaluator not in ("auto", "own", "repository"):
             raise HarnessgitError(f"evaluator must be auto, own or repository, not {evaluator!r}")
         self.repo = Repository.open(repo)
         self.components = dict(components)
+        adapter = options.get("adapter")
         self.adapter = adapter if isinstance(adapter, str) else _qualified(adapter)
-        self.model = model or "gepa"
-        self.valset, self.instance_id, self.split = valset, instance_id, split
-        self.feedback, self._meter = feedback, Meter(reflection_lm)
+        self.model = options.get("model") or "gepa"
+        self.valset, self.split = options.get("valset"), options.get("split", "selection")
+        self.instance_id = options.get("instance_id", content_instance_id)
+        self.feedback = options.get("feedback", output_feedback)
+        self._meter = Meter(options.get("reflection_lm"))
         # the run's configuration, GEPA's Pareto front as it moved, its checkpoints:
         # one evidence blob on the run's base commit, with the run record
-        self._run_info: dict[str, Any] = {"kind": "gepa-run", "settings": jsonable(dict(settings or {}))}
+        settings = jsonable(dict(options.get("settings") or {}))
+        self._run_info: dict[str, Any] = {"kind": "gepa-run", "settings": settings}
         self._fronts: list[dict[str, Any]] = []
         self._checkpoints: list[dict[str, Any]] = []
         self.mode = self._mode(evaluator)
         self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
         self.parent = (
-            self.repo.resolve(parent) if parent else base_tip(self.repo.store, self.repo.config.harness.base)
+            self.repo.resolve(parent)
+            if parent
+            else base_tip(self.repo.store.refs, self.repo.config.harness.base)
         )
         self.run = new_record_id()
         self.error: str | None = None
@@ -130,6 +147,7 @@ class GitRecorder(Staging):
         self._iterations = 0
         self._budget: int | None = None
         self._txn: Transaction | None = None  # staged, not yet written
+        self._tap: ObjectiveTap | None = None  # set by watch()
         self._closed = False
         # Last: from here on, only the writer's thread touches the repository.
         self._writer = Writer(
@@ -137,6 +155,23 @@ class GitRecorder(Staging):
             self._failed,
             f"harnessgit: the GEPA recorder of run {self.run[:12]} in {self.repo.root}",
         )
+
+    def watch(self, adapter: Any) -> Any:
+        """``adapter``, to give GEPA in its place, so that each valset evaluation's
+        per-example ``objective_scores`` are recorded with its scores: GEPA gives them
+        to no callback (objectives.py). It answers GEPA exactly as ``adapter`` does."""
+        if self.valset is None:
+            raise HarnessgitError("GitRecorder.watch needs the valset: GitRecorder(..., valset=valset)")
+        self._tap = ObjectiveTap(adapter, self._val_ids_by_example)
+        return self._tap
+
+    def _val_ids_by_example(self) -> dict[int, Any]:
+        """id(example) -> GEPA's val id, for the examples of the valset given to GEPA."""
+        valset = self.valset
+        if hasattr(valset, "all_ids") and hasattr(valset, "fetch"):
+            ids = list(valset.all_ids())
+            return {id(example): val_id for val_id, example in zip(ids, valset.fetch(ids), strict=True)}
+        return {id(example): val_id for val_id, example in enumerate(valset)}
 
     def _mode(self, evaluator: str) -> str:
         if evaluator != "auto":
@@ -207,12 +242,14 @@ class GitRecorder(Staging):
             self.commits[0], self.names[proposal.commit] = proposal.commit, proposal.candidate
 
     def on_valset_evaluated(self, event: Mapping[str, Any]) -> None:
+        candidate, by_val_id = dict(event["candidate"]), dict(event["scores_by_val_id"])
         scores = ValsetScores(
             int(event["candidate_idx"]),
-            dict(event["candidate"]),
-            dict(event["scores_by_val_id"]),
+            candidate,
+            by_val_id,
             event.get("outputs_by_val_id"),
             float(event["average_score"]),
+            self._tap.taken(candidate, by_val_id) if self._tap is not None else None,
         )
         self._programs[scores.candidate_idx] = scores.candidate
         if self._iteration is not None and event["iteration"] == self._iteration.number:
@@ -296,7 +333,7 @@ class GitRecorder(Staging):
             *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
         ]
         data, kinds = encode_evidence(items, self.repo.scrubber)
-        blob = self.repo.store.write_blob(data)
+        blob = self.repo.store.objects.write_blob(data)
         self._staging().keep(blob)
         return EvidenceRecord(
             ts=self.repo.store.clock(), blob=blob, items=len(items), bytes=len(data), label="gepa-run",
@@ -376,6 +413,7 @@ class GitRecorder(Staging):
     def on_iteration_end(self, event: Mapping[str, Any]) -> None:
         iteration, self._iteration = self._iteration, None
         if iteration is not None:
+            cached_objectives(event.get("state"), iteration.valsets)
             self._end(iteration)
 
     def _end(self, iteration: Iteration) -> None:

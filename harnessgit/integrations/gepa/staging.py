@@ -147,6 +147,9 @@ class Staging:
             split_instances=self._split_ids,
             feedback={self._instance(val_id): output for val_id, output in outputs.items()} or None,
             feedback_text={self._instance(val_id): text for val_id, text in said.items() if text} or None,
+            objective_scores={self._instance(val_id): found for val_id, found in valset.objectives.items()}
+            if valset.objectives
+            else None,
         )
         txn.append(layout.NOTES_EVALS, commit, [record])
         if record.evidence:
@@ -193,7 +196,7 @@ class Staging:
 
     def _holds(self, commit: str, files: Mapping[str, str]) -> bool:
         """Whether ``commit`` holds exactly these texts (compared by blob id: no read)."""
-        listing = self.repo.store.files_at(commit)
+        listing = self.repo.store.objects.files_at(commit)
         return all(
             path in listing and listing[path].sha == object_id("blob", text.encode("utf-8"))
             for path, text in files.items()
@@ -205,10 +208,10 @@ class Staging:
         read from the base's files is the base rather than a candidate of its own."""
         if self._holds(commit, files):
             return True
-        listing = self.repo.store.files_at(commit)
+        listing = self.repo.store.objects.files_at(commit)
         return all(
             path in listing
-            and self.repo.store.read_blob(listing[path].sha).rstrip(b"\n")
+            and self.repo.store.objects.read_blob(listing[path].sha).rstrip(b"\n")
             == text.encode("utf-8").rstrip(b"\n")
             for path, text in files.items()
         )

@@ -1,8 +1,8 @@
-"""Which sections an edit added, removed or changed (`checks.sections`), without git."""
+"""Which sections an edit added, removed or changed (`checks.section_changes`), without git."""
 
 from __future__ import annotations
 
-from harnessgit.checks.sections import FRONTMATTER, INTRO, is_markdown, section_changes
+from harnessgit.checks.section_changes import FRONTMATTER, INTRO, is_markdown, section_changes
 
 OLD = """\
 ---

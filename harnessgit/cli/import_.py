@@ -1,4 +1,4 @@
-"""Commands that bring other optimisers' runs into the record: import gepa."""
+"""`harnessgit import`: another optimiser's run (import gepa) into the record."""
 
 from __future__ import annotations
 

@@ -16,10 +16,10 @@ from harnessgit import layout
 from harnessgit.config import Config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import Evaluation, Execution, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, Execution, evaluate
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook
 from harnessgit.records import TestPeekRecord
-from harnessgit.store import Store, Transaction
+from harnessgit.store import Notes, Store, Transaction
 from harnessgit.targets import label_moves, resolve
 
 
@@ -30,8 +30,8 @@ class HeldOutResult:
     earlier: list[TestPeekRecord]  # peeks at other harnesses since the last label move
 
 
-def last_label_move(store: Store) -> datetime | None:
-    return max((record.ts for record in label_moves(store)), default=None)
+def last_label_move(notes: Notes) -> datetime | None:
+    return max((record.ts for record in label_moves(notes)), default=None)
 
 
 def peek_test_split(
@@ -43,8 +43,8 @@ def peek_test_split(
     execution: Execution = Execution(),
 ) -> HeldOutResult:
     book = ScoreBook.load(store)
-    context = eval_context(store, config, resolve(store, rev).sha)
-    since = last_label_move(store)
+    context = eval_context(store.objects, config, resolve(store.refs, rev).sha)
+    since = last_label_move(store.notes)
     earlier = [
         peek
         for peek in book.peeks
@@ -62,11 +62,9 @@ def peek_test_split(
         store,
         config,
         context.commit,
-        split=TEST_SPLIT,
+        EvalRequest(split=TEST_SPLIT, allow_test=True, warn_uncommitted=True),
         execution=execution,
         book=book,
-        allow_test=True,
-        warn_uncommitted=True,
     )
     summary = evaluation.summary
     peek = TestPeekRecord(
@@ -81,5 +79,5 @@ def peek_test_split(
     )
     txn = Transaction(f"test peek {context.commit[:12]}")
     txn.append(layout.NOTES_EVALS, context.commit, [peek])
-    store.commit(txn)
+    store.refs.commit(txn)
     return HeldOutResult(evaluation, peek, earlier)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
-RULES: tuple[Rule, ...] = ("length", "growth", "collapse", "format", "duplication", "edit-size")
+# The rules are defined in harnessgit.check_rules; re-exported here, with the report they fill.
+from harnessgit.check_rules import RULES as RULES
+from harnessgit.check_rules import Rule as Rule
+
 Level = Literal["failure", "warning"]
 Status = Literal["added", "modified", "deleted", "renamed", "unchanged"]
 FindingState = Literal["new", "existing", "suppressed"]

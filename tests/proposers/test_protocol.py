@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from harnessgit.proposers.models import MAX_RATIONALE_CHARS, capped, kept_output
+from harnessgit.proposers.protocol import MAX_RATIONALE_CHARS, capped, kept_output
 from harnessgit.scrub import REDACTED, Scrubber
 
 KEY = "k3y with spaces \"q'\\ $(x)*+?[a]{2}|^ end"

@@ -7,7 +7,7 @@ import pytest
 
 from harnessgit.config import load_config
 from harnessgit.review.budget import COMMENT_LIMIT
-from harnessgit.review.markdown import MARKER, md_code, md_text, review_markdown
+from harnessgit.review.comment import MARKER, md_code, md_text, review_markdown
 from harnessgit.review.review import review
 from harnessgit.review.scores import Flip
 from harnessgit.store import Store
@@ -108,7 +108,7 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> None:
     from harnessgit.candidates.propose import propose
-    from harnessgit.evaluation.eval import evaluate
+    from harnessgit.evaluation.eval import EvalRequest, evaluate
     from harnessgit.gate.merge import merge
     from tests.gating_fixtures import skill
 
@@ -118,7 +118,7 @@ def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> 
             cand = propose(store, config, {"SKILL.md": skill(level)}, rationale=f"level {level}")
             assert merge(store, config, cand.candidate).merge
         head = propose(store, config, {"SKILL.md": skill(40)}, rationale="level 40")
-        evaluate(store, config, head.candidate, split="selection")
+        evaluate(store, config, head.candidate, EvalRequest(split="selection"))
         result = review(store, config, base="main", head=head.candidate)
     assert result.score_history == [0.25, 0.5, 0.75]
     text = review_markdown(result)

@@ -9,9 +9,9 @@ import pytest
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate
+from harnessgit.evaluation.heldout import peek_test_split
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.evaluation.test import peek_test_split
 from harnessgit.store import Store
 
 # A real evaluator: scores an instance 1 when the SKILL.md mentions the instance's
@@ -23,7 +23,7 @@ def test_held_out_split_is_guarded(eval_repo: Path) -> None:
     with Store.discover(eval_repo) as store:
         config = load_config(eval_repo)
         with pytest.raises(HarnessgitError, match="held out"):
-            evaluate(store, config, "main", split="test")
+            evaluate(store, config, "main", EvalRequest(split="test"))
         first = peek_test_split(store, config, "main")
         assert first.evaluation.summary.n == 6 and not first.peek.forced
         assert peek_test_split(store, config, "main").evaluation.evaluated == 0  # same harness: fine

@@ -1,0 +1,332 @@
+"""The refs part of the store (`Store.refs`): what refs point at, revisions resolved, and
+every write, as transactions.
+
+Writing: `commit` applies a `Transaction` in one ``git update-ref --stdin``, building
+notes commits in the object database and re-basing note appends on a lost race
+(compare-and-swap with retry), so concurrent writers never lose records. This part is
+also the one interface to the staging overlay (`harnessgit.store.staging`): while
+`staging` is open, `commit` stages instead of applying, and every read here (`value`,
+`listing`) and of notes (`Store.notes`, through `staged_lines`) sees what is staged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import re
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from harnessgit import layout
+from harnessgit.errors import ConcurrentUpdate, GitFailed, InvalidName, UnknownRevision
+from harnessgit.names import check_ref_name, check_revision
+from harnessgit.objects import ZERO
+from harnessgit.store import journal, landing_lock
+from harnessgit.store.git import Git, Result, git_says
+from harnessgit.store.locks import locked_by, read_lock, stale_error
+from harnessgit.store.notes_commits import NoteTexts, keep_commit, notes_commit
+from harnessgit.store.objectdb import Objects
+from harnessgit.store.recovery import InterruptedTransaction, roll_forward
+from harnessgit.store.reffiles import UNKNOWN, RefFiles
+from harnessgit.store.refsession import RefSession
+from harnessgit.store.staging import Staged
+from harnessgit.store.transaction import EVIDENCE_STORE, NOTES_PREFIX, PINS_PREFIX, RefMove, Transaction
+
+MAX_ATTEMPTS = 200
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+log = logging.getLogger("harnessgit")
+
+
+class Refs:
+    def __init__(self, git: Git, root: Path, git_dir: Path, common_dir: Path, texts: NoteTexts) -> None:
+        self.git = git
+        self.root = root
+        self.git_dir = git_dir
+        self.common_dir = common_dir  # refs, shared by every worktree
+        self.journal_dir = common_dir / journal.JOURNAL_DIR
+        self.files = RefFiles(common_dir)  # ref reads without a git process
+        self.session = RefSession(git)  # ref transactions of records
+        self._objects: Objects = texts.objects
+        self._texts = texts
+        self._tips: dict[str, str | None] = {}  # notes tips this store wrote last
+        self._staged: Staged | None = None  # `staging`: transactions not applied yet
+
+    def close(self) -> None:
+        self.session.close()
+
+    # -- reading ---------------------------------------------------------
+
+    def value(self, ref: str) -> str | None:
+        """The object a full ref name points at now, or None: from git's ref files
+        (`RefFiles`), else through the persistent cat-file; never a new process."""
+        if not ref.startswith("refs/"):
+            raise ValueError(f"not a full ref name: {ref}")
+        if self._staged is not None:
+            staged, value = self._staged.ref(ref)
+            if staged:
+                return value
+        value = self.files.value(ref)
+        if value != UNKNOWN:
+            return value
+        found = self._objects.catfile.lookup(ref)
+        return found[0] if found else None
+
+    def values(self, refs: Iterable[str]) -> dict[str, str]:
+        """Current values of the refs that exist, by full name."""
+        values = {}
+        for ref in refs:
+            sha = self.value(ref)
+            if sha is not None:
+                values[ref] = sha
+        return values
+
+    def listing(self, *prefixes: str) -> dict[str, str]:
+        """Every ref under ``prefixes`` (all refs without), by full name."""
+        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *prefixes])
+        refs = {}
+        for line in listing.splitlines():
+            sha, _, ref = line.partition(" ")
+            refs[ref] = sha
+        return self._staged.listed(refs, prefixes) if self._staged is not None else refs
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD is on, or None when HEAD is detached."""
+        result = self.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
+        return result.stdout.decode().strip() or None
+
+    def resolve(self, rev: str) -> str:
+        """The commit a revision names: git's meaning first (a branch, a tag, a commit id,
+        ``HEAD~2``), then a label's (``production``, ``production~2``: the name under
+        refs/harnessgit/labels/). The one resolver every command's revision goes through.
+
+        When a branch or tag and a label share a name, git's meaning wins, as for any
+        ref git already knows, and a warning names the label's explicit form
+        (``refs/harnessgit/labels/NAME``) when the two point at different commits."""
+        check_revision(rev)
+        if _FULL_SHA.fullmatch(rev):
+            # A full object id needs no revision parsing: one cat-file lookup, no git process.
+            found = self._objects.catfile.lookup(rev)
+            if found is not None and found[1] == "commit":
+                return rev
+        sha = self._rev_parse(rev)
+        label_ref, as_label = _label_form(rev)
+        # Only a label that exists costs a git process more (ref files are read in-process).
+        labelled = self._rev_parse(as_label) if label_ref and self.value(label_ref) else None
+        if sha is None:
+            if labelled is None:
+                raise UnknownRevision(f"unknown revision {rev!r}")
+            return labelled
+        if labelled is not None and labelled != sha:
+            log.warning(
+                "%s is taken as git names it (%s), not as the label (%s): write %s to mean the label",
+                rev,
+                sha[:12],
+                labelled[:12],
+                as_label,
+            )
+        return sha
+
+    def _rev_parse(self, rev: str) -> str | None:
+        result = self.git.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            check=False,
+        )
+        return result.stdout.decode().strip() if result.returncode == 0 else None
+
+    # -- the staging overlay ---------------------------------------------
+
+    @contextlib.contextmanager
+    def staging(self, reason: str, *, max_age: float) -> Iterator[None]:
+        """Stage every transaction committed in the body and apply them as one when it
+        ends, however it ends, or once the oldest is ``max_age`` seconds old
+        (`harnessgit.store.staging`). Reads in the body see what is staged."""
+        if self._staged is not None:  # nested: the outer staging lands it
+            yield
+            return
+        self._staged = Staged(reason, max_age)
+        try:
+            yield
+        finally:
+            try:
+                self.flush()
+            finally:
+                self._staged = None
+
+    @contextlib.contextmanager
+    def direct(self) -> Iterator[None]:
+        """Apply what is staged, then write straight through for the body (a step that
+        runs git on what it reads: the gate's checkouts and merges)."""
+        staged, self._staged = self._staged, None
+        if staged is not None and (txn := staged.take()) is not None:
+            self.commit(txn)
+        try:
+            yield
+        finally:
+            self._staged = staged
+
+    def flush(self) -> None:
+        """Apply what is staged now, as one transaction."""
+        staged, self._staged = self._staged, None
+        try:
+            if staged is not None and (txn := staged.take()) is not None:
+                self.commit(txn)
+        finally:
+            self._staged = staged
+
+    def staged_lines(self, notes_ref: str) -> dict[str, list[bytes]]:
+        """The record lines staged on ``notes_ref`` and not applied yet, by annotated object."""
+        return self._staged.lines(notes_ref) if self._staged is not None else {}
+
+    @contextlib.contextmanager
+    def landing(self, branch: str) -> Iterator[None]:
+        """Hold ``branch`` for one landing (`merge`, `revert --no-gate`), from before the
+        gate to its checkout; `LandingBusy` when another harnessgit holds it."""
+        with landing_lock.landing(self.common_dir, branch, checked_out=self.head_branch() == branch):
+            yield
+
+    # -- writing ---------------------------------------------------------
+
+    def commit(self, txn: Transaction) -> None:
+        """Apply a transaction atomically, re-basing note appends on lost races; while
+        `staging` is open, stage it instead (`harnessgit.store.staging`)."""
+        if self._staged is not None:
+            self._staged.add(txn)
+            if self._staged.due:
+                self.flush()
+            return
+        shared = [*txn.notes, EVIDENCE_STORE] if txn.blobs else list(txn.notes)
+        txid = uuid.uuid4().hex
+        refused = ""
+        for attempt in range(MAX_ATTEMPTS):
+            # Optimistic: guess the notes tips this store last wrote (one git call
+            # fewer); a wrong guess fails the compare-and-swap and we read them fresh.
+            guessed = attempt == 0 and all(ref in self._tips for ref in shared)
+            if guessed:
+                tips = {ref: sha for ref in shared if (sha := self._tips[ref]) is not None}
+            else:
+                tips = self.values(shared)
+            for ref, tip in txn.expected.items():  # appends that must land on a known tip
+                tips.pop(ref, None)
+                if tip is not None:
+                    tips[ref] = tip
+            moves, written = self._moves(txn, tips)
+            result = self._update_refs(txid, txn.reason, moves)
+            if result.returncode == 0:
+                self._tips.update(written)
+                return
+            for ref in shared:
+                self._tips.pop(ref, None)
+            busy = "cannot lock ref" in result.stderr or "Unable to create" in result.stderr
+            if not busy and not locked_by(result.stderr):
+                raise GitFailed(["update-ref"], result.returncode, result.stderr)
+            self._refuse_stale_locks(result.stderr)
+            self._check_moves_still_apply(txn)
+            refused = git_says(result.stderr)
+            if not guessed:
+                time.sleep(random.uniform(0.001, min(0.002 * 2 ** min(attempt, 6), 0.1)))
+        raise ConcurrentUpdate(f"gave up after {MAX_ATTEMPTS} attempts, the refs are too busy: {refused}")
+
+    def _moves(self, txn: Transaction, tips: dict[str, str]) -> tuple[list[RefMove], dict[str, str]]:
+        """Every ref move of ``txn`` on these notes tips, and the notes tips it writes."""
+        moves = list(txn.moves)
+        written: dict[str, str] = {}
+        for notes_ref, appends in txn.notes.items():
+            old = tips.get(notes_ref)
+            written[notes_ref] = notes_commit(self._texts, old, appends, txn.reason)
+            moves.append(RefMove(notes_ref, written[notes_ref], old or ZERO))
+        if txn.blobs:
+            old = tips.get(EVIDENCE_STORE)
+            written[EVIDENCE_STORE] = keep_commit(self._objects, old, txn.blobs)
+            moves.append(RefMove(EVIDENCE_STORE, written[EVIDENCE_STORE], old or ZERO))
+        moves += [RefMove(f"{PINS_PREFIX}{target}", target, None) for target in txn.pins()]
+        return moves, written
+
+    def _update_refs(self, txid: str, reason: str, moves: list[RefMove]) -> Result:
+        """One ``git update-ref --stdin`` transaction, journaled first when it moves more
+        than one ref (git applies those one by one: journal.py). Sent as start ... prepare,
+        commit, so that input cut short by a kill aborts instead of committing a part."""
+        entry = journal.write(self.journal_dir, txid, reason, moves) if len(moves) > 1 else None
+        lines = ["start", *(move.command() for move in moves), "prepare", "commit"]
+        if _records_only(moves):
+            result = self.session.run(lines)  # one git process for the command's records
+        else:
+            result = self.git.run(
+                ["update-ref", "-m", f"harnessgit: {reason}", "--stdin"],
+                input=("\n".join(lines) + "\n").encode(),
+                check=False,
+            )
+        # Interrupted before this line (an exception, a signal), the journal stays for the
+        # next command. Landed, or refused before committing (input, locks, an old value
+        # that no longer holds: no ref moved): done with it.
+        if entry is None or result.returncode == 0 or "fatal: commit: " not in result.stderr:
+            if entry is not None:
+                entry.remove()
+            return result
+        # git failed while committing, after some refs may have moved: finish it now, as
+        # the next command would.
+        found = roll_forward(self, entry)
+        if found is not None and found.finished and found.verdict == "finish":
+            return Result(0, result.stdout, "")
+        if found is not None and not found.finished:
+            raise InterruptedTransaction(f"{found.summary()}; see `harnessgit doctor`")
+        return result
+
+    def _refuse_stale_locks(self, stderr: str) -> None:
+        """A lock that made the update fail and is older than any live writer's: no
+        retry can succeed, so say so now (instead of 200 attempts and ~40 s later)."""
+        now = time.time()
+        stale = [lock for path in locked_by(stderr) if (lock := read_lock(path, now)) and lock.stale]
+        if stale:
+            raise stale_error(stale, self.root)
+
+    def _check_moves_still_apply(self, txn: Transaction) -> None:
+        if txn.expected:
+            current = self.values(txn.expected)
+            for ref, tip in txn.expected.items():
+                if current.get(ref) != tip:
+                    raise ConcurrentUpdate(
+                        f"{ref} was written by another process meanwhile; nothing was written"
+                    )
+        if not any(move.old is not None for move in txn.moves):
+            return
+        current = self.values(move.ref for move in txn.moves)
+        for move in txn.moves:
+            expected = None if move.old == ZERO else move.old
+            if move.old is not None and current.get(move.ref) != expected:
+                raise ConcurrentUpdate(
+                    f"{move.ref} was changed by another process while harnessgit worked; nothing was written"
+                )
+
+
+def _record_ref(ref: str) -> bool:
+    """A ref whose every commit says why it was written (`RefSession`)."""
+    return ref.startswith((NOTES_PREFIX, PINS_PREFIX)) or ref == EVIDENCE_STORE
+
+
+def _records_only(moves: list[RefMove]) -> bool:
+    """Moves whose reasons are all on record: record refs, and candidate branches moved
+    beside notes, whose records (a proposal, a retirement) say why. The generic reflog
+    message of `RefSession` loses nothing there; an evolve iteration, which proposes and
+    archives, then costs no git process of its own."""
+    candidates = (layout.CANDIDATES, layout.ARCHIVE)
+    if not any(move.ref.startswith(NOTES_PREFIX) for move in moves):
+        return all(_record_ref(move.ref) for move in moves)
+    return all(_record_ref(move.ref) or move.ref.startswith(candidates) for move in moves)
+
+
+def _label_form(rev: str) -> tuple[str, str]:
+    """``production~2`` -> (``refs/harnessgit/labels/production``,
+    ``refs/harnessgit/labels/production~2``): the label's ref and the revision read as
+    that label's; ("", "") when the revision does not begin with a name a label could have."""
+    cut = next((i for i, char in enumerate(rev) if char in "~^@:"), len(rev))
+    name = rev[:cut]
+    try:
+        check_ref_name(name)
+    except InvalidName:
+        return "", ""
+    if name.startswith("refs/"):
+        return "", ""
+    return layout.LABELS + name, layout.LABELS + rev
