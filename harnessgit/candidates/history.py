@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from harnessgit.candidates.history_cache import HistoryCache, fingerprint
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
+from harnessgit.candidates.history_store import ChainStore
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
@@ -88,11 +90,18 @@ class HistoryResult:
 
 
 def harness_history(
-    store: Store, config: Config, *, base: str | None = None, limit: int | None = None, judge: bool = True
+    store: Store,
+    config: Config,
+    *,
+    base: str | None = None,
+    limit: int | None = None,
+    judge: bool = True,
+    cache: bool = True,
 ) -> HistoryResult:
     """The newest ``limit`` (default: all) commits of the base branch's first-parent
     chain that changed a harness file, each checked against its first parent (with
-    ``judge=False``, only sized: the report's length pictures need no findings)."""
+    ``judge=False``, only sized: the report's length pictures need no findings).
+    ``cache=False`` judges every commit and neither reads nor writes the cache."""
     config = require(config)
     branch = base or config.harness.base
     chain = store.history.first_parent_changes(base_tip(store.refs, branch))
@@ -100,6 +109,8 @@ def harness_history(
     shown = touched[:limit] if limit is not None else touched
     tokenizer, _notes = load_tokenizer(config.checks)
     sizes = store.objects.object_sizes([side.sha for _c, changes in shown for side in _sides(changes)])
+    # Git's answers about the chain, from what the audit has read (`history_store`).
+    store = cast("Store", ChainStore(store, chain, sizes))
     reader = _Reader(store, config, sizes, tokenizer.count, sections=judge)
     entries: list[HistoryEntry] = []
     if shown:
@@ -110,16 +121,17 @@ def harness_history(
         total, count = _harness_size(store.objects, config, parents[0]) if parents else (0, 0)
         # Each commit is judged once per fingerprint: a repeat audit reads the cache (the
         # report only sizes the history: nothing to cache).
-        cache = HistoryCache(store, fingerprint(store.refs, config, tokenizer.name)) if judge else None
+        key = fingerprint(store.refs, config, tokenizer.name)
+        kept = HistoryCache(store, key) if judge and cache else None
         for commit, changes in reversed(shown):
-            if cache is None:
-                entry = _entry(store, config, reader, commit, changes, total, count, judge=False)
+            if kept is None:
+                entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
             else:
-                entry = _cached_entry(store, config, reader, cache, commit, changes, total, count)
+                entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
             entries.insert(0, entry)
             total, count = entry.harness_bytes, entry.harness_files
-        if cache is not None:
-            cache.save()
+        if kept is not None:
+            kept.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),

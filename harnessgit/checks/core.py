@@ -351,14 +351,11 @@ class _Run:
         )
         if content.text is None:  # too large to read, or not text: no verdict to keep
             return [finding for rule in wanted for finding in judge(rule).state(version)]
+        # Judged rule by rule: the ratchet asks the previous version for the rules the new
+        # one broke only, and finds what the whole judgment of that version said.
+        facts = (path, name, repr(kind), self.tokenizer.name, _digest(content.text))
         cached = [rule for rule in wanted if BY_NAME[rule].cached]
-        key = (path, name, repr(kind), self.tokenizer.name, frozenset(cached), _digest(content.text))
-        known = _JUDGED.get(key)
-        if known is None:
-            known = [finding for rule in cached for finding in judge(rule).state(version)]
-            if len(_JUDGED) >= _JUDGED_MAX:
-                del _JUDGED[next(iter(_JUDGED))]
-            _JUDGED[key] = known
+        known = [finding for rule in cached for finding in _cached_state(rule, facts, version)]
         rest = [rule for rule in wanted if not BY_NAME[rule].cached]
         return known + [finding for rule in rest for finding in judge(rule).state(version)]
 
@@ -380,8 +377,21 @@ class _Run:
 # tokenizer and text: judged once per process. A history audit meets each version twice
 # (after the commit that wrote it and before the next one that changes it), and a
 # ratchet reads the previous side again.
-_JUDGED: dict[tuple[str, str, str, str, frozenset[Rule], bytes], list[Finding]] = {}
-_JUDGED_MAX = 4096  # keys hold a digest, not the text: a few MB at most
+_JUDGED: dict[tuple[Rule, str, str, str, str, bytes], list[Finding]] = {}
+_JUDGED_MAX = 12288  # keys hold a digest, not the text: a few MB at most
+
+
+def _cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: Version) -> list[Finding]:
+    """``rule``'s findings on ``version`` (whose path, kind, tokenizer and digest are
+    ``facts``), judged once per process."""
+    key = (rule, *facts)
+    known = _JUDGED.get(key)
+    if known is None:
+        known = list(judge(rule).state(version))
+        if len(_JUDGED) >= _JUDGED_MAX:
+            del _JUDGED[next(iter(_JUDGED))]
+        _JUDGED[key] = known
+    return known
 
 
 def _digest(text: str) -> bytes:

@@ -16,7 +16,9 @@ is what a reader reads as prose, in the structure CommonMark gives the file
   text filled in differently is not a repeat either: a sentence shared by sibling list
   items or by paragraphs that open alike, each saying something new; a near repeat
   that differs only by words in the same places or by a negation; a passage with a
-  blank to fill in. Quoted text is not compared.
+  blank to fill in; a skeleton filled in twice (the same sentences around a different
+  table or command in each place: a per-trait "Record:" template, the bash and the
+  PowerShell branch of one procedure). Quoted text is not compared.
 - **Sections.** A heading's section (its body, code included, down to the next
   heading of its level) that repeats an earlier section's body: a pasted section,
   however code-heavy, is one finding.
@@ -37,6 +39,7 @@ are the kinds they were.
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import re
 from collections import Counter, defaultdict
@@ -73,11 +76,11 @@ def find_repeats(text: str, near: float) -> list[Repeat]:
     sections = repeated_sections(document, near)
     covered = {number for repeat in sections for number in range(repeat.line, repeat.end_line + 1)}
     headings = repeated_headings(document, covered, branches(document))
-    passages = _repeated_passages(sentences(document, covered), near)
+    passages = _repeated_passages(sentences(document, covered), near, document.lines)
     return sorted(sections + headings + passages, key=lambda repeat: repeat.line)
 
 
-def _repeated_passages(units: list[Unit], near: float) -> list[Repeat]:
+def _repeated_passages(units: list[Unit], near: float, lines: list[str]) -> list[Repeat]:
     earlier = _earlier(units, near)
     found = []
     index = 0
@@ -94,7 +97,11 @@ def _repeated_passages(units: list[Unit], near: float) -> list[Repeat]:
             exact = exact and earlier[index][1]
         run = units[start : index + 1]
         words = sum(len(unit.words) for unit in run)
-        if words >= MIN_PASSAGE_WORDS and not any(map(_has_blank, run)):
+        if (
+            words >= MIN_PASSAGE_WORDS
+            and not any(map(_has_blank, run))
+            and not _filled_in(units[first : last_first + 1], run, lines)
+        ):
             text = " ".join(unit.text for unit in run)
             found.append(
                 Repeat(
@@ -110,6 +117,32 @@ def _repeated_passages(units: list[Unit], near: float) -> list[Repeat]:
             )
         index += 1
     return found
+
+
+def _filled_in(earlier: list[Unit], later: list[Unit], lines: list[str]) -> bool:
+    """A skeleton filled in twice: between the repeated sentences, both places hold
+    something else (a table, code, a heading), and it differs. The per-trait "Search
+    transcript for: [a table] **Record:** Position / Confidence / Key quotes" of an
+    interview rubric, a bash and a PowerShell branch of one procedure around their own
+    commands, "**Detection Patterns**: [code] **What to Check**: [code]" for each
+    vulnerability: each place says something new where the skeleton leaves room. A
+    pasted passage repeats its gaps too, or has none."""
+    if len(earlier) != len(later) or len(later) < 2:
+        return False
+    filled = False
+    for (one, two), (three, four) in zip(itertools.pairwise(earlier), itertools.pairwise(later), strict=True):
+        first, second = _between(one, two, lines), _between(three, four, lines)
+        if first and second and first != second:
+            filled = True
+        elif first != second:
+            return False  # a gap on one side only: something added to (or cut from) a copy
+    return filled
+
+
+def _between(one: Unit, two: Unit, lines: list[str]) -> tuple[str, ...]:
+    """The non-blank lines between two sentences (1-based lines: ``one`` ends on
+    ``one.end_line``, ``two`` starts on ``two.line``)."""
+    return tuple(line.strip() for line in lines[one.end_line : two.line - 1] if line.strip())
 
 
 def _has_blank(unit: Unit) -> bool:

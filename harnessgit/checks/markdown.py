@@ -133,13 +133,31 @@ def _parser() -> MarkdownIt:
 
 
 # A history audit reads each file version's old and new side several times (sections,
-# format, duplication, collapse) across the files of one commit (a release sync touches
-# 100+ files): 256 keeps them, about 30 MB for 50 kB files.
-@lru_cache(maxsize=256)
+# format, duplication, collapse) across the files of one commit: a release sync touches
+# 300+ files, whose old and new sides a count of 256 did not hold (a third of an
+# audit's parses were of texts parsed before). Bounded by characters instead: the
+# Documents of 8 M characters of text are about 60 MB.
+_PARSED: dict[str, Document] = {}  # oldest first (dicts keep insertion order)
+_PARSED_CHARS = 8_000_000
+_parsed_chars = [0]
+
+
 def parse(text: str) -> Document:
     """The structure of ``text`` (a YAML frontmatter at the top is skipped, as an
     Agent Skills reader does; line numbers still count it). Cached: the format,
     duplication and collapse rules read the same text; a Document is never changed."""
+    found = _PARSED.pop(text, None)
+    if found is None:
+        found = _parse(text)
+        _parsed_chars[0] += len(text)
+        while _PARSED and _parsed_chars[0] > _PARSED_CHARS:
+            _parsed_chars[0] -= len(next(iter(_PARSED)))
+            del _PARSED[next(iter(_PARSED))]
+    _PARSED[text] = found  # the most recently used last
+    return found
+
+
+def _parse(text: str) -> Document:
     lines = text.splitlines()
     front = split_frontmatter(text)
     offset = front.body_line - 1

@@ -74,7 +74,7 @@ def _code_like(line: str) -> bool:
     ):
         return True
     visible = stripped.replace(" ", "")
-    return sum(char.isalpha() for char in visible) < 0.5 * len(visible)
+    return sum(map(str.isalpha, visible)) < 0.5 * len(visible)
 
 
 def branches(document: Document) -> dict[int, int]:

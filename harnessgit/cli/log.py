@@ -38,20 +38,41 @@ def log(state: State, base: str | None, limit: int | None, all_history: bool, as
     With --all-history, audit every past change to the harness instead (docs/checks.md,
     "Audit a history you already have").
     """
+    if all_history:
+        echo(_audit_text(state, base, limit, as_json))
+        return EXIT_OK
     from harnessgit.render import to_json
 
     store, config = state.open(writes=False)
     with store:
-        if all_history:
-            from harnessgit.candidates.history import harness_history
-            from harnessgit.candidates.history_render import history_text
-
-            audit = harness_history(store, config, base=base, limit=limit)
-            echo(to_json(audit) if as_json else history_text(audit))
-            return EXIT_OK
         from harnessgit.candidates.log import accepted_log
         from harnessgit.candidates.render import log_text
 
         result = accepted_log(store, config, base=base, limit=limit)
     echo(to_json(result) if as_json else log_text(result))
     return EXIT_OK
+
+
+def _audit_text(state: State, base: str | None, limit: int | None, as_json: bool) -> str:
+    """`log --all-history`'s output: the last run's when nothing it depends on changed
+    (read without importing the checks), else the audit's, kept for the next run."""
+    from harnessgit.candidates.history_output import output_key, read_output, save_output
+    from harnessgit.store import Store
+
+    with Store.discover(state.directory, writes=False) as store:
+        key = output_key(store, base=base, limit=limit, as_json=as_json)
+        text = read_output(store, key) if key is not None else None
+    if text is not None:
+        return text
+    from harnessgit.candidates.history import harness_history
+    from harnessgit.candidates.history_render import history_text
+    from harnessgit.render import to_json
+
+    store, config = state.open(writes=False)
+    with store:
+        audit = harness_history(store, config, base=base, limit=limit)
+        text = to_json(audit) if as_json else history_text(audit)
+        # Kept only when nothing moved while the audit ran.
+        if key is not None and output_key(store, base=base, limit=limit, as_json=as_json) == key:
+            save_output(store, key, text)
+    return text

@@ -1,18 +1,24 @@
-"""The history audit's cache (issue 27): `log --all-history` first run, repeat run, and
+"""The history audit's caches (issue 27): `log --all-history` first run, repeat runs, and
 the baselines, side by side in one run on one clone.
 
     python tests/bench/bench_history_cache.py /work/.mirror/Piebald-AI+claude-code-system-prompts/repo \\
-        --baseline /tmp/harnessgit-before
+        --baseline /tmp/harnessgit-before [--baseline /tmp/another-before]
 
 Clones SOURCE into a temporary directory and commits the harnessgit.toml that
-`harnessgit init` writes there (as a team adopting harnessgit would). Then, one after
-the other on that clone: ``git log --first-parent --raw`` (reads what every commit
-changed, checks nothing); with ``--baseline``, the audit by the harnessgit code in that
-folder (a checkout of an earlier commit, run with it first on PYTHONPATH); the audit by
-this code with its cache removed (first run); and again with the cache it wrote (repeat
-run). Each is a real process, start-up included. Prints wall and CPU seconds (user +
-system of the process and the git processes it waited for: on a loaded machine wall
-time says little) and the ratios. Not a test: it asserts nothing.
+`harnessgit init` writes there (as a team adopting harnessgit would). Every harnessgit
+tree timed is compiled to bytecode first (``compileall``), as an installed package is:
+with PYTHONDONTWRITEBYTECODE set, each process would otherwise compile every module it
+imports. Then, one after the other on that clone: ``git log --first-parent --raw``
+(reads what every commit changed, checks nothing); for each ``--baseline``, the audit by
+the harnessgit code in that folder (a checkout of an earlier commit, run with it first
+on PYTHONPATH, its cache files removed before); the audit by this code with its caches
+removed (first run); again with the caches it wrote (repeat run); and again with only
+the per-commit cache (the last output removed: what a run after a branch or label
+moved pays, less the commits it has not judged). Each is a real process, start-up
+included; the short ones (git log and the two repeat runs) run ``--runs`` times and
+their medians are shown. Prints wall and CPU seconds (user + system of the process and the git
+processes it waited for: on a loaded machine wall time says little), whether the
+outputs are identical, and the ratios. Not a test: it asserts nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(".git/harnessgit/index/history-checks")
+OUTPUT = Path(".git/harnessgit/index/history-output")
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
@@ -41,15 +49,28 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return wall, cpu, done.stdout
 
 
+def median_of(runs: int, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """`timed`'s median wall and median CPU over ``runs`` runs (a short process's time on
+    a loaded machine varies by tens of milliseconds), and the last output."""
+    times = [timed(argv, cwd, env) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times), times[-1][2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", help="a git repository (e.g. a /work/.mirror/OWNER+NAME/repo mirror)")
-    parser.add_argument("--baseline", help="a folder holding an earlier harnessgit/ package to compare with")
+    parser.add_argument(
+        "--baseline", action="append", default=[], help="a folder holding an earlier harnessgit/ package"
+    )
+    parser.add_argument("--runs", type=int, default=7, help="runs of each short process (median)")
     args = parser.parse_args()
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
     env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
     mine = {**env, "PYTHONPATH": str(ROOT)}
     audit = [sys.executable, "-m", "harnessgit", "log", "--all-history"]
+    for tree in [ROOT, *map(Path, args.baseline)]:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "harnessgit")], check=True)
+    outputs: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", args.source, str(clone)], check=True)
@@ -58,31 +79,47 @@ def main() -> None:
         subprocess.run(["git", "commit", "-qm", "harnessgit.toml"], cwd=clone, env=env, check=True)
         count = ["git", "rev-list", "--count", "--first-parent", "HEAD"]
         commits = subprocess.run(count, cwd=clone, capture_output=True, text=True).stdout.strip()
-        log = timed(["git", "log", "--first-parent", "--raw"], clone, env)
+        head = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=clone, capture_output=True, text=True)
+        log = median_of(args.runs, ["git", "log", "--first-parent", "--raw"], clone, env)
         rows = [("git log --first-parent --raw", log[0], log[1])]
-        if args.baseline:
-            base = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
-            rows.append(("audit, baseline code", *timed(audit, clone, base)[:2]))
+        for number, folder in enumerate(args.baseline, start=1):
+            (clone / CACHE).unlink(missing_ok=True)
+            (clone / OUTPUT).unlink(missing_ok=True)
+            base = {**env, "PYTHONPATH": str(Path(folder).resolve())}
+            wall, cpu, outputs[f"baseline {number}"] = timed(audit, clone, base)
+            rows.append((f"audit, baseline {number}", wall, cpu))
         (clone / CACHE).unlink(missing_ok=True)
-        wall, cpu, first = timed(audit, clone, mine)
+        (clone / OUTPUT).unlink(missing_ok=True)
+        wall, cpu, outputs["first"] = timed(audit, clone, mine)
         rows.append(("audit, first run (no cache)", wall, cpu))
-        wall, cpu, again = timed(audit, clone, mine)
-        rows.append(("audit, repeat run (cache)", wall, cpu))
+        wall, cpu, outputs["repeat"] = median_of(args.runs, audit, clone, mine)
+        rows.append(("audit, repeat run (caches)", wall, cpu))
+        per_commit = []
+        for _ in range(args.runs):  # each run writes the last output again: removed before each
+            (clone / OUTPUT).unlink(missing_ok=True)
+            per_commit.append(timed(audit, clone, mine))
+        wall, cpu = statistics.median(t[0] for t in per_commit), statistics.median(t[1] for t in per_commit)
+        outputs["per-commit"] = per_commit[-1][2]
+        rows.append(("audit, per-commit cache only", wall, cpu))
         size = (clone / CACHE).stat().st_size
-    print(f"{args.source}: {commits} first-parent commits; cache {size / 1e6:.2f} MB")
-    print(f"repeat output identical to the first: {first == again}")
+    source = f"{args.source} at {head.stdout.strip()}"
+    print(f"{source}: {commits} first-parent commits; cache {size / 1e6:.2f} MB")
+    for name, text in outputs.items():
+        print(f"output of {name}: identical to the first run's: {text == outputs['first']}")
     print(f"{'':32} {'wall s':>8} {'cpu s':>8}")
     for name, wall, cpu in rows:
-        print(f"{name:32} {wall:8.2f} {cpu:8.2f}")
+        print(f"{name:32} {wall:8.2f} {cpu:8.3f}")
     named = {name: (wall, cpu) for name, wall, cpu in rows}
     git_log = named["git log --first-parent --raw"]
-    repeat = named["audit, repeat run (cache)"]
-    cpu = repeat[1] / max(git_log[1], 1e-3)
-    print(f"repeat / git log: wall {repeat[0] / git_log[0]:.1f}x, cpu {cpu:.1f}x")
-    if args.baseline:
-        baseline, first_run = named["audit, baseline code"], named["audit, first run (no cache)"]
+    for name in ("audit, repeat run (caches)", "audit, per-commit cache only"):
+        wall, cpu = named[name][0] / git_log[0], named[name][1] / max(git_log[1], 1e-3)
+        print(f"{name} / git log: wall {wall:.1f}x, cpu {cpu:.1f}x")
+    first_run = named["audit, first run (no cache)"]
+    for number in range(1, len(args.baseline) + 1):
+        baseline = named[f"audit, baseline {number}"]
         wall, cpu = baseline[0] / first_run[0], baseline[1] / first_run[1]
-        print(f"baseline / first run: wall {wall:.2f}x, cpu {cpu:.2f}x")
+        name = f"baseline {number} ({args.baseline[number - 1]})"
+        print(f"{name} / first run: wall {wall:.2f}x, cpu {cpu:.2f}x")
 
 
 if __name__ == "__main__":

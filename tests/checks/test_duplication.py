@@ -510,3 +510,71 @@ def test_a_repeated_heading_over_nothing_but_code_labels_it() -> None:
         "## Templates\n\n## Quick Start\n\n```python\nfrom my_package import x\n```\n"
     )
     assert one(text) == []
+
+
+# Issue 27: a skeleton filled in twice is not a repeat. Abridged from trailofbits/skills,
+# plugins/culture-index/skills/interpreting-culture-index/workflows/predict-from-interview.md
+# (the audit of that history warned three times, once per trait after the first).
+TRAIT = """**Step {n}: Analyze {trait} Signals**
+
+Search transcript for:
+
+| Look For | High {trait} | Low {trait} |
+|----------|--------|-------|
+| {row} | {high} | {low} |
+
+**Record:**
+- Position: High / Low / Normative
+- Confidence: High / Medium / Low
+- Key quotes (2-3 examples)
+
+"""
+TRAITS = [
+    ("A", "Pronouns", '"I decided"', '"We decided"'),
+    ("B", "Rapport", "Builds connection", "Gets straight to business"),
+    ("C", "Response speed", "Pauses, thinks before answering", "Rapid responses"),
+]
+
+
+def trait_rubric(rows: list[tuple[str, str, str, str]]) -> str:
+    return "# Predict from an interview\n\n" + "".join(
+        TRAIT.format(n=n + 3, trait=trait, row=row, high=high, low=low)
+        for n, (trait, row, high, low) in enumerate(rows)
+    )
+
+
+def test_a_per_trait_record_template_is_filled_in_not_repeated() -> None:
+    assert find_repeats(trait_rubric(TRAITS), 0.8) == []
+
+
+BRANCH = """### {shell}
+
+Run the setup script from the root of the repository: it installs the dependencies
+and checks the version of every tool the build needs before anything is compiled.
+
+```{fence}
+{command}
+```
+
+Then confirm the result with the status command, which prints one line for each tool
+and says which of them are missing or older than the version the build asks for.
+
+"""
+
+
+def test_bash_and_powershell_branches_of_one_procedure_are_not_a_repeat() -> None:
+    text = "# Setup\n\n" + "".join(
+        BRANCH.format(shell=shell, fence=fence, command=command)
+        for shell, fence, command in [
+            ("Bash", "bash", "./setup.sh"),
+            ("PowerShell", "powershell", ".\\setup.ps1"),
+        ]
+    )
+    assert find_repeats(text, 0.8) == []
+    # The same branch pasted under another heading, its command included, still is one;
+    # and so is a copy with an example added on one side only.
+    pasted = "# Setup\n\n" + BRANCH.format(shell="Bash", fence="bash", command="./setup.sh") * 2
+    assert [r.kind for r in find_repeats(pasted, 0.8)] == ["section"]
+    one_sided = BRANCH.format(shell="Bash", fence="bash", command="./setup.sh")
+    one_sided += one_sided.replace("```bash\n./setup.sh\n```\n\n", "").replace("### Bash", "### Again")
+    assert [r.kind for r in find_repeats("# Setup\n\n" + one_sided, 0.8)] == ["passage"]

@@ -1,0 +1,75 @@
+"""The last history audit's output, for a repeat run over an unchanged repository.
+
+`log --all-history` prints what the objects of the base branch's chain are under
+harnessgit.toml's settings: a fact of the refs (which commits), the configuration file
+(which rules and limits), harnessgit's version and the options. A repeat run whose key
+is the same prints the text the last run printed without judging or sizing anything,
+and without importing the checks or reading the configuration's sections: what it pays
+is Python, one `git for-each-ref` and one file read (docs/benchmarks.md). Any other key
+(a branch moved, a label made, harnessgit.toml edited) runs the audit, whose per-commit
+cache (`history_cache`) then judges only the commits it has not judged.
+
+The key covers every branch and label ref (so a move of any of them, the base or not,
+only costs a run through the per-commit cache), the bytes of harnessgit.toml, the
+version, the options. It is not used when tiktoken is installed: which tokenizer the
+checks count with is then known only by loading it. ``<common git dir>/harnessgit/
+index/history-output`` holds one output: a JSON header (format, key, sha256 of the
+body), then the text; written by rename, like the other derived files; a file that
+does not check out is not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import stat
+
+import harnessgit
+from harnessgit import layout
+from harnessgit.store import Store
+from harnessgit.store.index import index_path, save_derived
+
+NAME = "history-output"
+FORMAT = 1
+CONFIG_FILE = "harnessgit.toml"  # harnessgit.config.reader's (not imported: see the module)
+_CONFIG_MAX = 1 << 20  # a larger (or irregular) harnessgit.toml is left to the reader's checks
+
+
+def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bool) -> str | None:
+    """The key of the audit these options would print now; None when it cannot be
+    known without running it (no regular harnessgit.toml, tiktoken installed)."""
+    path = store.root / CONFIG_FILE
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _CONFIG_MAX:
+            return None
+        config = path.read_bytes()
+    except OSError:
+        return None
+    if importlib.util.find_spec("tiktoken") is not None:
+        return None
+    refs = sorted(store.refs.listing("refs/heads", layout.LABELS).items())
+    facts = [harnessgit.__version__, FORMAT, hashlib.sha256(config).hexdigest(), refs, base, limit, as_json]
+    return hashlib.sha256(json.dumps(facts).encode("utf-8")).hexdigest()
+
+
+def read_output(store: Store, key: str) -> str | None:
+    """The text printed under ``key`` by the last run, or None."""
+    try:
+        head, _, body = index_path(store, NAME).read_bytes().partition(b"\n")
+        header = json.loads(head)
+        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+            return None
+        if header.get("sha256") != hashlib.sha256(body).hexdigest():
+            return None
+        return body.decode("utf-8", "surrogatepass")
+    except (OSError, ValueError):
+        return None  # missing or damaged: the audit runs
+
+
+def save_output(store: Store, key: str, text: str) -> None:
+    body = text.encode("utf-8", "surrogatepass")  # a path git gave as bytes
+    header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
+    save_derived(store, NAME, json.dumps(header).encode("utf-8") + b"\n" + body)
