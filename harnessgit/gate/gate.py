@@ -49,6 +49,7 @@ from harnessgit.objects import object_id
 from harnessgit.records import GateRecord, this_worker
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores
+from harnessgit.stats.verdict import screened_prior
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 
@@ -68,11 +69,14 @@ def run_gate(
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
     models: Sequence[str] = (),
+    prior_gains: Sequence[tuple[float, float]] | None = None,
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
     nothing), evaluate what is missing, decide, and record the attempt. ``models``:
     more models on which the candidate must show no significant loss, besides
-    ``[gate] models`` (`harnessgit.gate.models`)."""
+    ``[gate] models`` (`harnessgit.gate.models`). ``prior_gains``: the (gain, standard
+    error) pairs to learn the prior from, recorded with the decision (evolve passes
+    every look it screened, `harnessgit.evolve.gating`); None: the gate records'."""
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, name, base=base)
     pre = preconditions(store, sides, allow_small=allow_small)
@@ -85,7 +89,8 @@ def run_gate(
     evaluate_models(store, sides, others, book, execution)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
-        comparison = with_models(store, compare(store, sides, book, pre, read), book, others)
+        compared = compare(store, sides, book, pre, read, prior_gains)
+        comparison = with_models(store, compared, book, others)
         outcome = decide_gate(comparison, allow_small=allow_small, ts=store.clock())
         try:
             record_gate(store, outcome, remote=remote, before=before)
@@ -235,10 +240,16 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
 
 
 def compare(
-    store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
+    store: Store,
+    sides: Sides,
+    book: ScoreBook,
+    pre: Preconditions,
+    read: list[str] | None = None,
+    prior_gains: Sequence[tuple[float, float]] | None = None,
 ) -> Comparison:
     """What the gate needs to decide, read from the store and the record; writes nothing.
-    ``read``: the instances a sequential evaluation read (None: the whole split)."""
+    ``read``: the instances a sequential evaluation read (None: the whole split);
+    ``prior_gains``: the gains to learn the prior from (None: the gate records')."""
     manifest = sides.settings.manifest
     ids = sorted(read) if read is not None else manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
@@ -266,9 +277,10 @@ def compare(
         conditions=conditions,
         not_evaluated=not_evaluated,
         failing_checks=pre.failing_checks,
-        prior=prior_before(gates, pair),
+        prior=prior_before(gates, pair) if prior_gains is None else screened_prior(prior_gains),
         passed_before=passes_before(gates, split_hash, pair),
         read=read,
+        prior_gains=list(prior_gains) if prior_gains is not None else None,
     )
 
 
@@ -388,6 +400,7 @@ def _measured(c: Comparison, decision: GateDecision | None, failures: list[str])
         "prior_mean": prior.mean,
         "prior_sd": prior.sd,
         "prior_looks": prior.looks,
+        "prior_gains": [list(pair) for pair in c.prior_gains] if c.prior_gains is not None else None,
         "e_value": decision.e_value,
         "e_fail": decision.e_fail,
         "level": decision.level,

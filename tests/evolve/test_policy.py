@@ -16,6 +16,7 @@ from harnessgit.config import Config, GateSection, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.policy import (
     Look,
+    LookRequest,
     Looks,
     Verdict,
     choose_component,
@@ -80,7 +81,8 @@ def judged(
     **kw: Any,
 ) -> Verdict:
     options: dict[str, Any] = {"attempt": 1, "base_harness": "t0", "allowed": 1, **kw}
-    return judge(rules or Config().gate, "main", base, candidate, looks=looks or Looks(), **options)
+    request = LookRequest(rules or Config().gate, "main", base, candidate, **options)
+    return judge(request, looks or Looks())
 
 
 def test_a_look_is_tested_at_its_share_of_the_next_attempts_alpha() -> None:
@@ -115,7 +117,7 @@ def test_judge_gates_what_clears_the_looks_level_and_says_what_it_compared() -> 
     strict = replace(Config().gate, min_effect=0.1)
     assert judged(gains(12), rules=strict).reason == "selection gain +10.0 points over main: nothing to gate"
     few: Scored = {"s0": (0.0, None)}
-    assert judge(Config().gate, "main", few, few, attempt=1, looks=Looks(), base_harness="t0", allowed=1) == (
+    assert judge(LookRequest(Config().gate, "main", few, few, 1, "t0", 1), Looks()) == (
         Verdict(False, "fewer than two selection instances scored on both sides")
     )
 
@@ -154,7 +156,7 @@ def test_a_run_of_null_candidates_passes_one_in_at_most_alpha_runs() -> None:
         looks = Looks()
         for _ in range(15):
             cand: Scored = {f"s{i}": (float(rng.random() < q), None) for i, q in enumerate(p)}
-            verdict = judge(rules, "main", base, cand, attempt=1, looks=looks, base_harness="t0", allowed=15)
+            verdict = judge(LookRequest(rules, "main", base, cand, 1, "t0", 15), looks)
             if verdict.gate:
                 runs_with_a_pass += 1
                 break
