@@ -230,3 +230,28 @@ def test_under_policy_bayes_evolve_gates_what_the_gate_would_pass() -> None:
     assert hopeful.gate and "policy bayes" in hopeful.reason and "corrected for selection" in hopeful.reason
     assert not doubtful.gate and doubtful.reason.startswith("policy bayes: the chance that the edit gains")
     assert hopeful.estimate is not None and 0 < hopeful.estimate < 0.1  # shrunk towards the prior
+
+
+@pytest.mark.slow  # an evolve run with command proposer and evaluator
+def test_under_bayes_evolve_waits_for_screened_looks_before_it_gates(make_repo: Callable[..., Path]) -> None:
+    """Issue 25, item 6: under bayes the prior is learned from the looks the run
+    screened; with none yet it would be the default, which knows nothing of these
+    proposals, so the +20-point look that strict merges above is not gated yet."""
+    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}
+    proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    config = (
+        CONFIG.replace('"prompts/*.md", ', "")
+        + "batch_size = 50\n"
+        + proposer
+        + '\n[gate]\npolicy = "bayes"\nq = 0.3\n'
+    )
+    files = {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(30)}
+    repo = make_repo({**files, "proposer.py": ONE_GOOD_EDIT}, config=config)
+    with Store.discover(repo) as store:
+        report = evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        (record,) = report.iterations
+        assert record.outcome == "not-gated", record.reason
+        assert record.reason.endswith(
+            "not gated yet: the prior is learned from at least 5 screened looks, and this run has 0"
+        )
+        assert record.selection_mean is not None  # read whole: the default prior saw a gain
