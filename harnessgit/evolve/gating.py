@@ -18,7 +18,7 @@ from harnessgit.errors import CarryConflict, GateRefused, ProposalError
 from harnessgit.evolve.policy import Look, LookRequest, Verdict, judge, looks_allowed, passed_before
 from harnessgit.evolve.session import Session
 from harnessgit.gate.attempts import attempt_number
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateAsk, gate_asked
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.prior import all_gate_records, gains_before, passes_before
@@ -198,14 +198,8 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
         landed, checked = _merge(session, gated, note)
         outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
-        checked = run_gate(
-            session.store,
-            session.config,
-            gated.candidate,
-            execution=session.options.execution,
-            book=session.book,
-            prior_gains=session.prior_gains,
-        )
+        ask = GateAsk(execution=session.options.execution, book=session.book, prior_gains=session.prior_gains)
+        checked = gate_asked(session.store, session.config, gated.candidate, ask)
         outcome = _OUTCOMES[checked.verdict]
     return outcome, "; ".join(checked.record.reasons)
 

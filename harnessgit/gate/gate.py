@@ -59,6 +59,22 @@ RACES = 20  # decisions a gate re-makes when other gates record first
 NOT_EVALUATED = "not evaluated on the whole selection split: run "
 
 
+@dataclass(frozen=True)
+class GateAsk:
+    """How one gate runs, besides what it gates: the base branch (None: [harness]
+    base), --allow-small, the execution, a score book already loaded, more models
+    (`run_gate`), and ``prior_gains``: the (gain, standard error) pairs to learn the
+    prior from, recorded with the decision (evolve passes every look it screened,
+    `harnessgit.evolve.gating`); None: the gate records' (`prior_before`)."""
+
+    base: str | None = None
+    allow_small: bool = False
+    execution: Execution = Execution()
+    book: ScoreBook | None = None
+    models: Sequence[str] = ()
+    prior_gains: Sequence[tuple[float, float]] | None = None
+
+
 def run_gate(
     store: Store,
     config: Config,
@@ -69,14 +85,24 @@ def run_gate(
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
     models: Sequence[str] = (),
-    prior_gains: Sequence[tuple[float, float]] | None = None,
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
     nothing), evaluate what is missing, decide, and record the attempt. ``models``:
     more models on which the candidate must show no significant loss, besides
-    ``[gate] models`` (`harnessgit.gate.models`). ``prior_gains``: the (gain, standard
-    error) pairs to learn the prior from, recorded with the decision (evolve passes
-    every look it screened, `harnessgit.evolve.gating`); None: the gate records'."""
+    ``[gate] models`` (`harnessgit.gate.models`)."""
+    return gate_asked(store, config, name, GateAsk(base, allow_small, execution, book, tuple(models)))
+
+
+def gate_asked(store: Store, config: Config, name: str, ask: GateAsk) -> GateOutcome:
+    """`run_gate` with its options in one `GateAsk`."""
+    base, allow_small, execution, book, models = (
+        ask.base,
+        ask.allow_small,
+        ask.execution,
+        ask.book,
+        ask.models,
+    )
+    prior_gains = ask.prior_gains
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, name, base=base)
     pre = preconditions(store, sides, allow_small=allow_small)

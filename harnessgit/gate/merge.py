@@ -28,7 +28,7 @@ from harnessgit.gate.checkout import (
     unfinished_checkout,
     update_worktree,
 )
-from harnessgit.gate.gate import SELECTION, run_gate
+from harnessgit.gate.gate import SELECTION, GateAsk, gate_asked
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import chance_text, points
@@ -77,7 +77,7 @@ def merge(
 ) -> MergeResult:
     """Gate ``name`` against the base branch and, if it passes, merge it; ``note`` (a
     caller's line, e.g. evolve's gain corrected for selection) joins the message;
-    ``prior_gains``: as `run_gate`'s."""
+    ``prior_gains``: as `GateAsk`'s."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
     with store.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
@@ -103,16 +103,10 @@ def _merge(
     # A checkout the merge cannot move is refused before the gate spends anything.
     checkout_ready(store, branch, base_tip(store, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
-    outcome = run_gate(
-        store,
-        config,
-        name,
-        base=branch,
-        allow_small=allow_small,
-        execution=execution,
-        book=book,
-        prior_gains=prior_gains,
+    ask = GateAsk(
+        base=branch, allow_small=allow_small, execution=execution, book=book, prior_gains=prior_gains
     )
+    outcome = gate_asked(store, config, name, ask)
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record

@@ -412,7 +412,7 @@ def diagnose(
             attempts += 1
             if record.outcome == "merged":
                 merge = {"selection_gain": observed, "test_gain": true_gain}
-                corrected = re.search(r"\(([+-]\d+\.\d) corrected", record.reason)
+                corrected = re.search(r"([+-]\d+\.\d) corrected", record.reason)
                 if corrected:  # the policy's gain corrected for selection (since issue 13)
                     merge["corrected_gain"] = float(corrected.group(1))
                 merges.append(merge)
