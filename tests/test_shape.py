@@ -13,11 +13,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "harnessgit"
 MOST_PARAMETERS = 8
 
-KNOWN = {
-    # Another branch (the evolve gate's policy) replaces this one's parameters; drop this
-    # exception when it lands.
-    "harnessgit/evolve/policy.py:judge",
-}
+KNOWN: set[str] = set()  # exceptions, each with why; none today
 
 
 def parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:

@@ -23,7 +23,7 @@ from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import ProposalError
-from harnessgit.evolve.gating import gate, gated_before, not_carried, verdict_on
+from harnessgit.evolve.gating import gate, gated_before, not_carried, onto_base, screen, verdict_on
 from harnessgit.evolve.heartbeat import heartbeat
 from harnessgit.evolve.merge import plan_merge, subsample
 from harnessgit.evolve.minibatch import minibatch
@@ -301,6 +301,14 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     and gated when the policy's test of this look passes (`judge`), unless it builds
     on a candidate that passed the gate against this base (at most one of a chain is
     gated)."""
+    candidate = onto_base(session, candidate)
+    tested = replace(tested, candidate=candidate)
+    tip = session.base_commit()
+    stopped = screen(session, tip, candidate.commit)
+    if stopped:
+        session.meter.judged = True
+        session.reject(candidate, stopped)
+        return replace(tested, reason=stopped)
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.meter.judged = True
     session.view = None  # the pool has a new member

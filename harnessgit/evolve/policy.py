@@ -57,12 +57,16 @@ class Looks:
 
     base: str = ""
     seen: list[Look] = field(default_factory=list)
+    # Every look of the run, against whichever base was current: what the screened
+    # prior is learned from (`harnessgit.stats.screen`).
+    every: list[Look] = field(default_factory=list)
 
     def add(self, base: str, look: Look) -> int:
         """Record ``look`` against ``base``: its number among this base's looks."""
         if base != self.base:
             self.base, self.seen = base, []
         self.seen.append(look)
+        self.every.append(look)
         return len(self.seen)
 
 
@@ -112,21 +116,27 @@ def corrected_gain(seen: Sequence[Look], look: Look) -> float:
     return centre + weight * (look.gain - centre)
 
 
-def judge(
-    rules: GateSection,
-    base_branch: str,
-    base: Scored,
-    candidate: Scored,
-    *,
-    attempt: int,
-    looks: Looks,
-    base_harness: str,
-    allowed: int | None,
-    prior: Prior = DEFAULT_PRIOR,
-    passed_before: int = 0,
-) -> Verdict:
-    """Whether to gate a candidate just scored on the selection split (``rules``: the
-    [gate] section; ``attempt``: the gate attempt it would be).
+@dataclass(frozen=True)
+class LookRequest:
+    """What `judge` weighs about one candidate just scored on the selection split:
+    ``rules`` (the [gate] section), the base branch's name, both sides' scores, the gate
+    attempt it would be, the base's harness tree, how many looks the budget allows, and
+    for the policies other than strict their ``prior`` and ``passed_before``."""
+
+    rules: GateSection
+    base_branch: str
+    base: Scored
+    candidate: Scored
+    attempt: int
+    base_harness: str
+    allowed: int | None
+    prior: Prior = DEFAULT_PRIOR
+    passed_before: int = 0
+
+
+def judge(request: LookRequest, looks: Looks) -> Verdict:
+    """Whether to gate the candidate of ``request``, just scored on the selection split;
+    ``looks``: the run's looks so far, which this one joins.
 
     Every candidate scored on the selection split is a look, and choosing which to
     gate from those scores is itself a test: gating whatever would pass at alpha_k
@@ -137,19 +147,20 @@ def judge(
     Under the policies bayes and elond (docs/gate.md, "Policies") a candidate is gated
     when the gate would pass it with the same ``prior`` and ``passed_before``.
     """
-    paired = pair_scores(base, candidate)
+    rules, base_branch, allowed = request.rules, request.base_branch, request.allowed
+    paired = pair_scores(request.base, request.candidate)
     if paired is None:
         return Verdict(False, "fewer than two selection instances scored on both sides")
     comparison = compare(paired)
     look = Look(comparison.difference.mean, comparison.difference.se)
-    number = looks.add(base_harness, look)
+    number = looks.add(request.base_harness, look)
     estimate = corrected_gain(looks.seen, look)
     gain = points(look.gain)
     if look.gain <= rules.min_effect:
         return Verdict(False, f"selection gain {gain} points over {base_branch}: nothing to gate")
     if rules.policy != "strict":
-        return _by_policy(paired, rules, attempt, prior, passed_before)
-    level = look_level(alpha_for_attempt(rules.alpha, attempt), number, allowed)
+        return _by_policy(paired, request)
+    level = look_level(alpha_for_attempt(rules.alpha, request.attempt), number, allowed)
     of = f" of at most {allowed}" if allowed is not None else ""
     where = f"look {number}{of} against this base, level {level:.2g}"
     if level < SMALLEST_ALPHA:
@@ -176,9 +187,12 @@ def judge(
     )
 
 
-def _by_policy(paired: PairedScores, rules: GateSection, attempt: int, prior: Prior, before: int) -> Verdict:
+def _by_policy(paired: PairedScores, request: LookRequest) -> Verdict:
     """Gate when the gate's own policy would pass the candidate on these scores."""
-    decision = decide(paired, rules, attempt=attempt, prior=prior, passed_before=before)
+    rules = request.rules
+    decision = decide(
+        paired, rules, attempt=request.attempt, prior=request.prior, passed_before=request.passed_before
+    )
     said = decision.numbers
     corrected = said.corrected if said else None
     if not decision.passed:

@@ -82,6 +82,9 @@ class Session:
         self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
         self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
         self.looks = Looks()  # candidates scored on the selection split against the current base
+        self.started_at = store.clock()  # gate records from before the run inform its prior
+        # The (gain, se) pairs the last look's prior was learned from (None: strict's looks)
+        self.prior_gains: list[tuple[float, float]] | None = None
         self.iteration = _next_iteration(store.notes, options.seed)
 
     def begin(self) -> int:

@@ -50,6 +50,7 @@ from harnessgit.objects import object_id
 from harnessgit.records import GateRecord, this_worker
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores
+from harnessgit.stats.verdict import screened_prior
 from harnessgit.store import Store
 from harnessgit.targets import base_tip, resolve
 
@@ -57,6 +58,22 @@ SELECTION = "selection"
 REGRESSED_KEPT = 25  # regressed instances named in a record; the rest are counted
 RACES = 20  # decisions a gate re-makes when other gates record first
 NOT_EVALUATED = "not evaluated on the whole selection split: run "
+
+
+@dataclass(frozen=True)
+class GateAsk:
+    """How one gate runs, besides what it gates: the base branch (None: [harness]
+    base), --allow-small, the execution, a score book already loaded, more models
+    (`run_gate`), and ``prior_gains``: the (gain, standard error) pairs to learn the
+    prior from, recorded with the decision (evolve passes every look it screened,
+    `harnessgit.evolve.gating`); None: the gate records' (`prior_before`)."""
+
+    base: str | None = None
+    allow_small: bool = False
+    execution: Execution = Execution()
+    book: ScoreBook | None = None
+    models: Sequence[str] = ()
+    prior_gains: Sequence[tuple[float, float]] | None = None
 
 
 def run_gate(
@@ -74,6 +91,19 @@ def run_gate(
     nothing), evaluate what is missing, decide, and record the attempt. ``models``:
     more models on which the candidate must show no significant loss, besides
     ``[gate] models`` (`harnessgit.gate.models`)."""
+    return gate_asked(store, config, name, GateAsk(base, allow_small, execution, book, tuple(models)))
+
+
+def gate_asked(store: Store, config: Config, name: str, ask: GateAsk) -> GateOutcome:
+    """`run_gate` with its options in one `GateAsk`."""
+    base, allow_small, execution, book, models = (
+        ask.base,
+        ask.allow_small,
+        ask.execution,
+        ask.book,
+        ask.models,
+    )
+    prior_gains = ask.prior_gains
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, name, base=base)
     pre = preconditions(store, sides, allow_small=allow_small)
@@ -84,7 +114,7 @@ def run_gate(
     remote = sides.settings.config.gate.remote
     others = other_models(sides, models)
     evaluate_models(store, sides, others, book, execution)
-    deciding = _Decider(store, sides, book, pre, others, allow_small, execution)
+    deciding = _Decider(store, sides, book, pre, others, allow_small, execution, prior_gains)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
         outcome = deciding.decide(read)
@@ -110,11 +140,12 @@ class _Decider:
     others: list[str]
     allow_small: bool
     execution: Execution | None  # None: evaluate nothing (a preview reads what is on record)
+    prior_gains: Sequence[tuple[float, float]] | None = None  # evolve's screened looks (`GateAsk`)
 
     def at(self, read: list[str] | None) -> GateOutcome:
         inputs = with_models(
             self.store.objects,
-            compare(self.store, self.sides, self.book, self.pre, read),
+            compare(self.store, self.sides, self.book, self.pre, read, self.prior_gains),
             self.book,
             self.others,
         )
@@ -283,10 +314,16 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
 
 
 def compare(
-    store: Store, sides: Sides, book: ScoreBook, pre: Preconditions, read: list[str] | None = None
+    store: Store,
+    sides: Sides,
+    book: ScoreBook,
+    pre: Preconditions,
+    read: list[str] | None = None,
+    prior_gains: Sequence[tuple[float, float]] | None = None,
 ) -> GateInputs:
     """What the gate needs to decide, read from the store and the record; writes nothing.
-    ``read``: the instances a sequential evaluation read (None: the whole split)."""
+    ``read``: the instances a sequential evaluation read (None: the whole split);
+    ``prior_gains``: the gains to learn the prior from (None: the gate records')."""
     manifest = sides.settings.manifest
     ids = sorted(read) if read is not None else manifest.ids(SELECTION)
     split_hash = manifest.split_hash(SELECTION)
@@ -314,9 +351,10 @@ def compare(
         conditions=conditions,
         not_evaluated=not_evaluated,
         failing_checks=pre.failing_checks,
-        prior=prior_before(gates, pair),
+        prior=prior_before(gates, pair) if prior_gains is None else screened_prior(prior_gains),
         passed_before=passes_before(gates, split_hash, pair),
         read=read,
+        prior_gains=list(prior_gains) if prior_gains is not None else None,
     )
 
 
@@ -436,6 +474,7 @@ def _measured(c: GateInputs, decision: GateDecision | None, failures: list[str])
         "prior_mean": prior.mean,
         "prior_sd": prior.sd,
         "prior_looks": prior.looks,
+        "prior_gains": [list(pair) for pair in c.prior_gains] if c.prior_gains is not None else None,
         "e_value": decision.e_value,
         "e_fail": decision.e_fail,
         "level": decision.level,

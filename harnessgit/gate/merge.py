@@ -9,7 +9,7 @@ The base branch's first-parent chain is thus the log of accepted edits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -28,7 +28,7 @@ from harnessgit.gate.checkout import (
     unfinished_checkout,
     update_worktree,
 )
-from harnessgit.gate.gate import SELECTION, run_gate
+from harnessgit.gate.gate import SELECTION, GateAsk, gate_asked
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import chance_text, points
@@ -73,18 +73,27 @@ def merge(
     allow_small: bool = False,
     execution: Execution = Execution(),
     note: str = "",
+    prior_gains: Sequence[tuple[float, float]] | None = None,
 ) -> MergeResult:
     """Gate ``name`` against the base branch and, if it passes, merge it; ``note`` (a
-    caller's line, e.g. evolve's gain corrected for selection) joins the message."""
+    caller's line, e.g. evolve's gain corrected for selection) joins the message;
+    ``prior_gains``: as `GateAsk`'s."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = base or config.harness.base
     with store.refs.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
-        return _merge(store, config, name, branch, allow_small, execution, note)
+        return _merge(store, config, name, branch, allow_small, execution, (note, prior_gains))
 
 
 def _merge(
-    store: Store, config: Config, name: str, branch: str, allow_small: bool, execution: Execution, note: str
+    store: Store,
+    config: Config,
+    name: str,
+    branch: str,
+    allow_small: bool,
+    execution: Execution,
+    said: tuple[str, Sequence[tuple[float, float]] | None],
 ) -> MergeResult:
+    note, prior_gains = said
     target = resolve(store.refs, name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
     pending = unfinished_checkout(store)
@@ -94,9 +103,10 @@ def _merge(
     # A checkout the merge cannot move is refused before the gate spends anything.
     checkout_ready(store, branch, base_tip(store.refs, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
-    outcome = run_gate(
-        store, config, name, base=branch, allow_small=allow_small, execution=execution, book=book
+    ask = GateAsk(
+        base=branch, allow_small=allow_small, execution=execution, book=book, prior_gains=prior_gains
     )
+    outcome = gate_asked(store, config, name, ask)
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record

@@ -49,6 +49,9 @@ class GateInputs:
     prior: Prior = DEFAULT_PRIOR  # the prior of true gains, from the earlier gate records
     passed_before: int = 0  # policy elond's D: comparisons on this set that passed before
     read: list[str] | None = None  # sequential evaluation: the instances read; None: the split
+    # The (gain, se) pairs the prior was learned from when the caller gave them (evolve's
+    # screened looks); None: the prior is the gate records' (`prior_before`).
+    prior_gains: list[tuple[float, float]] | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,14 @@ def all_gate_records(notes: Notes) -> list[GateRecord]:
 def prior_before(records: Iterable[GateRecord], pair: tuple[str, str], ts: datetime | None = None) -> Prior:
     """The prior from the first record of each comparison other than ``pair`` (base
     harness, candidate harness), recorded before ``ts`` (None: all of them)."""
+    return learn_prior(gains_before(records, pair, ts))
+
+
+def gains_before(
+    records: Iterable[GateRecord], pair: tuple[str, str], ts: datetime | None = None
+) -> list[tuple[float, float]]:
+    """The (gain, standard error) of the first record of each comparison other than
+    ``pair``, recorded before ``ts`` (None: all of them)."""
     first: dict[tuple[str, str, str], GateRecord] = {}
     for record in sorted(records, key=lambda r: (r.ts, r.id)):
         if ts is not None and record.ts >= ts:
@@ -36,7 +44,7 @@ def prior_before(records: Iterable[GateRecord], pair: tuple[str, str], ts: datet
         if (record.base_harness, record.harness) == pair:
             continue
         first.setdefault((record.split_hash, record.base_harness, record.harness), record)
-    return learn_prior([gain for record in first.values() if (gain := recorded_gain(record)) is not None])
+    return [gain for record in first.values() if (gain := recorded_gain(record)) is not None]
 
 
 def passes_before(

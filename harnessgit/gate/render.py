@@ -30,11 +30,17 @@ def verdict_lines(r: GateRecord, base: str | None = None) -> list[str]:
     if r.corrected is not None and r.difference is not None:
         lines.append(
             f"  gain corrected for selection: {points(r.corrected)} points (observed {points(r.difference)}; "
-            f"prior from {plural(r.prior_looks or 0, 'earlier gate record')})"
+            f"prior from {_prior_from(r)})"
         )
     if r.shown_verdict == "inconclusive" and r.difference is not None:
         lines.append("  what would decide: " + decide_sentence(r))
     return lines
+
+
+def _prior_from(r: GateRecord) -> str:
+    if r.prior_gains is not None:  # evolve's: every look it screened (issue 25)
+        return plural(r.prior_looks or 0, "look") + " screened by evolve"
+    return plural(r.prior_looks or 0, "earlier gate record")
 
 
 def decide_sentence(r: GateRecord) -> str:

@@ -42,7 +42,7 @@ from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
-from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict
+from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict, screened_prior
 from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip
 
@@ -220,7 +220,11 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
     problems = []
     prior = DEFAULT_PRIOR
     if gate.prior_looks is not None and gate.prior_mean is not None and gate.prior_sd is not None:
-        prior = prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts)
+        prior = (
+            prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts)
+            if gate.prior_gains is None
+            else screened_prior(gate.prior_gains)
+        )
         if prior.looks != gate.prior_looks or not (
             math.isclose(prior.mean, gate.prior_mean, abs_tol=1e-9)
             and math.isclose(prior.sd, gate.prior_sd, abs_tol=1e-9)
@@ -228,7 +232,7 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             problems.append(
                 f"its prior (mean {gate.prior_mean:+.4f}, sd {gate.prior_sd:.4f} from {gate.prior_looks} "
                 "gate "
-                f"records) does not recompute from the gate records before it: mean {prior.mean:+.4f}, sd "
+                f"records) does not recompute from {_prior_source(gate)}: mean {prior.mean:+.4f}, sd "
                 f"{prior.sd:.4f} from {prior.looks}"
             )
     if gate.batch is not None and gate.selection_size is not None:
@@ -270,6 +274,10 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"{again.bound.lower_bound:+.4f} ({expected})"
         )
     return problems + _stated(gate, again)
+
+
+def _prior_source(gate: GateRecord) -> str:
+    return "the gate records before it" if gate.prior_gains is None else "the gains it lists"
 
 
 def _stated(gate: GateRecord, again: GateDecision) -> list[str]:

@@ -343,6 +343,10 @@ class GateRecord(Record):
     prior_mean: Difference | None = None
     prior_sd: Annotated[float, Field(gt=0)] | None = None
     prior_looks: Count | None = None
+    # When the prior was learned from gains the caller gave rather than from the gate
+    # records (evolve: every look it screened on the selection split, issue 25): those
+    # (gain, standard error) pairs, so that `verify` learns the same prior again.
+    prior_gains: list[tuple[Difference, Annotated[float, Field(ge=0)]]] | None = None
     # elond: the two e-values, the level alpha_t and the passes before it on this set
     e_value: Annotated[float, Field(ge=0)] | None = None
     e_fail: Annotated[float, Field(ge=0)] | None = None

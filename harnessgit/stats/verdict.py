@@ -53,6 +53,8 @@ MOST_INSTANCES = 1_000_000
 GRID = tuple(j / 200 for j in range(-100, 101))
 # The default prior counts as this many looks beside the learned ones (smoothing).
 PSEUDO_LOOKS = 20
+# ... and beside the looks an optimiser screened, which are not selected (`screened_prior`).
+SCREENED_PSEUDO_LOOKS = 5
 EM_ROUNDS = 300
 
 _NORMAL = NormalDist()
@@ -91,10 +93,18 @@ class Numbers:
     needed: int | None  # selection instances that would decide; None: nothing to say
 
 
-def learn_prior(gains: Sequence[tuple[float, float]]) -> Prior:
+def screened_prior(gains: Sequence[tuple[float, float]]) -> Prior:
+    """The prior learned from the looks an optimiser screened (evolve: every minibatch
+    winner scored on the selection split, which it did not choose by those scores):
+    `learn_prior` smoothed with only SCREENED_PSEUDO_LOOKS looks of the default, since
+    these looks are not selected and describe the proposals at hand."""
+    return learn_prior(gains, pseudo_looks=SCREENED_PSEUDO_LOOKS)
+
+
+def learn_prior(gains: Sequence[tuple[float, float]], pseudo_looks: int = PSEUDO_LOOKS) -> Prior:
     """The prior of true gains from recorded (gain, standard error) pairs: the
     nonparametric maximum-likelihood mixing distribution on GRID (Kiefer-Wolfowitz;
-    EM as in Jiang & Zhang 2009), smoothed with PSEUDO_LOOKS looks' worth of the
+    EM as in Jiang & Zhang 2009), smoothed with ``pseudo_looks`` looks' worth of the
     default prior. Fewer than MIN_LOOKS pairs: DEFAULT_PRIOR."""
     if len(gains) < MIN_LOOKS:
         return DEFAULT_PRIOR
@@ -112,7 +122,7 @@ def learn_prior(gains: Sequence[tuple[float, float]]) -> Prior:
         joint /= np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
         weights = joint.mean(axis=0)
     looks = len(gains)
-    mixed = (looks * weights + PSEUDO_LOOKS * np.array(start)) / (looks + PSEUDO_LOOKS)
+    mixed = (looks * weights + pseudo_looks * np.array(start)) / (looks + pseudo_looks)
     return _grid_prior(tuple(float(w) for w in mixed / mixed.sum()), looks, noise)
 
 

@@ -27,7 +27,7 @@ import random
 import time
 
 from harnessgit.config import GateSection
-from harnessgit.evolve.policy import Looks, judge
+from harnessgit.evolve.policy import LookRequest, Looks, judge
 from harnessgit.stats.decision import alpha_for_attempt, compare, decide, minimum_detectable_effect
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
 
@@ -70,9 +70,7 @@ def run(rng: random.Random, looks: int, n: int, gate: GateSection) -> dict[str, 
             # Gated: a pass is a false accept (the candidate is no better); a failure spends the attempt.
             false[name] = decide(paired, gate, attempt=attempts[name]).passed
             attempts[name] += 1
-        verdict = judge(
-            gate, "main", base, candidate, attempt=1, looks=charged, base_harness="b", allowed=looks
-        )
+        verdict = judge(LookRequest(gate, "main", base, candidate, 1, "b", looks), charged)
         false["look-charged"] |= verdict.gate
     return false
 

@@ -297,9 +297,7 @@ def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
         )
         proposer = f'kind = "command"\ncommand = ["{PYTHON}", "-S", "propose.py"]'
     files = {
-        "harnessgit.toml": CONFIG.format(
-            evaluator=evaluator, proposer=proposer, gate=f'[gate]\npolicy = "{POLICY}"\n' if POLICY else ""
-        ),
+        "harnessgit.toml": CONFIG.format(evaluator=evaluator, proposer=proposer, gate=gate_section(POLICY)),
         "eval.py": EVALUATOR,
         "propose.py": PROPOSER,
         "simwire.py": IN_PROCESS,
@@ -310,6 +308,14 @@ def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
     }
     for name, text in files.items():
         (repo / name).write_text(text)
+
+
+def gate_section(policy: str | None) -> str:
+    """The [gate] section for ``--policy``: NAME, or NAME:Q to set q too."""
+    if not policy:
+        return ""
+    name, _, q = policy.partition(":")
+    return f'[gate]\npolicy = "{name}"\n' + (f"q = {float(q)}\n" if q else "")
 
 
 def make_repo(root: Path, seed: int, regime: str) -> tuple[Path, Path]:
@@ -410,7 +416,7 @@ def diagnose(
             attempts += 1
             if record.outcome == "merged":
                 merge = {"selection_gain": observed, "test_gain": true_gain}
-                corrected = re.search(r"\(([+-]\d+\.\d) corrected", record.reason)
+                corrected = re.search(r"([+-]\d+\.\d) corrected", record.reason)
                 if corrected:  # the policy's gain corrected for selection (since issue 13)
                     merge["corrected_gain"] = float(corrected.group(1))
                 merges.append(merge)
@@ -613,7 +619,9 @@ def main() -> None:
         "--wiring", choices=["command", "python"], default="command", help="how evolve calls the simulation"
     )
     parser.add_argument("--task", choices=sorted(TASKS), default="prompt", help="the simulated task")
-    parser.add_argument("--policy", help="[gate] policy for evolve (default: the configuration's default)")
+    parser.add_argument(
+        "--policy", help="[gate] policy for evolve, NAME or NAME:Q to set q (default: the configuration's)"
+    )
     parser.add_argument("--out", type=Path, help="append every run to this file as a JSON line")
     parser.add_argument("--table", type=Path, nargs="+", help="print the table of runs saved with --out")
     parser.add_argument(

@@ -289,3 +289,25 @@ def test_verify_names_an_attempt_two_clones_shared(
         cand = propose(store, config, {"SKILL.md": skill(35)})
         with pytest.raises(GateRefused, match="has spent its alpha"):
             run_gate(store, config, cand.candidate)
+
+
+def test_verify_learns_a_given_prior_again_from_the_gains_the_record_lists(gate_repo: Path) -> None:
+    """Issue 25, item 7: evolve's gate learns its prior from the looks it screened and
+    lists their (gain, se) on the record; verify learns the same prior from that list,
+    and a list that does not give the recorded prior is a problem."""
+    gains = [(0.02 * (i % 5) - 0.03, 0.07) for i in range(12)]
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, cand.candidate, prior_gains=gains).merge
+        assert landed
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        assert real.prior_gains == [tuple(g) for g in gains] and real.prior_looks == 12
+        assert verify(store, config).ok
+        txn = Transaction("tamper")
+        forged = [(0.3, 0.01)] * 12
+        copy = real.model_copy(update={"prior_gains": forged, "id": "e" * 32, "supersedes": real.id})
+        txn.append(layout.NOTES_GATE, landed, [copy])
+        store.refs.commit(txn)
+        problems = [finding.problem for finding in verify(store, config).findings]
+    assert any("does not recompute from the gains it lists" in problem for problem in problems)
