@@ -44,7 +44,7 @@ from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import MergeResult, merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvalRecord
@@ -299,11 +299,11 @@ class Repository:
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
         """`harnessgit gate NAME`: evaluates what is missing, decides and records the attempt."""
-        return run_gate(self.store, self.config, name, allow_small=allow_small)
+        return run_gate(self.store, self.config, GateRequest(name, allow_small=allow_small))
 
     def merge(self, name: str, *, allow_small: bool = False) -> MergeResult:
         """`harnessgit merge NAME`: gate, then land on the base branch if it passes."""
-        return merge(self.store, self.config, name, allow_small=allow_small)
+        return merge(self.store, self.config, GateRequest(name, allow_small=allow_small))
 
 
 def jsonable(value: Any) -> Any:

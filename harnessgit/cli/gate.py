@@ -41,15 +41,14 @@ def gate(
     records the attempt: repeated gating spends the selection set's error rate.
     """
     from harnessgit.gate import render as render_gate
-    from harnessgit.gate.gate import run_gate
+    from harnessgit.gate.gate import GateRequest, run_gate
     from harnessgit.render import to_json
 
     store, config = state.open()
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        outcome = run_gate(
-            store, config, candidate, base=base, allow_small=allow_small, execution=execution, models=models
-        )
+        request = GateRequest(candidate, base=base, allow_small=allow_small, models=models)
+        outcome = run_gate(store, config, request, execution=execution)
         calibration = None if as_json else _calibration(store, outcome.record)
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     if calibration is not None:

@@ -21,13 +21,16 @@ def merge(
     one ref transaction; exit 1 when the gate fails, 4 when it is inconclusive.
     """
     from harnessgit.gate import render as render_gate
+    from harnessgit.gate.gate import GateRequest
     from harnessgit.gate.merge import merge as run
     from harnessgit.render import to_json
 
     store, config = state.open()
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        result = run(store, config, candidate, base=base, allow_small=allow_small, execution=execution)
+        result = run(
+            store, config, GateRequest(candidate, base=base, allow_small=allow_small), execution=execution
+        )
     echo(to_json(result) if as_json else render_gate.merge_text(result))
     if result.merge or result.outcome is None:
         return EXIT_OK if result.merge else EXIT_NO

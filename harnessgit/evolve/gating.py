@@ -18,7 +18,7 @@ from harnessgit.errors import CarryConflict, GateRefused, ProposalError
 from harnessgit.evolve.policy import Look, LookRequest, Verdict, judge, looks_allowed, passed_before
 from harnessgit.evolve.session import Session
 from harnessgit.gate.attempts import attempt_number
-from harnessgit.gate.gate import GateAsk, gate_asked
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.prior import all_gate_records, gains_before, passes_before
@@ -198,8 +198,10 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
         landed, checked = _merge(session, gated, note)
         outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
-        ask = GateAsk(execution=session.options.execution, book=session.book, prior_gains=session.prior_gains)
-        checked = gate_asked(session.store, session.config, gated.candidate, ask)
+        request = GateRequest(gated.candidate, prior_gains=session.prior_gains)
+        checked = run_gate(
+            session.store, session.config, request, execution=session.options.execution, book=session.book
+        )
         outcome = _OUTCOMES[checked.verdict]
     return outcome, "; ".join(checked.record.reasons)
 
@@ -225,10 +227,9 @@ def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutc
     merged = merge(
         session.store,
         session.config,
-        gated.candidate,
+        GateRequest(gated.candidate, prior_gains=session.prior_gains),
         execution=session.options.execution,
         note=f"Evolve: {note}" if note else "",
-        prior_gains=session.prior_gains,
     )
     assert merged.outcome is not None  # only an override (revert --no-gate) has none
     return bool(merged.merge), merged.outcome

@@ -61,17 +61,17 @@ NOT_EVALUATED = "not evaluated on the whole selection split: run "
 
 
 @dataclass(frozen=True)
-class GateAsk:
-    """How one gate runs, besides what it gates: the base branch (None: [harness]
-    base), --allow-small, the execution, a score book already loaded, more models
-    (`run_gate`), and ``prior_gains``: the (gain, standard error) pairs to learn the
-    prior from, recorded with the decision (evolve passes every look it screened,
-    `harnessgit.evolve.gating`); None: the gate records' (`prior_before`)."""
+class GateRequest:
+    """What one gate (or merge) is asked: the candidate ``name``, the base branch (None:
+    [harness] base), --allow-small, more ``models`` on which the candidate must show no
+    significant loss besides ``[gate] models`` (`harnessgit.gate.models`), and
+    ``prior_gains``: the (gain, standard error) pairs to learn the prior from, recorded
+    with the decision (evolve passes every look it screened, `harnessgit.evolve.gating`);
+    None: the gate records' (`prior_before`)."""
 
+    name: str
     base: str | None = None
     allow_small: bool = False
-    execution: Execution = Execution()
-    book: ScoreBook | None = None
     models: Sequence[str] = ()
     prior_gains: Sequence[tuple[float, float]] | None = None
 
@@ -79,42 +79,25 @@ class GateAsk:
 def run_gate(
     store: Store,
     config: Config,
-    name: str,
+    request: GateRequest,
     *,
-    base: str | None = None,
-    allow_small: bool = False,
     execution: Execution = Execution(),
     book: ScoreBook | None = None,
-    models: Sequence[str] = (),
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
-    nothing), evaluate what is missing, decide, and record the attempt. ``models``:
-    more models on which the candidate must show no significant loss, besides
-    ``[gate] models`` (`harnessgit.gate.models`)."""
-    return gate_asked(store, config, name, GateAsk(base, allow_small, execution, book, tuple(models)))
-
-
-def gate_asked(store: Store, config: Config, name: str, ask: GateAsk) -> GateOutcome:
-    """`run_gate` with its options in one `GateAsk`."""
-    base, allow_small, execution, book, models = (
-        ask.base,
-        ask.allow_small,
-        ask.execution,
-        ask.book,
-        ask.models,
-    )
-    prior_gains = ask.prior_gains
+    nothing), evaluate what is missing, decide, and record the attempt. ``book``: a
+    score book already loaded (None: load it)."""
     config = require_evaluator(config, "`harnessgit gate`")
-    sides = gate_sides(store, config, name, base=base)
-    pre = preconditions(store, sides, allow_small=allow_small)
+    sides = gate_sides(store, config, request.name, base=request.base)
+    pre = preconditions(store, sides, allow_small=request.allow_small)
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
     read = _evaluate(store, sides, book, execution)
     remote = sides.settings.config.gate.remote
-    others = other_models(sides, models)
+    others = other_models(sides, request.models)
     evaluate_models(store, sides, others, book, execution)
-    deciding = _Decider(store, sides, book, pre, others, allow_small, execution, prior_gains)
+    deciding = _Decider(store, sides, book, pre, others, request.allow_small, execution, request.prior_gains)
     for _race in range(RACES):
         before = synced_before_counting(store, remote) if remote else None
         outcome = deciding.decide(read)
@@ -140,7 +123,7 @@ class _Decider:
     others: list[str]
     allow_small: bool
     execution: Execution | None  # None: evaluate nothing (a preview reads what is on record)
-    prior_gains: Sequence[tuple[float, float]] | None = None  # evolve's screened looks (`GateAsk`)
+    prior_gains: Sequence[tuple[float, float]] | None = None  # evolve's screened looks (`GateRequest`)
 
     def at(self, read: list[str] | None) -> GateOutcome:
         inputs = with_models(

@@ -9,8 +9,8 @@ The base branch's first-parent chain is thus the log of accepted edits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from harnessgit import layout
@@ -28,7 +28,7 @@ from harnessgit.gate.checkout import (
     unfinished_checkout,
     update_worktree,
 )
-from harnessgit.gate.gate import SELECTION, GateAsk, gate_asked
+from harnessgit.gate.gate import SELECTION, GateRequest, run_gate
 from harnessgit.gate.outcome import GateOutcome
 from harnessgit.records import EvidenceRecord, GateRecord, OverrideRecord
 from harnessgit.render import chance_text, points
@@ -65,36 +65,21 @@ class MergeResult:
 
 
 def merge(
-    store: Store,
-    config: Config,
-    name: str,
-    *,
-    base: str | None = None,
-    allow_small: bool = False,
-    execution: Execution = Execution(),
-    note: str = "",
-    prior_gains: Sequence[tuple[float, float]] | None = None,
+    store: Store, config: Config, request: GateRequest, *, execution: Execution = Execution(), note: str = ""
 ) -> MergeResult:
-    """Gate ``name`` against the base branch and, if it passes, merge it; ``note`` (a
-    caller's line, e.g. evolve's gain corrected for selection) joins the message;
-    ``prior_gains``: as `GateAsk`'s."""
+    """Gate ``request.name`` against the base branch and, if it passes, merge it;
+    ``note`` (a caller's line, e.g. evolve's gain corrected for selection) joins the
+    message."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
-    branch = base or config.harness.base
+    branch = request.base or config.harness.base
     with store.refs.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
-        return _merge(store, config, name, branch, allow_small, execution, (note, prior_gains))
+        return _merge(store, config, request, branch, execution, note)
 
 
 def _merge(
-    store: Store,
-    config: Config,
-    name: str,
-    branch: str,
-    allow_small: bool,
-    execution: Execution,
-    said: tuple[str, Sequence[tuple[float, float]] | None],
+    store: Store, config: Config, request: GateRequest, branch: str, execution: Execution, note: str
 ) -> MergeResult:
-    note, prior_gains = said
-    target = resolve(store.refs, name).sha
+    target = resolve(store.refs, request.name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
     pending = unfinished_checkout(store)
     if pending is not None and pending.branch == branch and pending.target == target:
@@ -103,10 +88,7 @@ def _merge(
     # A checkout the merge cannot move is refused before the gate spends anything.
     checkout_ready(store, branch, base_tip(store.refs, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
-    ask = GateAsk(
-        base=branch, allow_small=allow_small, execution=execution, book=book, prior_gains=prior_gains
-    )
-    outcome = gate_asked(store, config, name, ask)
+    outcome = run_gate(store, config, replace(request, base=branch), execution=execution, book=book)
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record

@@ -8,6 +8,7 @@ from pathlib import Path
 from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
 from tests.gating_fixtures import skill
@@ -34,6 +35,6 @@ def merged_chain(repo: Path) -> tuple[list[Proposal], str]:
             chain.append(propose(store, config, {"SKILL.md": text}, parent=parent, rationale=rationale))
             if evaluated:
                 evaluate(store, config, chain[-1].candidate)
-        landed = merge(store, config, chain[-1].candidate).merge
+        landed = merge(store, config, GateRequest(chain[-1].candidate)).merge
     assert landed is not None
     return chain, landed

@@ -114,7 +114,7 @@ def test_lower_bounds_get_worse_downwards() -> None:
 def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: Path) -> None:
     from harnessgit.candidates.propose import propose
     from harnessgit.errors import GateRefused
-    from harnessgit.gate.gate import run_gate
+    from harnessgit.gate.gate import GateRequest, run_gate
     from tests.gating_fixtures import skill
 
     # On main: refused, "the harness checks fail on the change (1 failure ...): name 'Demo Skill'".
@@ -124,7 +124,7 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         better = propose(store, config, {"SKILL.md": skill(30).replace("name: demo", bad_name)})
-        outcome = run_gate(store, config, better.candidate)
+        outcome = run_gate(store, config, GateRequest(better.candidate))
         assert outcome.passed, outcome.record.reasons
         assert [f.state for f in outcome.checks.findings] == ["existing"]
         # A candidate that brings a failure of its own is still refused.
@@ -138,7 +138,7 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
             },
         )
         with pytest.raises(GateRefused, match="the harness checks fail on the change"):
-            run_gate(store, config, worse.candidate)
+            run_gate(store, config, GateRequest(worse.candidate))
 
 
 def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -> None:

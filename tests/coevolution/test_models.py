@@ -12,7 +12,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.records import GateRecord
 from harnessgit.stats.holm import holm
 from harnessgit.store import Store
@@ -79,7 +79,8 @@ def test_the_gate_refuses_a_significant_loss_on_a_listed_model(models_repo: Path
     cand = strict_candidate(models_repo)
     with Store.discover(models_repo) as store:
         config = load_config(models_repo)
-        alone = run_gate(store, config, cand)  # [gate] models unset: only alpha, the primary, decides
+        # [gate] models unset: only alpha, the primary, decides
+        alone = run_gate(store, config, GateRequest(cand))
         assert alone.passed and alone.record.models is None
     git(models_repo, "branch", "-f", "plain", "main")
     (models_repo / "harnessgit.toml").write_text(
@@ -89,7 +90,7 @@ def test_the_gate_refuses_a_significant_loss_on_a_listed_model(models_repo: Path
     with Store.discover(models_repo) as store:
         config = load_config(models_repo)
         cand2 = propose(store, config, {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan").candidate
-        outcome = run_gate(store, config, cand2)
+        outcome = run_gate(store, config, GateRequest(cand2))
         record = outcome.record
         assert not outcome.passed
         assert record.model == "alpha" and record.difference == pytest.approx(0.375)

@@ -14,7 +14,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import EvalRequest, evaluate
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.render import to_json
 from harnessgit.store import Store
 from tests.cli.runner import run
@@ -83,7 +83,7 @@ def test_a_nan_score_on_record_never_reaches_the_gate(gate_repo: Path) -> None:
         cand = propose(store, config, {"SKILL.md": skill(30)})
         evaluate(store, config, cand.candidate)
         forge(gate_repo, cand.commit, scores=[math.nan] * 20)
-        outcome = run_gate(store, config, cand.candidate)
+        outcome = run_gate(store, config, GateRequest(cand.candidate))
     assert outcome.passed and outcome.record.candidate_mean == pytest.approx(0.75)
 
 

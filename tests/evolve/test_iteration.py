@@ -13,7 +13,7 @@ from harnessgit.config import Config, load_config
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import Draw, check_failure
 from harnessgit.evolve.state import Budget, EvolveRequest
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.proposers import ProposedEdit
 from harnessgit.records import RetireRecord
 from harnessgit.store import Store
@@ -164,7 +164,7 @@ def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[
     with Store.discover(repo) as store:
         config = load_config(repo)
         mine = propose(store, config, {"SKILL.md": skill(12)}, rationale="by hand: raise the level")
-        assert run_gate(store, config, mine.candidate).passed
+        assert run_gate(store, config, GateRequest(mine.candidate)).passed
         report = evolve(store, config, EvolveRequest(budget=Budget(max_proposals=3), seed=0))
         for record in (r for r in report.iterations if r.outcome.startswith("gate-")):
             chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]

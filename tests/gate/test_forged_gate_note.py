@@ -14,6 +14,7 @@ from pathlib import Path
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.records import GateRecord
 from harnessgit.store import Store, Transaction
@@ -26,7 +27,9 @@ def forged(repo: Path) -> tuple[str, str]:
     """A gated merge, then a direct commit carrying a copy of its gate record: (merge, forged)."""
     with Store.discover(repo) as store:
         config = load_config(repo)
-        landed = merge(store, config, propose(store, config, {"SKILL.md": skill(30)}).candidate).merge
+        landed = merge(
+            store, config, GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate)
+        ).merge
         assert landed is not None
         (record,) = [
             r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)

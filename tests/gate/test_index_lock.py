@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harnessgit.config import load_config
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
@@ -39,7 +40,7 @@ def killed_gits_lock(repo: Path, age: float = 300) -> Path:
 def accepted(repo: Path) -> str:
     cand = candidate(repo, {"SKILL.md": skill(30)})
     with Store.discover(repo) as store:
-        landed = merge(store, load_config(repo), cand).merge
+        landed = merge(store, load_config(repo), GateRequest(cand)).merge
     assert landed is not None
     return landed
 

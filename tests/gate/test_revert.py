@@ -10,6 +10,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.revert import revert
 from harnessgit.gate.verify import verify
@@ -24,7 +25,7 @@ def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: 
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, cand.candidate).merge
+        landed = merge(store, config, GateRequest(cand.candidate)).merge
         assert landed
         proposal, none = revert(store, config, landed)
         assert none is None

@@ -13,7 +13,7 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
@@ -37,7 +37,7 @@ def test_a_clear_gain_stops_early_and_verify_rechecks_the_stopping_point(
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(40)})
-        landed = merge(store, config, cand.candidate)
+        landed = merge(store, config, GateRequest(cand.candidate))
         record = landed.outcome.record if landed.outcome else None
         assert landed.merge and record is not None and record.verdict == "pass"
         assert record.batch == 10 and record.selection_size == 40 and record.n < 40
@@ -67,5 +67,5 @@ def test_no_clear_evidence_reads_the_whole_split(make_repo: Callable[..., Path])
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, "fix s-30")})
-        outcome = run_gate(store, config, cand.candidate)
+        outcome = run_gate(store, config, GateRequest(cand.candidate))
         assert outcome.verdict == "inconclusive" and outcome.record.n == 40

@@ -9,7 +9,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.used import evals_listing
 from harnessgit.records import EvalRecord, GateRecord
@@ -31,7 +31,7 @@ def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) 
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        record = run_gate(store, config, cand.candidate, models=["sim-2"]).record
+        record = run_gate(store, config, GateRequest(cand.candidate, models=["sim-2"])).record
         assert record.evals is not None
         named = store.objects.read_blob(record.evals).decode().split("\n")[:-1]
         on_record = eval_records(store)
@@ -45,7 +45,9 @@ def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) 
 def landed_gate(repo: Path) -> tuple[str, GateRecord]:
     with Store.discover(repo) as store:
         config = load_config(repo)
-        landed = merge(store, config, propose(store, config, {"SKILL.md": skill(30)}).candidate).merge
+        landed = merge(
+            store, config, GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate)
+        ).merge
         assert landed
         (record,) = [
             r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)

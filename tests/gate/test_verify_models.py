@@ -9,6 +9,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord, ModelCheck
@@ -32,7 +33,7 @@ def merged(repo: Path, level: int, *extra: str) -> str:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(level, *extra)}, rationale="Edit").candidate
-        landed = merge(store, config, cand).merge
+        landed = merge(store, config, GateRequest(cand)).merge
     assert landed
     return landed
 

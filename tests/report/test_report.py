@@ -11,6 +11,7 @@ import pytest
 
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.render import sparkline
 from harnessgit.report.page import CSP
@@ -30,9 +31,9 @@ def landed_and_rejected(repo: Path) -> tuple[str, str]:
     with Store.discover(repo) as store:
         config = load_config(repo)
         good = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise the level")
-        assert merge(store, config, good.candidate).merge
+        assert merge(store, config, GateRequest(good.candidate)).merge
         bad = propose(store, config, {"SKILL.md": skill(30, "break s-1", "break s-2")}, rationale=HOSTILE)
-        assert merge(store, load_config(repo), bad.candidate).merge is None
+        assert merge(store, load_config(repo), GateRequest(bad.candidate)).merge is None
     return good.candidate, bad.candidate
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.report.page import CSP
 from harnessgit.store import Store
@@ -52,7 +53,7 @@ def test_the_report_shows_each_models_failure_classes_before_and_after_a_merge(c
     with Store.discover(classed_repo) as store:
         config = load_config(classed_repo)
         cand = propose(store, config, {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan").candidate
-        assert merge(store, config, cand).merge  # alpha, the primary, gains: it lands
+        assert merge(store, config, GateRequest(cand)).merge  # alpha, the primary, gains: it lands
     for rev in ("main^", "main"):
         assert run(classed_repo, "eval", rev, "--model", "beta").exit_code == 0
     out = classed_repo.parent / "report.html"
@@ -81,7 +82,7 @@ def test_a_report_without_failure_classes_says_so(make_repo: Callable[..., Path]
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise").candidate
-        assert merge(store, config, cand).merge
+        assert merge(store, config, GateRequest(cand)).merge
     out = repo.parent / "report.html"
     assert run(repo, "report", "-o", str(out)).exit_code == 0
     section = out.read_text().split('<section id="shifts">')[1].split("</section>")[0]

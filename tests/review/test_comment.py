@@ -109,6 +109,7 @@ def test_a_row_without_a_comparison_shows_the_one_empty_value() -> None:
 def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> None:
     from harnessgit.candidates.propose import propose
     from harnessgit.evaluation.eval import EvalRequest, evaluate
+    from harnessgit.gate.gate import GateRequest
     from harnessgit.gate.merge import merge
     from tests.gating_fixtures import skill
 
@@ -116,7 +117,7 @@ def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> 
         config = load_config(gate_repo)
         for level in (20, 30):  # two gated merges: 25% -> 50% -> 75% of the selection split
             cand = propose(store, config, {"SKILL.md": skill(level)}, rationale=f"level {level}")
-            assert merge(store, config, cand.candidate).merge
+            assert merge(store, config, GateRequest(cand.candidate)).merge
         head = propose(store, config, {"SKILL.md": skill(40)}, rationale="level 40")
         evaluate(store, config, head.candidate, EvalRequest(split="selection"))
         result = review(store, config, base="main", head=head.candidate)

@@ -8,6 +8,7 @@ import pytest
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
 from harnessgit.render import jsonable, to_json
@@ -129,7 +130,7 @@ def test_a_merge_shows_the_rationale_of_the_candidate_it_merged(review_repo: Pat
     with Store.discover(review_repo) as store:
         config = load_config(review_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale=RATIONALE, evidence=[CRITIQUE])
-        landed = merge(store, config, cand.candidate).merge
+        landed = merge(store, config, GateRequest(cand.candidate)).merge
         assert landed
         result = review(store, config, "main~1", "main")
     (edit,) = result.edits

@@ -18,7 +18,7 @@ from harnessgit.candidates.status import status
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate
 from harnessgit.gate import gate as gate_module
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord, LabelRecord, RetireRecord
 from harnessgit.stats.decision import alpha_for_attempt, alpha_spent
@@ -266,7 +266,7 @@ def gated(repo: Path, level: int, machine: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("HARNESSGIT_MACHINE", machine)
     candidate, _commit = make(repo, level)
     with Store.discover(repo) as store:
-        return run_gate(store, load_config(repo), candidate).record
+        return run_gate(store, load_config(repo), GateRequest(candidate)).record
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from harnessgit import layout
 from harnessgit.candidates.label import LabelUnchanged, move_label
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, ProposalError
-from harnessgit.gate.gate import run_gate
+from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
 from harnessgit.store import Store
@@ -32,9 +32,9 @@ def step(repo: Path, what: str, rng: random.Random) -> None:
         config = load_config(repo)
         try:
             if what == "gate" and pick:
-                run_gate(store, config, pick)
+                run_gate(store, config, GateRequest(pick))
             elif what == "merge" and pick:
-                merge(store, config, pick)
+                merge(store, config, GateRequest(pick))
             elif what == "label" and pick:
                 move_label(store, rng.choice(["production", "staging"]), layout.candidate_ref(pick))
         except (GateRefused, LabelUnchanged):
