@@ -96,8 +96,8 @@ def iterate(session: Session) -> IterationRecord:
 
 def _steps(session: Session, number: int) -> Steps:
     """The iteration's steps in order, each returning what it measured or made; after
-    each, what the iteration holds so far (an `Ending` without an outcome), the last
-    one how it ended."""
+    each, what the iteration holds so far as an `Ending` (a stopped iteration's record
+    is built from the last one, with its own outcome); the last one says how it ended."""
     plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
     if plan:
         yield from _merge_steps(session, number, plan)
@@ -148,6 +148,7 @@ def _merge_steps(session: Session, number: int, plan: MergePlan) -> Steps:
     yield (held := replace(held, candidate=candidate))
     after = session.evaluate(candidate.commit, "selection", start.batch)
     tested = Ending(draw=start, outcome="not-better", reason="", candidate=candidate, candidate_score=after)
+    yield tested
     before = start.parent_score
     if (
         after is None or before is None or after < before
@@ -338,6 +339,7 @@ def minibatch_test(session: Session, start: Draw, answer: ProposedEdit, candidat
     tested = Ending(
         draw=start, outcome="not-better", reason="", answer=answer, candidate=candidate, candidate_score=after
     )
+    yield tested
     if after is None or before is None or after <= before:
         detail = f"minibatch {_mean(before)} -> {_mean(after)}: not better"
         session.reject(candidate, detail)
@@ -359,12 +361,11 @@ def select(session: Session, start: Draw, tested: Ending) -> Steps:
     candidate = onto_base(session, tested.candidate)
     yield (tested := replace(tested, candidate=candidate))
     stopped = screen(session, session.base_commit(), candidate.commit)
-    tested = replace(tested, judged=True)
+    yield (tested := replace(tested, judged=True))
     if stopped:
         session.reject(candidate, stopped)
         yield replace(tested, reason=stopped)
         return
-    yield tested
     selection = session.evaluate(candidate.commit, "selection", session.selection)
     session.view = None  # the pool has a new member
     view = update_frontier(session.store, session.config, session.frontier())
