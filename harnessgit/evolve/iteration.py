@@ -24,7 +24,6 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from harnessgit import globs
-from harnessgit.candidates.edits import Edit
 from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
@@ -40,7 +39,7 @@ from harnessgit.evolve.gating import (
     verdict_on,
 )
 from harnessgit.evolve.heartbeat import heartbeat
-from harnessgit.evolve.merge import plan_merge, subsample
+from harnessgit.evolve.merge import merge_draw, plan_merge, propose_merge
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component
 from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
@@ -53,7 +52,6 @@ from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
-from harnessgit.store import Blob
 
 # Seconds an iteration's writes wait to land with its record (one ref transaction, not
 # five or six: issue 13); older ones land as they are made, so a kill loses at most
@@ -158,51 +156,6 @@ def _merge_steps(session: Session, number: int, plan: MergePlan) -> Steps:
         yield replace(tested, reason=detail)
         return
     yield from select(session, start, tested)
-
-
-def merge_draw(session: Session, number: int, plan: MergePlan) -> Draw:
-    """Where a merge starts: its first parent, gepa's selection subsample of instances
-    on which the parents differ (seeded), and the better parent's mean there."""
-    first, second = (
-        session.book.scored(session.context(sha).key, session.selection) for sha in (plan.first, plan.second)
-    )
-    ids = [i for i in session.selection if i in first and i in second]
-    rng = random.Random(f"harnessgit-merge-sample:{session.seed}:{number}")
-    batch = subsample([first[i][0] for i in ids], [second[i][0] for i in ids], ids, rng)
-    before = max(sum(first[i][0] for i in batch), sum(second[i][0] for i in batch)) / len(batch)
-    return Draw(
-        number=number,
-        tip=session.base_commit(),
-        parent=plan.first,
-        parent_name=plan.first_name,
-        component=", ".join(plan.files),
-        batch=batch,
-        current="",
-        examples=[],
-        parent_score=before,
-        merge=plan,
-    )
-
-
-def propose_merge(session: Session, plan: MergePlan) -> Proposal:
-    """The merge as a candidate on its first parent, with the second as its other parent."""
-    ancestor = session.proposals.get(plan.ancestor)
-    rationale = (
-        f"Merge {plan.first_name} and {plan.second_name}: each keeps what it changed since "
-        f"{ancestor.candidate if ancestor else plan.ancestor[:12]} (their common ancestor)"
-    )
-    candidate = propose(
-        session.store,
-        session.config,
-        Edit({path: Blob(sha, mode) for path, (sha, mode) in plan.changes.items()}, "merge"),
-        parent=plan.first,
-        other_parent=plan.second,
-        rationale=rationale,
-        proposer="merge",
-        source="evolve",
-    )
-    session.remember(candidate)
-    return candidate
 
 
 def pick(session: Session, number: int) -> Draw:
