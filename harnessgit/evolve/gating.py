@@ -3,8 +3,9 @@
 `gated_before` finds an earlier edit of the candidate's chain that passed the gate
 against the current base (its descendants are not gated again); `verdict_on` asks the
 policy (`harnessgit.evolve.policy.judge`), which charges every look at the selection
-split; `gate` runs the gate, or with ``auto_merge`` a merge through it, after carrying
-the candidate onto the base's tip when the base moved under it.
+split; `carry` carries the candidate onto the base's tip when the base moved under it
+(`judge_carried` scores the copy), and `gate` runs the gate, or with ``auto_merge`` a
+merge through it. Each returns what it made; the iteration keeps it for its record.
 """
 
 from __future__ import annotations
@@ -120,7 +121,6 @@ def onto_base(session: Session, candidate: Proposal) -> Proposal:
     except ProposalError:
         return candidate
     session.remember(carried)
-    session.meter.candidate = carried
     session.reject(candidate, f"carried onto {session.config.harness.base} as {carried.candidate}")
     return carried
 
@@ -172,16 +172,31 @@ def screened_gains(
     return earlier + [(look.gain, look.se) for look in session.looks.every]
 
 
-def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> tuple[str, str, Proposal]:
-    """The gate against the base branch, or with ``auto_merge`` a merge through it:
-    the iteration's outcome, the reason, and the candidate gated (carried onto the
-    base's tip first when it does not descend from it: the base may have moved since
-    ``tip``, by this run or by someone else while the iteration ran)."""
+def carry(session: Session, candidate: Proposal) -> Proposal:
+    """``candidate``, or when it does not descend from the base's tip (the base may have
+    moved since the iteration began, by this run or by someone else) its edit carried
+    onto it: the gate merges only what descends from the base."""
+    with session.store.refs.direct():  # the gate runs git on the candidate it reads
+        if session.store.history.is_ancestor(session.base_commit(), candidate.commit):
+            return candidate
+        carried = rebase(session.store, session.config, candidate.candidate, session.config.harness.base)
+        session.remember(carried)
+        return carried
+
+
+def judge_carried(session: Session, carried: Proposal) -> None:
+    """Score a carried candidate on the selection split, like its original."""
+    with session.store.refs.direct():
+        session.evaluate(carried.commit, "selection", session.selection)
+    session.view = None
+
+
+def gate(session: Session, candidate: Proposal, gated: Proposal, *, note: str = "") -> tuple[str, str]:
+    """The gate against the base branch, or with ``auto_merge`` a merge through it, of
+    ``gated`` (``candidate`` itself, or its edit carried onto the base's tip): the
+    iteration's outcome and the reason."""
     base = session.config.harness.base
     with session.store.refs.direct():  # the gate runs git on the candidate and may move the base
-        current = session.base_commit()
-        descends = session.store.history.is_ancestor(current, candidate.commit)
-        gated = candidate if descends else _carry(session, candidate)
         try:
             outcome, reason = _gate_or_merge(session, gated, note)
         except GateRefused as refusal:  # a precondition failed: nothing was evaluated or recorded
@@ -190,7 +205,7 @@ def gate(session: Session, tip: str, candidate: Proposal, *, note: str = "") -> 
             session.moved(gated.candidate, None, gated.commit)  # a merge moves branches
     if gated is not candidate:
         reason = f"carried onto {base} as {gated.candidate}" + (f"; {reason}" if reason else "")
-    return outcome, reason, gated
+    return outcome, reason
 
 
 def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, str]:
@@ -207,18 +222,6 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
 
 
 _OUTCOMES = {"pass": "gate-passed", "fail": "gate-failed", "inconclusive": "gate-inconclusive"}
-
-
-def _carry(session: Session, candidate: Proposal) -> Proposal:
-    """``candidate``'s edit carried onto the base's tip (the gate merges only what
-    descends from it), scored on the selection split like its original."""
-    carried = rebase(session.store, session.config, candidate.candidate, session.config.harness.base)
-    session.remember(carried)
-    session.meter.candidate, session.meter.judged = carried, False
-    session.evaluate(carried.commit, "selection", session.selection)
-    session.meter.judged = True
-    session.view = None
-    return carried
 
 
 def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutcome]:

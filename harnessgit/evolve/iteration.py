@@ -1,36 +1,50 @@
 """One evolve iteration, step by step (the steps are listed in `harnessgit.evolve.evolve`).
 
-`draw` picks the parent, the minibatch and the component; `ask` calls the proposer;
+`_steps` runs the steps as one flat sequence, each returning what it measured or made:
+`pick` draws the parent and the minibatch, the parent is scored there, `choose` reads
+its reflective dataset and chooses the component; `ask` calls the proposer;
 `commit_proposal` and `check_failure` make the answer a candidate and check it;
 `minibatch_test` keeps it only if it beats its parent there; `select` scores it on
 the selection split, updates the frontier and asks the policy whether to gate (not
-when an earlier edit of its chain passed the gate against this base); `gate`
-(`harnessgit.evolve.gating`) runs the gate (or merges). The step that ends the
-iteration says how in an `Ending`, and `write_record` (harnessgit.evolve.record) puts
-that on the record: every iteration that started writes exactly one record, one a
-budget or Ctrl-C stops half-way too.
+when an earlier edit of its chain passed the gate against this base); `carry` and
+`gate` (`harnessgit.evolve.gating`) carry it onto the base and run the gate (or
+merge). After each step the sequence yields what the iteration holds so far (an
+`Ending`); the last says how it ended, and `write_record` (harnessgit.evolve.record)
+puts it on the record with the run's spending since the iteration began (a `Mark`).
+There is no meter the steps write to: every iteration that started writes exactly
+one record, and one a budget or Ctrl-C stops half-way is built from the last
+`Ending` its steps returned.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Generator
 from dataclasses import replace
 
 from harnessgit import globs
-from harnessgit.candidates.edits import Edit
 from harnessgit.candidates.propose import Proposal, propose
 from harnessgit.checks import FileVersion, check_files, kind_of
 from harnessgit.config import Config
 from harnessgit.errors import ProposalError
-from harnessgit.evolve.gating import gate, gated_before, not_carried, onto_base, screen, verdict_on
+from harnessgit.evolve.gating import (
+    carry,
+    gate,
+    gated_before,
+    judge_carried,
+    not_carried,
+    onto_base,
+    screen,
+    verdict_on,
+)
 from harnessgit.evolve.heartbeat import heartbeat
-from harnessgit.evolve.merge import plan_merge, subsample
+from harnessgit.evolve.merge import merge_draw, plan_merge, propose_merge
 from harnessgit.evolve.minibatch import minibatch
 from harnessgit.evolve.policy import choose_component
 from harnessgit.evolve.record import Answer, Draw, Ending, scrubber_of, stopped, write_record
 from harnessgit.evolve.reflect import reflective_dataset
-from harnessgit.evolve.session import Session
+from harnessgit.evolve.session import Charge, Session
 from harnessgit.evolve.state import BudgetReached, MergePlan
 from harnessgit.gate.frontier import update_frontier
 from harnessgit.proposers import Limits, ProposalRequest, ProposedEdit, RejectedProposal
@@ -38,140 +52,148 @@ from harnessgit.proposers.protocol import capped, kept_output
 from harnessgit.records import IterationRecord
 from harnessgit.render import EMPTY
 from harnessgit.stats.frontier import sample_parent
-from harnessgit.store import Blob
 
 # Seconds an iteration's writes wait to land with its record (one ref transaction, not
 # five or six: issue 13); older ones land as they are made, so a kill loses at most
 # about this much evaluator work. Every wiring of tests/bench/bench_overhead.py fits.
 STAGE_FOR = 5.0
 
+# An iteration's steps: after each, what the iteration holds so far (`_steps`).
+Steps = Generator[Ending, None, None]
+
 
 def iterate(session: Session) -> IterationRecord:
     """One iteration and its record. A budget reached half-way ends it with outcome
     ``budget`` (the run stops after it), Ctrl-C or SIGTERM with ``interrupted`` (then
-    re-raised): what it spent and made is on the record either way, and a candidate
-    not yet scored on the selection split is archived. An iteration a budget stops
-    before it spent or made anything writes nothing, gives its number back and
-    raises `BudgetReached`."""
-    number = session.begin()
+    re-raised): what it spent and made is on the record either way (built from what
+    its steps returned so far), and a candidate not yet scored on the selection split
+    is archived. An iteration a budget stops before it spent or made anything writes
+    nothing, gives its number back and raises `BudgetReached`."""
+    number, mark = session.begin()
+    held: Ending | None = None  # what the steps have returned so far
     # The proposal, its scores, the frontier's moves and the record land together: a
     # kill leaves all of the iteration or none of it (`STAGE_FOR`).
     with session.store.refs.staging(f"evolve iteration {number}", max_age=STAGE_FOR):
+        steps = _steps(session, number)
         try:
-            plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
-            end = merge_step(session, number, plan) if plan else _proceed(session, draw(session, number))
-            return write_record(session, end)
+            for step in steps:
+                held = step
+            assert held is not None and held.outcome, "an iteration's last step says how it ended"
+            return write_record(session, held, mark)
         except BudgetReached as exc:
-            record = stopped(session, number, "budget", str(exc))
+            steps.close()
+            record = stopped(session, mark, held, "budget", str(exc))
             if record is None:
                 raise
             return record
         except KeyboardInterrupt:
-            stopped(session, number, "interrupted", "interrupted (Ctrl-C or SIGTERM)")
+            steps.close()
+            stopped(session, mark, held, "interrupted", "interrupted (Ctrl-C or SIGTERM)")
             raise
 
 
-def _proceed(session: Session, start: Draw) -> Ending:
-    """Ask for an edit, make it a candidate and check it; then the minibatch test."""
+def _steps(session: Session, number: int) -> Steps:
+    """The iteration's steps in order, each returning what it measured or made; after
+    each, what the iteration holds so far as an `Ending` (a stopped iteration's record
+    is built from the last one, with its own outcome); the last one says how it ended."""
+    plan = plan_merge(session, number) if session.options.merge and session.schedule.ready() else None
+    if plan:
+        yield from _merge_steps(session, number, plan)
+        return
+    held = Ending(draw=pick(session, number), outcome="", reason="")
+    yield held
+    scored = replace(held.draw, parent_score=session.evaluate(held.draw.parent, "train", held.draw.batch))
+    yield (held := replace(held, draw=scored))
+    start = choose(session, scored)
+    yield (held := replace(held, draw=start))
     if start.parent_score is not None and start.parent_score >= 1.0:
         # GEPA's skip_perfect_score: a solved minibatch has no failure to reflect on.
         session.solved_streak += 1
         reason = "the parent solves every instance of this minibatch"
-        return Ending(draw=start, outcome="skipped-perfect", reason=reason)
+        yield Ending(draw=start, outcome="skipped-perfect", reason=reason)
+        return
     session.solved_streak = 0
-    answers = [ask(session, start, component, text) for component, text in start.parts]
+    answers: list[Answer] = []
+    for component, text in start.parts:
+        answers.append(ask(session, start, component, text))
+        yield (held := replace(held, answer=answers[-1]))
     # Several components make one proposal: refused as a whole if any part is.
     for answer in answers:
         if isinstance(answer, RejectedProposal):
             reason = f"{answer.code}: {answer.reason}"
-            return Ending(draw=start, outcome="rejected-proposal", reason=reason, answer=answer)
+            yield Ending(draw=start, outcome="rejected-proposal", reason=reason, answer=answer)
+            return
     edits = [answer for answer in answers if isinstance(answer, ProposedEdit)]
     candidate = commit_proposal(session, start, edits)
+    yield (held := replace(held, candidate=candidate))
     failure = next(filter(None, (check_failure(session.config, start, edit) for edit in edits)), "")
     if failure:
         session.reject(candidate, "checks: " + failure)
-        return Ending(
+        yield Ending(
             draw=start, outcome="rejected-checks", reason=failure, answer=edits[0], candidate=candidate
         )
-    return minibatch_test(session, start, edits[0], candidate)
+        return
+    yield from minibatch_test(session, start, edits[0], candidate)
 
 
-def merge_step(session: Session, number: int, plan: MergePlan) -> Ending:
+def _merge_steps(session: Session, number: int, plan: MergePlan) -> Steps:
     """A merge proposal as a candidate on its first parent, with the second as its
     other parent; kept if on gepa's selection subsample it scores at least as well as
     the better parent there, then scored, put on the frontier and gated like any."""
-    first, second = (
-        session.book.scored(session.context(sha).key, session.selection) for sha in (plan.first, plan.second)
-    )
-    ids = [i for i in session.selection if i in first and i in second]
-    rng = random.Random(f"harnessgit-merge-sample:{session.seed}:{number}")
-    batch = subsample([first[i][0] for i in ids], [second[i][0] for i in ids], ids, rng)
-    before = max(sum(first[i][0] for i in batch), sum(second[i][0] for i in batch)) / len(batch)
-    session.meter.drawn, session.meter.merge = (plan.first, plan.first_name, batch), plan
-    session.meter.parent_score = before
-    component = ", ".join(plan.files)
-    start = Draw(
-        number=number,
-        tip=session.base_commit(),
-        parent=plan.first,
-        parent_name=plan.first_name,
-        component=component,
-        batch=batch,
-        current="",
-        examples=[],
-        parent_score=before,
-        merge=plan,
-    )
-    ancestor = session.proposals.get(plan.ancestor)
-    rationale = (
-        f"Merge {plan.first_name} and {plan.second_name}: each keeps what it changed since "
-        f"{ancestor.candidate if ancestor else plan.ancestor[:12]} (their common ancestor)"
-    )
-    candidate = propose(
-        session.store,
-        session.config,
-        Edit({path: Blob(sha, mode) for path, (sha, mode) in plan.changes.items()}, "merge"),
-        parent=plan.first,
-        other_parent=plan.second,
-        rationale=rationale,
-        proposer="merge",
-        source="evolve",
-    )
-    session.remember(candidate)
-    session.meter.candidate = candidate
-    after = session.meter.candidate_score = session.evaluate(candidate.commit, "selection", batch)
+    start = merge_draw(session, number, plan)
+    yield (held := Ending(draw=start, outcome="", reason=""))
+    candidate = propose_merge(session, plan)
+    yield (held := replace(held, candidate=candidate))
+    after = session.evaluate(candidate.commit, "selection", start.batch)
     tested = Ending(draw=start, outcome="not-better", reason="", candidate=candidate, candidate_score=after)
-    if after is None or after < before:  # gepa: the merge's sum at least the better parent's
+    yield tested
+    before = start.parent_score
+    if (
+        after is None or before is None or after < before
+    ):  # gepa: the merge's sum at least the better parent's
         detail = f"selection subsample {_mean(before)} (the better parent) -> {_mean(after)}: worse"
         session.reject(candidate, detail)
-        return replace(tested, reason=detail)
-    return select(session, start, candidate, tested)
+        yield replace(tested, reason=detail)
+        return
+    yield from select(session, start, tested)
 
 
-def draw(session: Session, number: int) -> Draw:
-    """A parent from the frontier (seeded), the minibatch (a function of the seed and
-    ``number``), the parent's score on it and the reflective dataset, which the
-    ``most-failures`` rule reads to choose the component."""
-    store, config = session.store, session.config
+def pick(session: Session, number: int) -> Draw:
+    """A parent from the frontier (seeded) and the minibatch (a function of the seed
+    and ``number``); not yet scored, and no component chosen (`choose`)."""
     tip = session.base_commit()
     view = session.frontier()
     parent_name = sample_parent(view.frontier, random.Random(f"{session.seed}:{number}").getrandbits(32))
-    parent = view.members[parent_name].commit
-    batch = minibatch(session.train, session.seed, number, config.evolve.minibatch)
-    session.meter.drawn = (parent, parent_name, batch)
-    before = session.meter.parent_score = session.evaluate(parent, "train", batch)
+    batch = minibatch(session.train, session.seed, number, session.config.evolve.minibatch)
+    return Draw(
+        number=number,
+        tip=tip,
+        parent=view.members[parent_name].commit,
+        parent_name=parent_name,
+        component="",
+        batch=batch,
+        current="",
+        examples=[],
+        parent_score=None,
+    )
+
+
+def choose(session: Session, scored: Draw) -> Draw:
+    """The drawn parent's reflective dataset on its minibatch, which the
+    ``most-failures`` rule reads to choose the component, and the component(s)."""
+    store, config, parent = session.store, session.config, scored.parent
     examples = reflective_dataset(
         store.objects,
         session.book,
         session.context(parent).key,
-        batch,
+        scored.batch,
         excerpt_chars=config.evolve.trajectory_chars,
         max_examples=config.evolve.max_examples,
     )
     components = sorted(
         path for path in store.objects.files_at(parent) if globs.matches(path, config.harness.paths)
     )
-    component = choose_component(components, number, config.evolve.component, examples)
+    component = choose_component(components, scored.number, config.evolve.component, examples)
     # [evolve] components = N: the N components from the chosen one on, in round-robin order.
     first = components.index(component)
     chosen = [
@@ -180,20 +202,8 @@ def draw(session: Session, number: int) -> Draw:
     ]
     tree = store.objects.commit_info(parent).tree
     texts = {path: (store.objects.file_at(tree, path) or b"").decode("utf-8") for path in chosen}
-    session.meter.component = ", ".join(chosen)
     also = {path: texts[path] for path in chosen[1:]}
-    return Draw(
-        number=number,
-        tip=tip,
-        parent=parent,
-        parent_name=parent_name,
-        component=component,
-        batch=batch,
-        current=texts[component],
-        examples=examples,
-        parent_score=before,
-        also=also,
-    )
+    return replace(scored, component=component, current=texts[component], examples=examples, also=also)
 
 
 def ask(session: Session, start: Draw, component: str, current: str) -> Answer:
@@ -211,11 +221,9 @@ def ask(session: Session, start: Draw, component: str, current: str) -> Answer:
         scrubber_of(session).errors(),  # a failure quotes the proposer's stderr or an HTTP body
         heartbeat(f"the proposer's edit to {component}"),
     ):
-        answer = session.meter.answer = session.options.proposer.propose(request)
-    session.meter.proposer_seconds += time.monotonic() - asked
+        answer = session.options.proposer.propose(request)
+    session.charges.append(Charge("proposer", time.monotonic() - asked, answer.usage.cost_usd))
     session.spend = session.spend.add(cost_usd=answer.usage.cost_usd or 0.0)
-    if answer.usage.cost_usd is not None:
-        session.meter.proposer_cost_usd = (session.meter.proposer_cost_usd or 0.0) + answer.usage.cost_usd
     return answer
 
 
@@ -264,7 +272,6 @@ def commit_proposal(session: Session, start: Draw, edits: list[ProposedEdit]) ->
         source="evolve",
     )
     session.remember(candidate)
-    session.meter.candidate = candidate
     return candidate
 
 
@@ -277,40 +284,42 @@ def check_failure(config: Config, start: Draw, answer: ProposedEdit) -> str:
     return failures[0] if failures else ""
 
 
-def minibatch_test(session: Session, start: Draw, answer: ProposedEdit, candidate: Proposal) -> Ending:
+def minibatch_test(session: Session, start: Draw, answer: ProposedEdit, candidate: Proposal) -> Steps:
     """GEPA's acceptance test: the candidate must be strictly better than its parent on
     the same minibatch; otherwise it is archived as rejected."""
-    after = session.meter.candidate_score = session.evaluate(candidate.commit, "train", start.batch)
+    after = session.evaluate(candidate.commit, "train", start.batch)
     before = start.parent_score
     tested = Ending(
         draw=start, outcome="not-better", reason="", answer=answer, candidate=candidate, candidate_score=after
     )
+    yield tested
     if after is None or before is None or after <= before:
         detail = f"minibatch {_mean(before)} -> {_mean(after)}: not better"
         session.reject(candidate, detail)
-        return replace(tested, reason=detail)
-    return select(session, start, candidate, tested)
+        yield replace(tested, reason=detail)
+        return
+    yield from select(session, start, tested)
 
 
 def _mean(value: float | None) -> str:
     return EMPTY if value is None else f"{value:.3f}"
 
 
-def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -> Ending:
-    """A minibatch winner: scored on the whole selection split, made a frontier member,
-    and gated when the policy's test of this look passes (`judge`), unless it builds
-    on a candidate that passed the gate against this base (at most one of a chain is
-    gated)."""
-    candidate = onto_base(session, candidate)
-    tested = replace(tested, candidate=candidate)
-    tip = session.base_commit()
-    stopped = screen(session, tip, candidate.commit)
+def select(session: Session, start: Draw, tested: Ending) -> Steps:
+    """A minibatch winner (``tested``): scored on the whole selection split, made a
+    frontier member, and gated when the policy's test of this look passes (`judge`),
+    unless it builds on a candidate that passed the gate against this base (at most one
+    of a chain is gated)."""
+    assert tested.candidate is not None
+    candidate = onto_base(session, tested.candidate)
+    yield (tested := replace(tested, candidate=candidate))
+    stopped = screen(session, session.base_commit(), candidate.commit)
+    yield (tested := replace(tested, judged=True))
     if stopped:
-        session.meter.judged = True
         session.reject(candidate, stopped)
-        return replace(tested, reason=stopped)
+        yield replace(tested, reason=stopped)
+        return
     selection = session.evaluate(candidate.commit, "selection", session.selection)
-    session.meter.judged = True
     session.view = None  # the pool has a new member
     view = update_frontier(session.store, session.config, session.frontier())
     for cid in view.retired:
@@ -318,16 +327,30 @@ def select(session: Session, start: Draw, candidate: Proposal, tested: Ending) -
     kept = replace(tested, outcome="not-gated", selection_mean=selection)
     blocked = gated_before(session, candidate.commit)
     if blocked:
-        return replace(kept, reason=blocked)
+        yield replace(kept, reason=blocked)
+        return
     verdict = verdict_on(session, start.tip, candidate.commit)
     if not verdict.gate:
-        return replace(kept, reason=verdict.reason)
+        yield replace(kept, reason=verdict.reason)
+        return
+    yield from _gate_steps(session, kept, verdict.reason)
+
+
+def _gate_steps(session: Session, kept: Ending, note: str) -> Steps:
+    """Carry the kept candidate onto the base's tip if it does not descend from it
+    (then score the copy on the selection split), and gate it (or merge it)."""
+    candidate = kept.candidate
+    assert candidate is not None
     try:
-        outcome, reason, gated = gate(session, start.tip, candidate, note=verdict.reason)
+        gated = carry(session, candidate)
+        if gated is not candidate:
+            yield replace(kept, candidate=gated, judged=False)
+            judge_carried(session, gated)
+            yield replace(kept, candidate=gated)
+        outcome, reason = gate(session, candidate, gated, note=note)
     except ProposalError as exc:  # the edit cannot be carried onto the moved base
-        return replace(kept, **not_carried(session, exc))
+        yield replace(kept, **not_carried(session, exc))
+        return
     if outcome == "gate-passed":  # its descendants are not gated (`passed_before`)
         session.passed.update({candidate.commit: candidate.candidate, gated.commit: gated.candidate})
-    return replace(
-        kept, outcome=outcome, reason="; ".join(filter(None, [verdict.reason, reason])), candidate=gated
-    )
+    yield replace(kept, outcome=outcome, reason="; ".join(filter(None, [note, reason])), candidate=gated)

@@ -8,7 +8,8 @@ merge proposal for that triplet.
 `plan_merge` finds the triplet the way gepa does (a random pair of frontier members,
 neither an ancestor of the other, then a common ancestor drawn with weights = mean
 score, up to 10 tries each), seeded by (seed, iteration); `subsample` picks the
-selection instances gepa checks a merge on before the full evaluation.
+selection instances gepa checks a merge on before the full evaluation; `merge_draw`
+is where a merge iteration starts and `propose_merge` makes the merge a candidate.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ import random
 from collections.abc import Iterator
 
 from harnessgit import globs
+from harnessgit.candidates.edits import Edit
+from harnessgit.candidates.propose import Proposal, propose
+from harnessgit.evolve.record import Draw
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import MergePlan
 from harnessgit.objects import TreeEntry
+from harnessgit.store import Blob
 
 ATTEMPTS = 10  # gepa's max_attempts, for the pair and for the triplet
 SUBSAMPLE = 5  # gepa's num_subsample_ids
@@ -171,3 +176,48 @@ def subsample(first: list[float], second: list[float], ids: list[str], rng: rand
     if missing > 0:
         chosen += rng.sample(rest, min(missing, len(rest)))
     return chosen
+
+
+def merge_draw(session: Session, number: int, plan: MergePlan) -> Draw:
+    """Where a merge starts: its first parent, gepa's selection subsample of instances
+    on which the parents differ (seeded), and the better parent's mean there."""
+    first, second = (
+        session.book.scored(session.context(sha).key, session.selection) for sha in (plan.first, plan.second)
+    )
+    ids = [i for i in session.selection if i in first and i in second]
+    rng = random.Random(f"harnessgit-merge-sample:{session.seed}:{number}")
+    batch = subsample([first[i][0] for i in ids], [second[i][0] for i in ids], ids, rng)
+    before = max(sum(first[i][0] for i in batch), sum(second[i][0] for i in batch)) / len(batch)
+    return Draw(
+        number=number,
+        tip=session.base_commit(),
+        parent=plan.first,
+        parent_name=plan.first_name,
+        component=", ".join(plan.files),
+        batch=batch,
+        current="",
+        examples=[],
+        parent_score=before,
+        merge=plan,
+    )
+
+
+def propose_merge(session: Session, plan: MergePlan) -> Proposal:
+    """The merge as a candidate on its first parent, with the second as its other parent."""
+    ancestor = session.proposals.get(plan.ancestor)
+    rationale = (
+        f"Merge {plan.first_name} and {plan.second_name}: each keeps what it changed since "
+        f"{ancestor.candidate if ancestor else plan.ancestor[:12]} (their common ancestor)"
+    )
+    candidate = propose(
+        session.store,
+        session.config,
+        Edit({path: Blob(sha, mode) for path, (sha, mode) in plan.changes.items()}, "merge"),
+        parent=plan.first,
+        other_parent=plan.second,
+        rationale=rationale,
+        proposer="merge",
+        source="evolve",
+    )
+    session.remember(candidate)
+    return candidate

@@ -1,15 +1,16 @@
 """An iteration's record: where it started (`Draw`), how it ended (`Ending`), and
-`write_record`, which every iteration ends with, a stopped one too (`stopped`)."""
+`write_record`, which every iteration ends with, a stopped one too (`stopped`, from
+the last `Ending` its steps returned before it stopped)."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.evidence import encode_evidence
-from harnessgit.evolve.session import Session
+from harnessgit.evolve.session import Mark, Session
 from harnessgit.evolve.state import MergePlan
 from harnessgit.proposers import ProposedEdit, ReflectiveExample, RejectedProposal
 from harnessgit.proposers.protocol import capped, kept_output
@@ -59,37 +60,23 @@ class Ending:
     candidate_score: float | None = None  # its minibatch mean
     selection_mean: float | None = None
     files: list[str] = field(default_factory=list)  # conflict: the files that conflicted
+    judged: bool = False  # the candidate is scored on the whole selection split
 
 
-def stopped(session: Session, number: int, outcome: str, reason: str) -> IterationRecord | None:
-    meter = session.meter
-    if meter.drawn is None or (session.spend == meter.before and meter.candidate is None):
+def stopped(
+    session: Session, mark: Mark, held: Ending | None, outcome: str, reason: str
+) -> IterationRecord | None:
+    """The record of an iteration a budget or Ctrl-C stopped, built from ``held``, what
+    its steps had returned so far; a candidate not yet judged on the selection split is
+    archived. None (and its number given back) when it had drawn no parent, or had
+    spent and made nothing."""
+    if held is None or (session.spend == mark.spend and held.candidate is None):
         session.unbegin()
         return None
-    parent, parent_name, batch = meter.drawn
-    start = Draw(
-        number=number,
-        tip="",
-        parent=parent,
-        parent_name=parent_name,
-        component=meter.component,
-        batch=batch,
-        current="",
-        examples=[],
-        parent_score=meter.parent_score,
-        merge=meter.merge,
-    )
-    if meter.candidate is not None and not meter.judged:
-        session.reject(meter.candidate, f"evolve stopped before judging it: {reason}")
-    end = Ending(
-        draw=start,
-        outcome=outcome,
-        reason=reason,
-        answer=meter.answer,
-        candidate=meter.candidate,
-        candidate_score=meter.candidate_score,
-    )
-    return write_record(session, end)
+    if held.candidate is not None and not held.judged:
+        session.reject(held.candidate, f"evolve stopped before judging it: {reason}")
+    end = replace(held, outcome=outcome, reason=reason, selection_mean=None, files=[])
+    return write_record(session, end, mark)
 
 
 def scrubber_of(session: Session) -> Scrubber:
@@ -100,12 +87,15 @@ def scrubber_of(session: Session) -> Scrubber:
     return session.scrubber
 
 
-def write_record(session: Session, end: Ending) -> IterationRecord:
+def write_record(session: Session, end: Ending, mark: Mark) -> IterationRecord:
     """The iteration's record, on its candidate (else on its parent); a rejected
     proposal's output goes on the parent as evidence. The reason may quote the
-    proposer's output (an anchor that was not found): scrubbed."""
-    store, start, meter = session.store, end.draw, session.meter
+    proposer's output (an anchor that was not found): scrubbed. Its time, spending and
+    counts are the run's totals since ``mark``, when the iteration began."""
+    store, start = session.store, end.draw
     scrubber = scrubber_of(session)
+    evaluator, proposer = session.since(mark, "evaluator"), session.since(mark, "proposer")
+    proposer_costs = [charge.cost_usd for charge in proposer if charge.cost_usd is not None]
     record = IterationRecord(
         ts=store.clock(),
         run=session.run,
@@ -129,13 +119,13 @@ def write_record(session: Session, end: Ending) -> IterationRecord:
         selection_mean=end.selection_mean,
         # as on its proposal record
         proposer="merge" if start.merge else scrubber.text(session.options.proposer.name),
-        cost_usd=meter.proposer_cost_usd,
-        evaluator_cost_usd=meter.evaluator_cost_usd or None,
-        proposals=session.spend.proposals - meter.before.proposals,
-        rollouts=session.spend.rollouts - meter.before.rollouts,
-        seconds=round(time.monotonic() - meter.started, 4),
-        evaluator_seconds=round(meter.evaluator_seconds, 4),
-        proposer_seconds=round(meter.proposer_seconds, 4),
+        cost_usd=sum(proposer_costs) if proposer_costs else None,  # as the proposer reported it
+        evaluator_cost_usd=sum(charge.cost_usd or 0.0 for charge in evaluator) or None,
+        proposals=session.spend.proposals - mark.spend.proposals,
+        rollouts=session.spend.rollouts - mark.spend.rollouts,
+        seconds=round(time.monotonic() - mark.started, 4),
+        evaluator_seconds=round(sum(charge.seconds for charge in evaluator), 4),
+        proposer_seconds=round(sum(charge.seconds for charge in proposer), 4),
     )
     txn = Transaction(f"evolve iteration {record.iteration}")
     txn.append(layout.NOTES_EVIDENCE, record.commit or start.parent, [record])

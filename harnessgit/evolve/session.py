@@ -15,9 +15,9 @@ from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import load_manifest
 from harnessgit.evolve.policy import Looks
-from harnessgit.evolve.state import Budget, BudgetReached, MergePlan, MergeSchedule, Spend
+from harnessgit.evolve.state import Budget, BudgetReached, MergeSchedule, Spend
 from harnessgit.gate.frontier import FrontierView, Known, frontier_view, proposals_by_commit
-from harnessgit.proposers import ProposedEdit, Proposer, RejectedProposal
+from harnessgit.proposers import Proposer
 from harnessgit.records import IterationRecord, ProposalRecord
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Notes, Store, Transaction
@@ -36,25 +36,24 @@ class Options:
     merge: bool = False  # GEPA's merge proposals ([evolve] merge, --merge)
 
 
-@dataclass
-class Meter:
-    """One iteration so far, for its record: its time and spending, and what it has
-    made, so that an iteration a budget or Ctrl-C stops half-way is recorded too."""
+@dataclass(frozen=True)
+class Charge:
+    """One call the run paid for, the evaluator's or the proposer's: its time and cost
+    (a proposer's cost is None when it did not report one)."""
+
+    by: str  # "evaluator" | "proposer"
+    seconds: float
+    cost_usd: float | None
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The run's running totals when an iteration began: an iteration's record takes
+    its time, spending and calls as the difference from its mark."""
 
     started: float
-    before: Spend
-    evaluator_seconds: float = 0.0
-    proposer_seconds: float = 0.0
-    evaluator_cost_usd: float = 0.0
-    proposer_cost_usd: float | None = None  # as the proposer reported it, over its calls
-    drawn: tuple[str, str, list[str]] | None = None  # parent commit, its name, the minibatch
-    merge: MergePlan | None = None  # a merge iteration's plan
-    parent_score: float | None = None
-    component: str = ""
-    answer: ProposedEdit | RejectedProposal | None = None
-    candidate: Proposal | None = None
-    candidate_score: float | None = None
-    judged: bool = False  # the candidate is scored on the whole selection split
+    spend: Spend
+    charges: int  # len(Session.charges)
 
 
 class Session:
@@ -77,7 +76,7 @@ class Session:
         # of every branch is a git process); listed again after a gate or a base move.
         self._tips: dict[str, tuple[State, str]] | None = None
         self.passed: dict[str, str] = {}  # commit -> candidate id of candidates that passed the gate
-        self.meter = Meter(started=time.monotonic(), before=Spend())
+        self.charges: list[Charge] = []  # every evaluator and proposer call of the run, in order
         self.written: list[IterationRecord] = []  # this invocation's iteration records, in order
         self.schedule = MergeSchedule(max_merges=config.evolve.max_merges)
         self.merges_tried: set[tuple[str, str, str]] = set()  # (first, second, ancestor) commits
@@ -87,11 +86,14 @@ class Session:
         self.prior_gains: list[tuple[float, float]] | None = None
         self.iteration = _next_iteration(store.notes, options.seed)
 
-    def begin(self) -> int:
-        """Start the next iteration: its number, with its meter reset."""
+    def begin(self) -> tuple[int, Mark]:
+        """Start the next iteration: its number, and the run's totals as it begins."""
         number, self.iteration = self.iteration, self.iteration + 1
-        self.meter = Meter(started=time.monotonic(), before=self.spend)
-        return number
+        return number, Mark(started=time.monotonic(), spend=self.spend, charges=len(self.charges))
+
+    def since(self, mark: Mark, by: str) -> list[Charge]:
+        """The calls by ``by`` ("evaluator" or "proposer") made since ``mark``, in order."""
+        return [charge for charge in self.charges[mark.charges :] if charge.by == by]
 
     def unbegin(self) -> None:
         """Give back the number of an iteration that stopped before it spent anything:
@@ -161,11 +163,12 @@ class Session:
             context=self.context(commit),
         )
         self.spend = self.spend.add(rollouts=result.evaluated)
-        self.meter.evaluator_seconds += result.evaluator_time
+        paid = 0.0
         for record_id in set(self.book.records) - known:  # the records this evaluation wrote
             cost = (self.book.records[record_id].cost or {}).get("usd", 0.0)
             self.spend = self.spend.add(cost_usd=cost)
-            self.meter.evaluator_cost_usd += cost
+            paid += cost
+        self.charges.append(Charge("evaluator", result.evaluator_time, paid))
 
     def remember(self, proposal: Proposal) -> None:
         """Add a new candidate's proposal record to the pool the frontier reads."""

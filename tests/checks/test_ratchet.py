@@ -143,7 +143,8 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
 
 def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -> None:
     from harnessgit.config import Config
-    from harnessgit.evolve.iteration import Draw, check_failure
+    from harnessgit.evolve.iteration import check_failure
+    from harnessgit.evolve.record import Draw
     from harnessgit.proposers.protocol import ProposedEdit
 
     # On main: "length: body is 675 lines, ..." rejected every edit to this skill.

@@ -11,7 +11,8 @@ from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import Config, load_config
 from harnessgit.evolve.evolve import evolve
-from harnessgit.evolve.iteration import Draw, check_failure
+from harnessgit.evolve.iteration import check_failure
+from harnessgit.evolve.record import Draw
 from harnessgit.evolve.state import Budget, EvolveRequest
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.proposers import ProposedEdit

@@ -128,6 +128,41 @@ def test_a_rollout_budget_half_way_is_recorded_and_the_summary_equals_the_record
         assert_on_record(store, stopped)
 
 
+# As CLIMBING, but the first call moves main by an edit that does not touch the lines the
+# proposals change: the edit carries onto the new tip cleanly, as a new harness.
+MOVING_CLEANLY = MOVING.replace("LEVEL: \\d+", "A demo skill").replace('"LEVEL: 3"', '"A moved skill"')
+
+
+@pytest.mark.slow
+def test_a_budget_reached_while_the_carried_copy_is_scored_records_the_copy(
+    make_repo: Callable[..., Path],
+) -> None:
+    """The gate step carries the kept candidate onto the moved main and scores the copy
+    on the selection split; the rollout budget runs out there. The record names the copy
+    (what the carry step returned), which is archived as never judged."""
+    repo = costly_repo(make_repo, MOVING_CLEANLY)
+    with Store.discover(repo) as store:
+        # main (40) + the parent's minibatch (3) + the candidate's (3) + its selection
+        # run (40) + the moved main's, as the frontier is rebuilt (40): the carried
+        # copy's selection run (40) does not fit.
+        request = EvolveRequest(budget=Budget(max_rollouts=140), seed=0, auto_merge=True)
+        report = evolve(store, load_config(repo), request)
+        (last,) = report.iterations
+        assert last.outcome == "budget" and last.reason.startswith("max rollouts (140)"), last.reason
+        assert last.rollouts == 126 and last.candidate_score == 1.0 and last.selection_mean is None
+        tips = candidate_tips(store.refs)
+        assert tips[last.candidate or ""] == ("archived", last.commit)
+        (retired,) = [
+            r
+            for r in store.notes.records_on(layout.NOTES_EVIDENCE, last.commit or "")
+            if isinstance(r, RetireRecord)
+        ]
+        assert retired.reason == "rejected" and "before judging it" in retired.detail
+        originals = [cid for cid, (state, _) in tips.items() if cid != last.candidate]
+        assert [tips[cid][0] for cid in originals] == ["live"]  # judged: on the frontier
+        assert_on_record(store, report)
+
+
 INTERRUPTING = CLIMBING.replace(
     "request = json.load(sys.stdin)",
     "request = json.load(sys.stdin)\n"

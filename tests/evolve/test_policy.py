@@ -250,7 +250,8 @@ def test_under_bayes_evolve_waits_for_screened_looks_before_it_gates(make_repo: 
     files = {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(30)}
     repo = make_repo({**files, "proposer.py": ONE_GOOD_EDIT}, config=config)
     with Store.discover(repo) as store:
-        report = evolve(store, load_config(repo), budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        request = EvolveRequest(budget=Budget(max_proposals=1), seed=0, auto_merge=True)
+        report = evolve(store, load_config(repo), request)
         (record,) = report.iterations
         assert record.outcome == "not-gated", record.reason
         assert record.reason.endswith(
