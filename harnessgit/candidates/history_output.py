@@ -13,23 +13,24 @@ The key covers every branch and label ref (so a move of any of them, the base or
 only costs a run through the per-commit cache), the bytes of harnessgit.toml, the
 version, the options. It is not used when tiktoken is installed: which tokenizer the
 checks count with is then known only by loading it. ``<common git dir>/harnessgit/
-index/history-output`` holds one output: a JSON header (format, key, sha256 of the
-body), then the text; written by rename, like the other derived files; a file that
-does not check out is not used.
+index/history-output`` holds one output, sealed as the other derived files are
+(`store.index_file.seal`: a JSON header with the format, the key and the body's
+sha256, then the text); written by rename; a file that does not check out is not used.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import stat
 
 import harnessgit
 from harnessgit import layout
+from harnessgit.canonical import dumps_canonical
 from harnessgit.store import Store
 from harnessgit.store.index import index_path, save_derived
+from harnessgit.store.index_file import IndexUnreadable, seal, unseal
 
 NAME = "history-output"
 FORMAT = 1
@@ -52,24 +53,21 @@ def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bo
         return None
     refs = sorted(store.refs.listing("refs/heads", layout.LABELS).items())
     facts = [harnessgit.__version__, FORMAT, hashlib.sha256(config).hexdigest(), refs, base, limit, as_json]
-    return hashlib.sha256(json.dumps(facts).encode("utf-8")).hexdigest()
+    return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
 
 
 def read_output(store: Store, key: str) -> str | None:
     """The text printed under ``key`` by the last run, or None."""
     try:
-        head, _, body = index_path(store, NAME).read_bytes().partition(b"\n")
-        header = json.loads(head)
-        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+        data = index_path(store, NAME).read_bytes()
+        header, start = unseal(data, FORMAT)
+        if header.get("key") != key:
             return None
-        if header.get("sha256") != hashlib.sha256(body).hexdigest():
-            return None
-        return body.decode("utf-8", "surrogatepass")
-    except (OSError, ValueError):
+        return data[start:].decode("utf-8", "surrogatepass")
+    except (OSError, ValueError, IndexUnreadable):
         return None  # missing or damaged: the audit runs
 
 
 def save_output(store: Store, key: str, text: str) -> None:
     body = text.encode("utf-8", "surrogatepass")  # a path git gave as bytes
-    header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(body).hexdigest()}
-    save_derived(store, NAME, json.dumps(header).encode("utf-8") + b"\n" + body)
+    save_derived(store, NAME, seal({"format": FORMAT, "key": key}, body))
