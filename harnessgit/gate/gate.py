@@ -42,8 +42,8 @@ from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_befo
 from harnessgit.gate.models import evaluate_models, other_models, with_models
 from harnessgit.gate.outcome import GateInputs, GateOutcome, Sides
 from harnessgit.gate.prior import all_gate_records, passes_before, prior_before
-from harnessgit.gate.selection_pool import check_sample, evaluate_instances, extend
-from harnessgit.gate.sequential import evaluate_in_batches, reading_order
+from harnessgit.gate.selection_pool import check_sample, extend
+from harnessgit.gate.sequential import evaluate_in_batches, evaluate_instances, reading_order
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
 from harnessgit.objects import object_id

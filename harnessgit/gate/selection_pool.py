@@ -17,8 +17,9 @@ under strict and bayes, where it is a second way to pass beside the look at the
 sample: strict's false-pass chance per attempt is then at most 2 alpha_k and per
 selection set 2 alpha (docs/gate.md, "A selection pool").
 
-Pure apart from `evaluate_instances`: `extend` and `recheck` take data (and the gate's
-own deciding function) and return data; `verify` calls `recheck`.
+Pure: `extend` and `recheck` take data (and the gate's own deciding function) and
+return data; `verify` calls `recheck`. The reading order, the e-value paths and
+evaluating both sides come from `sequential`, which `[gate] batch` shares.
 """
 
 from __future__ import annotations
@@ -29,15 +30,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harnessgit.errors import ConfigError
-from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
-from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.gate.outcome import GateOutcome, Sides
-from harnessgit.gate.sequential import SELECTION, reading_order
+from harnessgit.gate.outcome import GateOutcome
+from harnessgit.gate.sequential import SELECTION, e_paths, prefix, reading_order
 from harnessgit.records import GateRecord
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt
-from harnessgit.stats.eprocess import canonical_order, wealth
 from harnessgit.stats.pairing import PairedScores, pair_scores
-from harnessgit.store import Store
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 
@@ -81,13 +78,6 @@ def pass_level(decision: GateDecision) -> float:
     return alpha_for_attempt(decision.alpha, decision.attempt)
 
 
-def e_paths(paired: PairedScores, *, null: float, seed: int) -> tuple[list[float], list[float]]:
-    """The gain and no-gain wealth after each instance, in the canonical reading order."""
-    order = canonical_order(paired.instances, seed)
-    diffs = [paired.differences[i] for i in order]
-    return wealth(diffs, null, direction=1), wealth(diffs, null, direction=-1)
-
-
 def settle(
     paired: PairedScores, ends: Sequence[int], *, null: float, seed: int, level: float, alpha: float
 ) -> PoolRead:
@@ -101,22 +91,6 @@ def settle(
             return PoolRead("fail", end, gain[end - 1], no_gain[end - 1], level)
     last = len(gain)
     return PoolRead("inconclusive", last, gain[-1] if gain else 1.0, no_gain[-1] if no_gain else 1.0, level)
-
-
-def evaluate_instances(
-    store: Store, sides: Sides, book: ScoreBook, execution: Execution, instances: list[str]
-) -> None:
-    """Evaluate both sides on ``instances`` of the selection split (through the cache)."""
-    for context in (sides.base, sides.candidate):
-        evaluate(
-            store,
-            sides.settings.config,
-            context.commit,
-            EvalRequest(split=SELECTION, instances=instances),
-            execution=execution,
-            book=book,
-            manifest=sides.settings.manifest,
-        )
 
 
 def extendable(outcome: GateOutcome) -> bool:
@@ -222,7 +196,7 @@ def recheck(
     order = reading_order(paired.instances, gate.seed)
     if len(order) < min(gate.sample, gate.selection_size):
         return gate.shown_verdict, [f"it read {len(order)} instances, fewer than its sample of {gate.sample}"]
-    first = decide_on(_prefix(paired, order[: gate.sample]))
+    first = decide_on(prefix(paired, order[: gate.sample]))
     at_sample: Verdict = "fail" if gate.checks or any(m.loss for m in gate.models or []) else first.verdict
     problems = []
     if gate.sample_verdict is not None and at_sample != gate.sample_verdict:
@@ -261,15 +235,3 @@ def read_in_order(pool: list[str], seed: int, read: list[str]) -> str:
 
 def _close(recorded: float | None, value: float) -> bool:
     return recorded is not None and abs(recorded - value) <= 1e-9 * max(1.0, abs(value))
-
-
-def _prefix(paired: PairedScores, names: list[str]) -> PairedScores:
-    index = {name: k for k, name in enumerate(paired.instances)}
-    keep = [index[name] for name in names]
-    return dataclasses.replace(
-        paired,
-        instances=[paired.instances[k] for k in keep],
-        base=[paired.base[k] for k in keep],
-        candidate=[paired.candidate[k] for k in keep],
-        clusters=[paired.clusters[k] for k in keep] if paired.clusters is not None else None,
-    )

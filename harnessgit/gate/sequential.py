@@ -12,6 +12,8 @@ by design, and `verify` re-checks that it stopped at the first batch that settle
 
 from __future__ import annotations
 
+import dataclasses
+
 from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import Sides
@@ -34,12 +36,46 @@ def boundaries(total: int, batch: int, min_instances: int) -> list[int]:
     return [*ends, total]
 
 
-def settled(paired: PairedScores, *, null: float, pass_level: float, fail_level: float, seed: int) -> bool:
-    """Whether either e-value over ``paired`` (read in canonical order) reaches its threshold."""
+def e_paths(paired: PairedScores, *, null: float, seed: int) -> tuple[list[float], list[float]]:
+    """The gain and no-gain wealth after each instance, in the canonical reading order."""
     order = canonical_order(paired.instances, seed)
     diffs = [paired.differences[i] for i in order]
-    gain, no_gain = wealth(diffs, null, direction=1), wealth(diffs, null, direction=-1)
-    return bool(diffs) and (gain[-1] >= 1 / pass_level or no_gain[-1] >= 1 / fail_level)
+    return wealth(diffs, null, direction=1), wealth(diffs, null, direction=-1)
+
+
+def settled(paired: PairedScores, *, null: float, pass_level: float, fail_level: float, seed: int) -> bool:
+    """Whether either e-value over ``paired`` (read in canonical order) reaches its threshold."""
+    gain, no_gain = e_paths(paired, null=null, seed=seed)
+    return bool(gain) and (gain[-1] >= 1 / pass_level or no_gain[-1] >= 1 / fail_level)
+
+
+def evaluate_instances(
+    store: Store, sides: Sides, book: ScoreBook, execution: Execution, instances: list[str]
+) -> None:
+    """Evaluate both sides on ``instances`` of the selection split (through the cache)."""
+    for context in (sides.base, sides.candidate):
+        evaluate(
+            store,
+            sides.settings.config,
+            context.commit,
+            EvalRequest(split=SELECTION, instances=instances),
+            execution=execution,
+            book=book,
+            manifest=sides.settings.manifest,
+        )
+
+
+def prefix(paired: PairedScores, names: list[str]) -> PairedScores:
+    """``paired`` on ``names`` only, in that order."""
+    index = {name: k for k, name in enumerate(paired.instances)}
+    keep = [index[name] for name in names]
+    return dataclasses.replace(
+        paired,
+        instances=[paired.instances[k] for k in keep],
+        base=[paired.base[k] for k in keep],
+        candidate=[paired.candidate[k] for k in keep],
+        clusters=[paired.clusters[k] for k in keep] if paired.clusters is not None else None,
+    )
 
 
 def evaluate_in_batches(
@@ -51,16 +87,7 @@ def evaluate_in_batches(
     level = elond_level(gate.q, attempt, passed_before)
     done = 0
     for end in boundaries(len(ordered), gate.batch, gate.min_instances):
-        for context in (sides.base, sides.candidate):
-            evaluate(
-                store,
-                sides.settings.config,
-                context.commit,
-                EvalRequest(split=SELECTION, instances=ordered[done:end]),
-                execution=execution,
-                book=book,
-                manifest=manifest,
-            )
+        evaluate_instances(store, sides, book, execution, ordered[done:end])
         done = end
         read = ordered[:end]
         base = book.summary(sides.base.key, SELECTION, read, for_decision=True).scored()
@@ -79,17 +106,11 @@ def stopped_where_settled(record: GateRecord, paired: PairedScores, total: int) 
     if record.batch is None or record.level is None:
         return ""
     ordered = reading_order(paired.instances, record.seed)
-    index = {name: k for k, name in enumerate(paired.instances)}
     expected = total
     for end in boundaries(total, record.batch, record.min_instances):
         if end > len(ordered):
             break
-        prefix = [index[name] for name in ordered[:end]]
-        part = PairedScores(
-            instances=[paired.instances[k] for k in prefix],
-            base=[paired.base[k] for k in prefix],
-            candidate=[paired.candidate[k] for k in prefix],
-        )
+        part = prefix(paired, ordered[:end])
         level, alpha = record.level, record.alpha
         if settled(part, null=record.min_effect, pass_level=level, fail_level=alpha, seed=record.seed):
             expected = end
