@@ -16,14 +16,16 @@ from pathlib import Path
 
 PHRASES = {
     "billing": [
-        "I was charged twice for {month}", "please refund my last payment", "my invoice shows the wrong amount",
+        "I was charged twice for {month}", "please refund my last payment",
+        "my invoice shows the wrong amount",
         "the payment error says my card was declined", "why is there an extra fee on my bill",
         "I need a receipt for my subscription", "cancel my subscription and refund the difference",
         "the price changed without notice", "my credit card was billed after I cancelled",
         "the invoice total does not match the quote",
     ],
     "bug": [
-        "the app crashes when I open {page}", "I get an error message on {page}", "the export button is broken",
+        "the app crashes when I open {page}", "I get an error message on {page}",
+        "the export button is broken",
         "{page} freezes after login", "search returns a 500 error", "the page is blank in {browser}",
         "notifications stopped working yesterday", "the sync fails with an error every time",
         "images do not load on {page}", "the report shows duplicated rows",

@@ -22,12 +22,13 @@ from typing import Any
 
 from agent import FALLBACK, RULE
 
-STOPWORDS = set("""
+STOPWORD_TEXT = """
 a an the and or but if of to in on at by for with from into over after before since when
 what which who how why where there this that these those it its is are was were be been
 being do does did have has had i im me my we our you your they them their he she his her
 not no yes can cannot could would should will just also very too any all every some each
-""".split())
+"""
+STOPWORDS = set(STOPWORD_TEXT.split())
 WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
 MAX_RULES = 3
 
