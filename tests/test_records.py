@@ -282,3 +282,70 @@ kinds = {{(type(a).__name__, type(b).__name__) for a, b in results}}
 assert len(results) == 8 and kinds == {{("EvalRecord", "ProposalRecord")}}, results
 """
     subprocess.run([sys.executable, "-c", program], check=True, timeout=60)
+
+
+# -- what records were written with: a line written before must still read ----------
+
+# The fields of each kind (and of a gate record's per-model check) at schema version 1,
+# as harnessgit wrote them up to d969d88 (2 December 2026), space-separated.
+FIELDS_WRITTEN = {
+    "calibration": (
+        "agreement alpha alpha_1 clusters commit draws effect false_pass_rate false_passes "
+        "fingerprint flip_rate harness id instances kind manifest method min_effect model "
+        "needed_instances policies policy repeats resamples scores seed split split_hash supersedes "
+        "ts v wall_time within_variance worker"
+    ),
+    "eval": (
+        "clusters commit cost evidence failure_classes fingerprint fresh grader harness id "
+        "instances kind manifest model objective_scores repeats scores split split_hash supersedes "
+        "ts v wall_time worker"
+    ),
+    "evidence": "blob bytes id item_kinds items kind label supersedes ts v",
+    "evolve-iteration": (
+        "ancestor candidate candidate_score commit component cost_usd evaluator_cost_usd "
+        "evaluator_seconds files id iteration kind minibatch move optimizer other_parent "
+        "other_parent_name outcome parent parent_name parent_score proposals proposer "
+        "proposer_seconds reason rollouts run seconds seed selection_mean supersedes ts v"
+    ),
+    "export": "author commit commits conversations digest forced id kind model pairs split supersedes ts v",
+    "gate": (
+        "allow_small alpha alpha_k alpha_spent attempt base base_branch base_harness base_mean "
+        "batch candidate candidate_mean chance_better checks ci_high ci_low commit corrected "
+        "difference e_fail e_value evals expected_loss fingerprint harness id instances kind level "
+        "losses lower_bound mde merge method min_effect min_instances model models n needed p_value "
+        "passed passed_before policy pool_batch pool_e_fail pool_e_value pool_level prior_gains "
+        "prior_looks prior_mean prior_sd q reasons regressed regressed_count resamples sample "
+        "sample_verdict se seed selection_size settings split split_hash supersedes ties tree ts "
+        "upper_bound v verdict wins worker"
+    ),
+    "label": "author commit forced gate id kind name previous reason supersedes ts v",
+    "model": "author commit id kind name note parent supersedes ts v",
+    "override": "action author candidate commit id kind reason supersedes ts v",
+    "proposal": (
+        "candidate components id kind other_parent parent proposer rationale source supersedes ts v"
+    ),
+    "retire": "candidate commit detail id kind reason supersedes ts v",
+    "run": (
+        "base best budget candidates fingerprint id iterations kind metric_calls model optimizer "
+        "run seconds seed stop_reason supersedes ts v"
+    ),
+    "test-peek": "commit fingerprint forced harness id kind mean model n supersedes ts v",
+    "model-check": "base_mean candidate_mean ci_high ci_low difference level loss model n p_value",
+}
+
+
+def test_a_line_written_before_still_reads() -> None:
+    """A record is strict (extra="forbid"): a field dropped or renamed in a model, or a
+    new one it requires, makes every line written before it unreadable, and readers
+    skip them. Moving a model between modules dropped CalibrationRecord.worker once."""
+    from harnessgit.records import _KINDS, ModelCheck
+
+    models = {**_KINDS, "model-check": ModelCheck}
+    assert set(models) == set(FIELDS_WRITTEN)
+    for kind, written in FIELDS_WRITTEN.items():
+        fields = models[kind].model_fields
+        assert set(written.split()) <= set(fields), (
+            f"{kind}: fields gone: {set(written.split()) - set(fields)}"
+        )
+        required = {name for name, field in fields.items() if field.is_required()}
+        assert required <= set(written.split()), f"{kind}: newly required: {required - set(written.split())}"

@@ -132,9 +132,7 @@ def calibrate(
     record = CalibrationRecord(
         ts=store.clock(),
         commit=commit,
-        harness=context.key.harness,
-        fingerprint=context.key.fingerprint,
-        model=context.key.model,
+        **context.key.fields(),
         split=SPLIT,
         split_hash=settings.manifest.split_hash(SPLIT),
         manifest=settings.manifest.hash,

@@ -8,6 +8,7 @@ revert to identical text share one key and are never evaluated twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from harnessgit.config import Config
 from harnessgit.evaluation.fingerprint import (
@@ -20,12 +21,32 @@ from harnessgit.objects import TreeEntry
 from harnessgit.render import listing
 from harnessgit.store import Blob, Objects, Store
 
+if TYPE_CHECKING:  # the record models cost about 100 ms at import; a key needs none of it
+    from harnessgit.records import EvalRecord
+
+
+class KeyFields(TypedDict):
+    """A key as the records and results that carry it spell it: three fields."""
+
+    harness: str
+    fingerprint: str
+    model: str
+
 
 @dataclass(frozen=True)
 class Key:
     harness: str  # git tree id of the harness files alone
     fingerprint: str  # the evaluator command and the evaluator's files
     model: str
+
+    @classmethod
+    def of(cls, record: EvalRecord) -> Key:
+        """The key an eval record carries."""
+        return cls(record.harness, record.fingerprint, record.model)
+
+    def fields(self) -> KeyFields:
+        """The key for a record or result that carries it: ``EvalRecord(**key.fields(), ...)``."""
+        return KeyFields(harness=self.harness, fingerprint=self.fingerprint, model=self.model)
 
 
 @dataclass(frozen=True)

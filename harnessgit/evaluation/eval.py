@@ -153,9 +153,7 @@ def evaluate(
     batches, evaluator_time = _run(store, config, scoring, execution, pending, book)
     return Evaluation(
         commit=context.commit,
-        harness=context.key.harness,
-        fingerprint=context.key.fingerprint,
-        model=context.key.model,
+        **context.key.fields(),
         split=split,
         requested=len(wanted),
         cached=len(wanted) - len(pending),

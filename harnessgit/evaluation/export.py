@@ -243,9 +243,7 @@ def _peeks(store: Store, book: ScoreBook, exported: dict[Key, str], ids: list[st
             TestPeekRecord(
                 ts=store.clock(),
                 commit=commit,
-                harness=key.harness,
-                fingerprint=key.fingerprint,
-                model=key.model,
+                **key.fields(),
                 n=summary.n,
                 mean=summary.mean if summary.mean is not None else 0.0,
                 forced=True,

@@ -70,9 +70,7 @@ def peek_test_split(
     peek = TestPeekRecord(
         ts=store.clock(),
         commit=context.commit,
-        harness=context.key.harness,
-        fingerprint=context.key.fingerprint,
-        model=context.key.model,
+        **context.key.fields(),
         n=summary.n,
         mean=summary.mean if summary.mean is not None else 0.0,
         forced=bool(earlier),

@@ -155,7 +155,7 @@ class ScoreBook:
     def _insert(self, record: EvalRecord) -> None:
         if record.id in self._by_id:
             return  # one record on two commits (a note copied by git): one evaluation
-        key = Key(record.harness, record.fingerprint, record.model)
+        key = Key.of(record)
         self._by_id[record.id] = record
         self._records.setdefault(key, []).append(record)
         self._rows.pop(key, None)
@@ -330,9 +330,7 @@ class ScoreBook:
             stderr = math.sqrt(variance / len(means))
         return ScoreSummary(
             split=split,
-            harness=key.harness,
-            fingerprint=key.fingerprint,
-            model=key.model,
+            **key.fields(),
             n=len(scored),
             missing=missing,
             mean=mean,

@@ -45,7 +45,7 @@ class UsedRecords:
 
     def of(self, key: Key) -> list[EvalRecord]:
         """The named records of one cache key."""
-        return [r for r in self.found.values() if Key(r.harness, r.fingerprint, r.model) == key]
+        return [r for r in self.found.values() if Key.of(r) == key]
 
 
 def used_records(objects: Objects, book: ScoreBook, gate: GateRecord) -> UsedRecords | None:
@@ -87,7 +87,7 @@ def scored(records: Iterable[EvalRecord], key: Key, *, until: datetime | None = 
     result of each (instance, repeat) winning, as the gate's `ScoreBook` reads them."""
     latest: dict[tuple[str, int], tuple[str, float, str | None]] = {}
     for record in sorted(records, key=lambda r: r.ts):
-        if Key(record.harness, record.fingerprint, record.model) != key or (until and record.ts > until):
+        if Key.of(record) != key or (until and record.ts > until):
             continue
         for i, instance in enumerate(record.instances):
             cluster = record.clusters[i] if record.clusters else None

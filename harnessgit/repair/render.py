@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harnessgit.render import plural
-from harnessgit.repair.doctor import DoctorReport, Finding
+from harnessgit.repair.findings import DoctorReport, Finding
 
 
 def doctor_text(report: DoctorReport) -> str:

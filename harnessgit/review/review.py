@@ -19,16 +19,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from harnessgit import globs, layout
+from harnessgit import layout
 from harnessgit.candidates.chain import Measure
 from harnessgit.candidates.log import landing, landing_mismatch
-from harnessgit.checks import CheckReport, Content, check_change
+from harnessgit.checks import CheckReport, check_change
 from harnessgit.checks.check import with_trailers
-from harnessgit.checks.tokens import Tokenizer, load_tokenizer
+from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key
-from harnessgit.evaluation.fingerprint import evaluator_files
 from harnessgit.evaluation.lineage import checkpoint_notes
 from harnessgit.evaluation.scores import TEST_SPLIT, ScoreBook, ScoreSummary
 from harnessgit.evaluation.splits import SPLITS, Manifest, ManifestError, load_manifest
@@ -39,8 +38,9 @@ from harnessgit.gate.outcome import GateOutcome
 from harnessgit.gate.render import decide_sentence
 from harnessgit.gate.settings import committed_settings
 from harnessgit.records import GateRecord, view_of
-from harnessgit.review.diff import ChangeTotals, FileDiff, change_totals, parse_patch
+from harnessgit.review.diff import ChangeTotals, FileDiff, change_totals
 from harnessgit.review.edits import Edit, cut_text, described, edits_between
+from harnessgit.review.files import changed_files
 from harnessgit.review.scores import (
     FailureShift,
     Flip,
@@ -136,7 +136,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
     tokenizer, _ = load_tokenizer(config.checks)
     unevaluated = _unevaluable(store, config, deciding)
     if unevaluated is not None:
-        files = _files(store, config, deciding, base_sha, head_target.sha, tokenizer)
+        files = changed_files(store, config, deciding, base_sha, head_target.sha, tokenizer)
         return ReviewResult(
             base=base_sha,
             head=head_target.sha,
@@ -169,7 +169,9 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         )
     scores, flips, shifts = _scores(store, config, manifest, book, outcome)
     notes += checkpoint_notes(store.notes, [row.model for row in scores])
-    files = _files(store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer)
+    files = changed_files(
+        store, config, outcome.inputs.sides.settings.config, base_sha, head_target.sha, tokenizer
+    )
     return ReviewResult(
         base=base_sha,
         head=head_target.sha,
@@ -270,86 +272,6 @@ def _verdict(outcome: GateOutcome) -> Verdict:
         head_mean=r.candidate_mean,
         detectable=outcome.decision.detectable if outcome.decision else None,
     )
-
-
-def _files(
-    store: Store, config: Config, deciding: Config, base: str, head: str, tokenizer: Tokenizer
-) -> list[FileDiff]:
-    """The files of the patch with their sizes, each marked a harness file (under the
-    working tree's [harness] paths, as `check` reads them) or, outside the harness, one
-    of the evaluator's files at either side (under the settings the gate reads); a
-    harness file with its characters and tokens on each side (`_measured`)."""
-    files = parse_patch(store.history.diff_patch(base, head))
-    graders = {
-        path for side in (base, head) for path in evaluator_files(store.objects.files_at(side), deciding)
-    }
-    sizes_of: dict[str, tuple[str | None, str | None]] = {}
-    for change in store.history.diff_raw(base, head):
-        sizes_of[change.path] = (
-            change.old.sha if change.old else None,
-            change.new.sha if change.new else None,
-        )
-    sizes = store.objects.object_sizes([sha for pair in sizes_of.values() for sha in pair if sha])
-    found = []
-    for item in files:
-        old, new = sizes_of.get(item.path, (None, None))
-        found.append(
-            dataclasses.replace(
-                item,
-                size_before=sizes.get(old) if old else None,
-                size_after=sizes.get(new) if new else None,
-                harness=globs.matches(item.path, config.harness.paths),
-                evaluator=item.path in graders or item.old_path in graders,
-            )
-        )
-    limit = config.checks.max_file_bytes
-    harness = {
-        sha
-        for item in found
-        if item.harness
-        for sha in sizes_of.get(item.path, ())
-        if sha and sizes.get(sha, 0) <= limit
-    }
-    return _measured(store, config, found, sizes_of, harness, tokenizer)
-
-
-def _measured(
-    store: Store,
-    config: Config,
-    files: list[FileDiff],
-    blobs: dict[str, tuple[str | None, str | None]],
-    harness: set[str],
-    tokenizer: Tokenizer,
-) -> list[FileDiff]:
-    """Each harness file with its characters and tokens before and after, as the checks
-    count them (blobs over [checks] max_file_bytes, or not UTF-8 text, are not read)."""
-    limit = config.checks.max_file_bytes
-    texts = {
-        sha: Content.from_bytes(data, max_bytes=limit).text
-        for sha, data in store.objects.read_blobs(sorted(harness)).items()
-    }
-
-    def measure(sha: str | None) -> tuple[int | None, int | None]:
-        text = texts.get(sha) if sha else None
-        return (None, None) if text is None else (len(text), tokenizer.count(text))
-
-    measured = []
-    for item in files:
-        if not item.harness:
-            measured.append(item)
-            continue
-        old, new = blobs.get(item.path, (None, None))
-        (chars_before, tokens_before), (chars_after, tokens_after) = measure(old), measure(new)
-        measured.append(
-            dataclasses.replace(
-                item,
-                chars_before=chars_before,
-                chars_after=chars_after,
-                tokens_before=tokens_before,
-                tokens_after=tokens_after,
-            )
-        )
-    return measured
 
 
 def _scores(

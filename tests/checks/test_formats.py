@@ -7,13 +7,8 @@ import pytest
 import yaml
 
 from harnessgit.checks.findings import Content
-from harnessgit.checks.formats import (
-    check_encoding,
-    check_fences,
-    check_skill,
-    check_tool_json,
-    plain_mapping,
-)
+from harnessgit.checks.formats import check_encoding, check_fences, check_tool_json
+from harnessgit.checks.skill_format import check_skill, plain_mapping
 
 
 def skill(frontmatter: str, body: str = "# Skill\n") -> str:

@@ -92,7 +92,12 @@ def test_a_rule_module_loads_when_its_rule_runs_and_not_before() -> None:
     others = {BY_NAME[name].module for name in RULES if name != "length"}
     # Their tables and regular expressions too: the duplication rule's prose analysis,
     # the format rule's frontmatter and JSON checks.
-    others |= {"harnessgit.checks.duplication", "harnessgit.checks.prose", "harnessgit.checks.formats"}
+    others |= {
+        "harnessgit.checks.duplication",
+        "harnessgit.checks.prose",
+        "harnessgit.checks.formats",
+        "harnessgit.checks.skill_format",
+    }
     assert only_length.isdisjoint(others)
     assert {BY_NAME[name].module for name in RULES} <= loaded()
 

@@ -4,8 +4,9 @@ frontmatter, closed fences, a tool's JSON)."""
 from __future__ import annotations
 
 from harnessgit.checks.findings import Finding
-from harnessgit.checks.formats import check_encoding, check_fences, check_skill, check_tool_json
+from harnessgit.checks.formats import check_encoding, check_fences, check_tool_json
 from harnessgit.checks.rules import Judge, Version
+from harnessgit.checks.skill_format import check_skill
 
 
 class Format(Judge):

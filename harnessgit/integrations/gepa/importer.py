@@ -316,9 +316,7 @@ def _write_scores(
         record = EvalRecord(
             ts=store.clock(),
             commit=commit,
-            harness=key.harness,
-            fingerprint=key.fingerprint,
-            model=key.model,
+            **key.fields(),
             split=SELECTION,
             split_hash=manifest.split_hash(SELECTION),
             manifest=manifest.hash,

@@ -241,7 +241,7 @@ def _evidence(proposal: Proposed) -> list[Any]:
 
 
 def _score(value: float | None) -> float | None:
-    """A mean for a record: harnessgit keeps scores in [0, 1] (records.Score)."""
+    """A mean for a record: harnessgit keeps scores in [0, 1] (records.base.Score)."""
     if value is None:
         return None
     if not 0 <= value <= 1:
