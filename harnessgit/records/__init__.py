@@ -74,6 +74,20 @@ class Record(BaseModel):
         return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+class RecordedChecks(BaseModel):
+    """The harness checks' verdict on a proposal's change, kept so that the gate need not
+    judge the same change again (`harnessgit.candidates.checked`): the report against
+    ``base`` (the parent, the base branch's tip when proposed), valid while ``settings``
+    (a digest of everything else the verdict depends on) is unchanged. ``report``: the
+    `CheckReport`'s fields, as `harnessgit check --json` states them."""
+
+    model_config = _CONFIG
+
+    base: str
+    settings: str
+    report: dict[str, Any]
+
+
 class ProposalRecord(Record):
     """Why a candidate exists: written on the candidate commit when it is proposed."""
 
@@ -85,6 +99,7 @@ class ProposalRecord(Record):
     source: str  # worktree | file | patch | api | evolve
     proposer: str | None = None
     other_parent: str | None = None  # a merge proposal: the second candidate merged (commit)
+    checks: RecordedChecks | None = None  # the checks' verdict on the change (None: not judged)
 
 
 class EvidenceRecord(Record):
