@@ -84,3 +84,16 @@ def test_a_proposal_off_the_base_tip_keeps_no_verdict(gate_repo: Path) -> None:
         second = propose(store, config, {"SKILL.md": skill(30)}, parent=first.commit)
         assert _proposal(store, first.commit).checks is not None
         assert _proposal(store, second.commit).checks is None
+
+
+def test_a_kept_report_that_does_not_read_back_is_not_trusted(
+    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        kept = _proposal(store, cand.commit)
+        assert kept.checks is not None
+        damaged = kept.model_copy(update={"checks": kept.checks.model_copy(update={"report": {"files": 1}})})
+        monkeypatch.setattr(store.notes, "records_on", lambda _ref, _target: [damaged])
+        assert reuse(store, config, cand.parent, cand.commit) is None
