@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
+from harnessgit.candidates.checked import judge_proposal
 from harnessgit.candidates.edits import (
     Edit,
     check_harness_text,
@@ -150,6 +151,7 @@ def stage_proposal(
         source=request.source or edit.source,
         proposer=proposer,
         other_parent=other_parent,
+        checks=judge_proposal(store, config, parent_sha, commit) if archived is None else None,
     )
     if archived is None:
         txn.create(layout.candidate_ref(candidate), commit)

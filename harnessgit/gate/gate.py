@@ -11,7 +11,8 @@ Passes only if all hold (docs/gate.md):
    harness) comparison gated on one selection set counts as an attempt, so the
    family-wise false-accept rate over any number of attempts stays at most alpha;
 4. the selection set has at least ``min_instances`` instances (or --allow-small);
-5. the harness checks pass on the change (`harnessgit.checks.check_change`).
+5. the harness checks pass on the change (`harnessgit.checks.check_change`, or the
+   verdict its proposal record kept from the same check: `harnessgit.candidates.checked`).
 
 Three steps, each its own function: `compare` reads what the gate needs from the
 store (after `evaluate_sides` has run what is missing), `decide_gate` turns it into
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from harnessgit.candidates.checked import reuse
 from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
@@ -262,7 +264,11 @@ def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Precondit
     grader, pass the checks, and the selection set must be large enough. Checked
     before anything is evaluated or recorded: a refusal spends no gate attempt."""
     label, branch, shown = sides.label, sides.branch, sides.shown
-    checks = check_change(store, sides.settings.config, sides.base.commit, sides.candidate.commit)
+    # Judged once when proposed on this base under these settings (`candidates.checked`).
+    base, config = sides.base.commit, sides.settings.config
+    checks = reuse(store, config, base, sides.candidate.commit) or check_change(
+        store, config, base, sides.candidate.commit
+    )
     # Only what the candidate brings blocks: a failure its base already had is
     # "existing" (the ratchet, harnessgit.checks.ratchet) and is shown, not held against it.
     failing = [f"{f.path or 'change'}: {f.rule}: {f.message}" for f in checks.findings if f.blocks]

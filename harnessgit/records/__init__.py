@@ -19,9 +19,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-from harnessgit.records.base import SCHEMA_VERSION, Count, Record, Score, Seconds, new_record_id, this_worker
+from harnessgit.records.base import (
+    RECORD_CONFIG,
+    SCHEMA_VERSION,
+    Count,
+    Record,
+    Score,
+    Seconds,
+    new_record_id,
+    this_worker,
+)
 from harnessgit.records.gate import CalibrationRecord, GateRecord, ModelCheck
 from harnessgit.records.runs import IterationRecord, RunRecord
 
@@ -50,6 +59,20 @@ __all__ = [
 ]
 
 
+class RecordedChecks(BaseModel):
+    """The harness checks' verdict on a proposal's change, kept so that the gate need not
+    judge the same change again (`harnessgit.candidates.checked`): the report against
+    ``base`` (the parent, the base branch's tip when proposed), valid while ``settings``
+    (a digest of everything else the verdict depends on) is unchanged. ``report``: the
+    `CheckReport`'s fields, as `harnessgit check --json` states them."""
+
+    model_config = RECORD_CONFIG
+
+    base: str
+    settings: str
+    report: dict[str, Any]
+
+
 class ProposalRecord(Record):
     """Why a candidate exists: written on the candidate commit when it is proposed."""
 
@@ -61,6 +84,7 @@ class ProposalRecord(Record):
     source: str  # worktree | file | patch | api | evolve
     proposer: str | None = None
     other_parent: str | None = None  # a merge proposal: the second candidate merged (commit)
+    checks: RecordedChecks | None = None  # the checks' verdict on the change (None: not judged)
 
 
 class EvidenceRecord(Record):
