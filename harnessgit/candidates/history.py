@@ -24,9 +24,12 @@ from typing import cast
 from harnessgit.candidates.history_cache import HistoryCache, fingerprint
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.candidates.history_store import ChainStore
+from harnessgit.candidates.history_verdicts import Verdicts
+from harnessgit.candidates.history_verdicts import fingerprint as verdicts_fingerprint
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
+from harnessgit.checks.core import keep_verdicts
 from harnessgit.checks.findings import Unread
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
@@ -123,15 +126,21 @@ def harness_history(
         # report only sizes the history: nothing to cache).
         key = fingerprint(store.refs, config, tokenizer.name)
         kept = HistoryCache(store, key) if judge and cache else None
-        for commit, changes in reversed(shown):
-            if kept is None:
-                entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
-            else:
-                entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
-            entries.insert(0, entry)
-            total, count = entry.harness_bytes, entry.harness_files
+        # Each file version is judged once per fingerprint too: a commit the per-commit
+        # cache does not hold judges only the versions no audit has judged.
+        verdicts = Verdicts(store, verdicts_fingerprint(config)) if kept is not None else {}
+        with keep_verdicts(verdicts):
+            for commit, changes in reversed(shown):
+                if kept is None:
+                    entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
+                else:
+                    entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
+                entries.insert(0, entry)
+                total, count = entry.harness_bytes, entry.harness_files
         if kept is not None:
             kept.save()
+        if isinstance(verdicts, Verdicts):
+            verdicts.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),
