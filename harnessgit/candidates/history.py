@@ -31,6 +31,7 @@ from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
 from harnessgit.checks.core import keep_verdicts
 from harnessgit.checks.findings import Unread
+from harnessgit.checks.markdown import parse_edit
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
@@ -302,6 +303,8 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
     readable = (old is None or old_text is not None) and (new is None or new_text is not None)
     sections = None
     if readable and reader.sections and is_markdown(change.path):
+        if old_text is not None and new_text is not None:
+            parse_edit(old_text, new_text)  # from where the edit starts (the checks read it too)
         sections = compare(reader.outline_of(old, old_text), reader.outline_of(new, new_text))
     return HistoryFile(
         path=change.path,
