@@ -129,8 +129,8 @@ def harness_history(
         kept = HistoryCache(store, key) if judge and cache else None
         # Each file version is judged once per fingerprint too: a commit the per-commit
         # cache does not hold judges only the versions no audit has judged.
-        verdicts = Verdicts(store, verdicts_fingerprint(config)) if kept is not None else {}
-        with keep_verdicts(verdicts):
+        verdicts = Verdicts(store, verdicts_fingerprint(config)) if kept is not None else None
+        with keep_verdicts(verdicts if verdicts is not None else {}):
             for commit, changes in reversed(shown):
                 if kept is None:
                     entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
@@ -140,7 +140,7 @@ def harness_history(
                 total, count = entry.harness_bytes, entry.harness_files
         if kept is not None:
             kept.save()
-        if isinstance(verdicts, Verdicts):
+        if verdicts is not None:
             verdicts.save()
     return HistoryResult(
         base=branch,

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterator, MutableMapping
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
@@ -72,18 +73,42 @@ def fingerprint(config: Config) -> str:
     return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
 
 
-class Verdicts(dict[str, list[Finding]]):
-    """The kept verdicts of one fingerprint, to hand to `checks.core.keep_verdicts`;
-    `save` writes the file when the run added some."""
+class Verdicts(MutableMapping[str, list[Finding]]):
+    """The kept verdicts of one fingerprint, to hand to `checks.core.keep_verdicts`:
+    the file is read when a verdict is first asked for (an audit whose commits are all
+    in the per-commit cache asks for none); `save` writes it when the run added some."""
 
     def __init__(self, store: Store, key: str) -> None:
-        super().__init__(_load(store, key, warn=True))
-        self.store, self.key, self.read = store, key, len(self)
+        self.store, self.key = store, key
+        self._verdicts: dict[str, list[Finding]] | None = None
+        self._read = 0
+
+    @property
+    def verdicts(self) -> dict[str, list[Finding]]:
+        if self._verdicts is None:
+            self._verdicts = _load(self.store, self.key, warn=True)
+            self._read = len(self._verdicts)
+        return self._verdicts
+
+    def __getitem__(self, key: str) -> list[Finding]:
+        return self.verdicts[key]
+
+    def __setitem__(self, key: str, found: list[Finding]) -> None:
+        self.verdicts[key] = found
+
+    def __delitem__(self, key: str) -> None:
+        del self.verdicts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.verdicts)
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
 
     def save(self) -> None:
-        if len(self) == self.read:
+        if self._verdicts is None or len(self._verdicts) == self._read:
             return
-        merged = {**_load(self.store, self.key, warn=False), **self}  # a concurrent audit's too
+        merged = {**_load(self.store, self.key, warn=False), **self._verdicts}  # a concurrent audit's too
         body = json.dumps(
             {key: [asdict(f) for f in found] for key, found in sorted(merged.items())},
             separators=(",", ":"),
