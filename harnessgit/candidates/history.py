@@ -29,12 +29,12 @@ from harnessgit.candidates.history_verdicts import fingerprint as verdicts_finge
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.core import keep_verdicts
 from harnessgit.checks.findings import Unread
-from harnessgit.checks.markdown import parse_edit
+from harnessgit.checks.markdown_edit import parse_edit
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
+from harnessgit.checks.verdicts import keep_verdicts
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
 from harnessgit.store import Objects, RawChange, Side, Store

@@ -3,7 +3,7 @@
 The rules that read one version of a file alone (length, format, duplication:
 `RuleSpec.cached`) give a verdict that depends only on the version's text, its path,
 its kind with the limits its overrides set, the tokenizer, the ``[checks]`` settings
-and harnessgit's own rules. `checks.core` keys each verdict by the first five
+and harnessgit's own rules. `checks.verdicts` keys each verdict by the first five
 (`verdict_key`: the text by its digest, as git names a blob by its bytes); this file
 keeps the verdicts of one fingerprint of the last two, so that an audit after the
 per-commit cache (`history_cache`) no longer holds (a label moved, a branch was
@@ -64,7 +64,7 @@ def rules_digest() -> str:
 
 
 def fingerprint(config: Config) -> str:
-    """What a kept verdict depends on besides what `checks.core.verdict_key` names."""
+    """What a kept verdict depends on besides what `checks.verdicts.verdict_key` names."""
     try:
         parser = metadata.version("markdown-it-py")
     except metadata.PackageNotFoundError:
@@ -74,7 +74,7 @@ def fingerprint(config: Config) -> str:
 
 
 class Verdicts(MutableMapping[str, list[Finding]]):
-    """The kept verdicts of one fingerprint, to hand to `checks.core.keep_verdicts`:
+    """The kept verdicts of one fingerprint, to hand to `checks.verdicts.keep_verdicts`:
     the file is read when a verdict is first asked for (an audit whose commits are all
     in the per-commit cache asks for none); `save` writes it when the run added some."""
 

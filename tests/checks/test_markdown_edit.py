@@ -1,4 +1,4 @@
-"""`markdown.parse_edit` gives the Document `parse` gives (issue 27: a history audit
+"""`markdown_edit.parse_edit` gives the Document `parse` gives (issue 27: a history audit
 parses an edit from the first top-level block it may have changed): random edits of
 texts built from every block CommonMark has, where a block's end depends on the lines
 after it (indented code over blank lines, lazy continuation, tables, setext headings,
@@ -11,7 +11,8 @@ import random
 import pytest
 
 from harnessgit.checks import markdown
-from harnessgit.checks.markdown import _parse, parse, parse_edit
+from harnessgit.checks.markdown import _parse, parse
+from harnessgit.checks.markdown_edit import parse_edit
 
 PIECES = [
     "# Title",
