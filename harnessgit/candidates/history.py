@@ -24,13 +24,17 @@ from typing import cast
 from harnessgit.candidates.history_cache import HistoryCache, fingerprint
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.candidates.history_store import ChainStore
+from harnessgit.candidates.history_verdicts import Verdicts
+from harnessgit.candidates.history_verdicts import fingerprint as verdicts_fingerprint
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
 from harnessgit.checks.findings import Unread
+from harnessgit.checks.markdown_edit import parse_edit
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
 from harnessgit.checks.trailers import deliberate
+from harnessgit.checks.verdicts import keep_verdicts
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE
 from harnessgit.store import Objects, RawChange, Side, Store
@@ -123,15 +127,21 @@ def harness_history(
         # report only sizes the history: nothing to cache).
         key = fingerprint(store.refs, config, tokenizer.name)
         kept = HistoryCache(store, key) if judge and cache else None
-        for commit, changes in reversed(shown):
-            if kept is None:
-                entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
-            else:
-                entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
-            entries.insert(0, entry)
-            total, count = entry.harness_bytes, entry.harness_files
+        # Each file version is judged once per fingerprint too: a commit the per-commit
+        # cache does not hold judges only the versions no audit has judged.
+        verdicts = Verdicts(store, verdicts_fingerprint(config)) if kept is not None else None
+        with keep_verdicts(verdicts if verdicts is not None else {}):
+            for commit, changes in reversed(shown):
+                if kept is None:
+                    entry = _entry(store, config, reader, commit, changes, total, count, judge=judge)
+                else:
+                    entry = _cached_entry(store, config, reader, kept, commit, changes, total, count)
+                entries.insert(0, entry)
+                total, count = entry.harness_bytes, entry.harness_files
         if kept is not None:
             kept.save()
+        if verdicts is not None:
+            verdicts.save()
     return HistoryResult(
         base=branch,
         harness_paths=list(config.harness.paths),
@@ -293,6 +303,8 @@ def _file(reader: _Reader, change: RawChange, texts: dict[str, str | None]) -> H
     readable = (old is None or old_text is not None) and (new is None or new_text is not None)
     sections = None
     if readable and reader.sections and is_markdown(change.path):
+        if old_text is not None and new_text is not None:
+            parse_edit(old_text, new_text)  # from where the edit starts (the checks read it too)
         sections = compare(reader.outline_of(old, old_text), reader.outline_of(new, new_text))
     return HistoryFile(
         path=change.path,

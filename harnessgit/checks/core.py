@@ -10,7 +10,6 @@ and suppression.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -35,6 +34,7 @@ from harnessgit.checks.length import Size, measure
 from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.rules import Edit, Version, judge
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
+from harnessgit.checks.verdicts import cached_state, digest
 from harnessgit.config.detect import VENDORED_FOLDERS
 from harnessgit.config.sections import CheckOverride, ChecksSection, KindChecks
 
@@ -353,9 +353,9 @@ class _Run:
             return [finding for rule in wanted for finding in judge(rule).state(version)]
         # Judged rule by rule: the ratchet asks the previous version for the rules the new
         # one broke only, and finds what the whole judgment of that version said.
-        facts = (path, name, repr(kind), self.tokenizer.name, _digest(content.text))
+        facts = (path, name, repr(kind), self.tokenizer.name, digest(content.text))
         cached = [rule for rule in wanted if BY_NAME[rule].cached]
-        known = [finding for rule in cached for finding in _cached_state(rule, facts, version)]
+        known = [finding for rule in cached for finding in cached_state(rule, facts, version)]
         rest = [rule for rule in wanted if not BY_NAME[rule].cached]
         return known + [finding for rule in rest for finding in judge(rule).state(version)]
 
@@ -370,29 +370,3 @@ class _Run:
         if record:
             self.edits.append(edit)
         return [finding for rule in rules for finding in judge(rule).change(edit)]
-
-
-# What a version of a file is under the rules that read it alone and are cached
-# (`RuleSpec.cached`: length, format, duplication) depends only on its path, kind,
-# tokenizer and text: judged once per process. A history audit meets each version twice
-# (after the commit that wrote it and before the next one that changes it), and a
-# ratchet reads the previous side again.
-_JUDGED: dict[tuple[Rule, str, str, str, str, bytes], list[Finding]] = {}
-_JUDGED_MAX = 12288  # keys hold a digest, not the text: a few MB at most
-
-
-def _cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: Version) -> list[Finding]:
-    """``rule``'s findings on ``version`` (whose path, kind, tokenizer and digest are
-    ``facts``), judged once per process."""
-    key = (rule, *facts)
-    known = _JUDGED.get(key)
-    if known is None:
-        known = list(judge(rule).state(version))
-        if len(_JUDGED) >= _JUDGED_MAX:
-            del _JUDGED[next(iter(_JUDGED))]
-        _JUDGED[key] = known
-    return known
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

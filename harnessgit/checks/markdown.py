@@ -85,6 +85,9 @@ class Document:
     headings: list[Heading] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     body_line: int = 1  # where the Markdown starts (after a YAML frontmatter)
+    # The top-level blocks' lines in the body (0-based, end exclusive, as markdown-it maps
+    # them): where `markdown_edit.parse_edit` may take up the parse of an edited version.
+    tops: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def sections(self) -> list[Section]:
@@ -124,7 +127,7 @@ def heading_key(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
+def parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # Block structure only: the rules read headings, fences, tables and paragraphs' source,
@@ -150,26 +153,52 @@ def parse(text: str) -> Document:
     if found is None:
         found = _parse(text)
         _parsed_chars[0] += len(text)
-        while _PARSED and _parsed_chars[0] > _PARSED_CHARS:
-            _parsed_chars[0] -= len(next(iter(_PARSED)))
-            del _PARSED[next(iter(_PARSED))]
-    _PARSED[text] = found  # the most recently used last
+    _remember(text, found)
     return found
+
+
+def cached(text: str) -> Document | None:
+    """The Document `parse` keeps for ``text``, if it keeps one (not moved up the queue)."""
+    return _PARSED.get(text)
+
+
+def keep(text: str, document: Document) -> None:
+    """Keep ``document`` as `parse`'s for ``text``, parsed elsewhere (`markdown_edit`)."""
+    _parsed_chars[0] += len(text)
+    _remember(text, document)
+
+
+def _remember(text: str, document: Document) -> None:
+    """Keep ``document`` (its text's characters counted by the caller that parsed it)."""
+    _PARSED[text] = document  # the most recently used last
+    while _PARSED and _parsed_chars[0] > _PARSED_CHARS:
+        _parsed_chars[0] -= len(next(iter(_PARSED)))
+        del _PARSED[next(iter(_PARSED))]
 
 
 def _parse(text: str) -> Document:
     lines = text.splitlines()
     front = split_frontmatter(text)
-    offset = front.body_line - 1
-    tokens = _parser().parse(front.body)
+    headings, blocks, tops = walk(parser().parse(front.body), lines, front.body_line - 1)
+    return Document(lines, headings, blocks, front.body_line, tuple(tops))
+
+
+def walk(
+    tokens: list[Token], lines: list[str], offset: int
+) -> tuple[list[Heading], list[Block], list[tuple[int, int]]]:
+    """The headings and blocks of markdown-it's ``tokens`` of the text from line
+    ``offset`` (0-based) of ``lines`` on, and its top-level blocks' lines."""
     headings: list[Heading] = []
     blocks: list[Block] = []
+    tops: list[tuple[int, int]] = []
     open_headings: list[int] = []  # the chain of enclosing headings, by index
     quoted = 0
     lists: list[int] = []  # the lines of the open lists
     items: list[tuple[int, int]] = []  # the open list items: (list line, item line)
     for position, token in enumerate(tokens):
         kind = token.type
+        if token.level == 0 and token.nesting >= 0 and token.map is not None:
+            tops.append((token.map[0], token.map[1]))
         if kind == "blockquote_open":
             quoted += 1
         elif kind == "blockquote_close":
@@ -195,7 +224,7 @@ def _parse(text: str) -> Document:
             block = _block(token, tokens, position, lines, offset)
             if block is not None:
                 blocks.append(_placed(block, quoted > 0, tuple(items)))
-    return Document(lines, headings, blocks, front.body_line)
+    return headings, blocks, tops
 
 
 def _placed(block: Block, quoted: bool, items: tuple[tuple[int, int], ...]) -> Block:

@@ -113,31 +113,59 @@ def sentences(document: Document, skip: set[int]) -> list[Unit]:
             continue
         if block.in_list and _CODE_TERM.match(block.text):
             continue
-        # A paragraph's inline source keeps one line per source line.
-        kept = [
-            (number, line)
-            for number, line in enumerate(block.text.splitlines(), start=block.line)
-            if not _code_like(line)
-        ]
-        if not kept:
-            continue
-        joined, starts = "", []
-        for number, line in kept:
-            starts.append((len(joined), number))
-            joined += line.strip() + " "
-        unquoted = _unquoted(joined)
-        position = 0
-        for sentence in _SENTENCE_END.split(joined.strip()):
-            begin = joined.index(sentence, position)
-            position = begin + len(sentence)
-            first = max(number for offset, number in starts if offset <= begin)
-            last = max(number for offset, number in starts if offset < position)
-            words = tuple(sentence_words(unquoted[begin:position]))
-            if words:
-                units.append(
-                    Unit(first, last, words, sentence, labels.get(block.line), block.items, block.line)
+        for first, last, words, sentence in _paragraph(block.text):
+            units.append(
+                Unit(
+                    block.line + first,
+                    block.line + last,
+                    words,
+                    sentence,
+                    labels.get(block.line),
+                    block.items,
+                    block.line,
                 )
+            )
     return units
+
+
+# A paragraph's sentences depend on its text alone (lines counted from its first): a
+# history audit reads each version of a file, and most of its paragraphs are those of the
+# version before, so they are split once. Bounded by count: a few MB.
+_SPLIT: dict[str, tuple[tuple[int, int, tuple[str, ...], str], ...]] = {}
+_SPLIT_MAX = 65536
+
+
+def _paragraph(text: str) -> tuple[tuple[int, int, tuple[str, ...], str], ...]:
+    """A paragraph's sentences: (first line, last line, counted from 0; words; text)."""
+    found = _SPLIT.get(text)
+    if found is None:
+        if len(_SPLIT) >= _SPLIT_MAX:
+            _SPLIT.clear()
+        found = _SPLIT[text] = tuple(_split(text))
+    return found
+
+
+def _split(text: str) -> list[tuple[int, int, tuple[str, ...], str]]:
+    # A paragraph's inline source keeps one line per source line.
+    kept = [(number, line) for number, line in enumerate(text.splitlines()) if not _code_like(line)]
+    if not kept:
+        return []
+    joined, starts = "", []
+    for number, line in kept:
+        starts.append((len(joined), number))
+        joined += line.strip() + " "
+    unquoted = _unquoted(joined)
+    position = 0
+    found = []
+    for sentence in _SENTENCE_END.split(joined.strip()):
+        begin = joined.index(sentence, position)
+        position = begin + len(sentence)
+        first = max(number for offset, number in starts if offset <= begin)
+        last = max(number for offset, number in starts if offset < position)
+        words = tuple(sentence_words(unquoted[begin:position]))
+        if words:
+            found.append((first, last, words, sentence))
+    return found
 
 
 def _unquoted(text: str) -> str:

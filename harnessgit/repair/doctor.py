@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnessgit import layout
+from harnessgit.candidates import history_verdicts
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.gate import pool_cache
@@ -146,8 +147,9 @@ INDEXED = (layout.NOTES_EVALS, layout.NOTES_EVIDENCE)  # the notes refs with an 
 
 
 def find_bad_index(store: Store) -> list[Finding]:
-    """The notes indexes and the frontier's pool cache are derived
-    (harnessgit/store/index.py, gate/pool_cache.py): readers rebuild one they cannot
+    """The notes indexes, the frontier's pool cache and the history audit's verdict
+    cache are derived (harnessgit/store/index.py, gate/pool_cache.py,
+    candidates/history_verdicts.py): readers rebuild one they cannot
     read, but one edited with its checksum redone is found only by comparing it with a
     rebuild, which this does."""
     found = []
@@ -166,13 +168,18 @@ def find_bad_index(store: Store) -> list[Finding]:
     if problem is not None:
         path = shown(store, notes_index.index_path(store, retired.REASONS))
         found.append(Finding("index", path, problem, "remove it (status counts again)", fixable=True))
+    problem = history_verdicts.check_file(store)
+    if problem is not None:
+        path = shown(store, notes_index.index_path(store, history_verdicts.NAME))
+        found.append(Finding("index", path, problem, "remove it (the next audit judges again)", fixable=True))
     return found
 
 
 def rebuild_index(store: Store, finding: Finding) -> str:
-    if finding.subject == shown(store, notes_index.index_path(store, retired.REASONS)):
-        notes_index.index_path(store, retired.REASONS).unlink(missing_ok=True)
-        return "removed it"
+    for removable in (retired.REASONS, history_verdicts.NAME):
+        if finding.subject == shown(store, notes_index.index_path(store, removable)):
+            notes_index.index_path(store, removable).unlink(missing_ok=True)
+            return "removed it"
     config = _config(store)
     if config is not None and finding.subject == shown(store, notes_index.index_path(store, pool_cache.NAME)):
         return f"rebuilt it with the means of {plural(pool_cache.rebuild_pool(store, config), 'cache key')}"

@@ -14,11 +14,14 @@ the harnessgit code in that folder (a checkout of an earlier commit, run with it
 on PYTHONPATH, its cache files removed before); the audit by this code with its caches
 removed (first run); again with the caches it wrote (repeat run); and again with only
 the per-commit cache (the last output removed: what a run after a branch or label
-moved pays, less the commits it has not judged). Each is a real process, start-up
-included; the short ones (git log and the two repeat runs) run ``--runs`` times and
-their medians are shown. Prints wall and CPU seconds (user + system of the process and the git
-processes it waited for: on a loaded machine wall time says little), whether the
-outputs are identical, and the ratios. Not a test: it asserts nothing.
+moved pays, less the commits it has not judged); and again with only the per-version
+verdict cache (`check-verdicts`: the per-commit cache and the last output removed, as
+after a label moved, which changes the per-commit cache's fingerprint). Each is a real
+process, start-up included; the short ones (git log and the two repeat runs) run
+``--runs`` times and their medians are shown. Prints wall and CPU seconds (user +
+system of the process and the git processes it waited for: on a loaded machine wall
+time says little), the load average, whether the outputs are identical, and the
+ratios. Not a test: it asserts nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(".git/harnessgit/index/history-checks")
 OUTPUT = Path(".git/harnessgit/index/history-output")
+VERDICTS = Path(".git/harnessgit/index/check-verdicts")
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
@@ -71,6 +75,7 @@ def main() -> None:
     for tree in [ROOT, *map(Path, args.baseline)]:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "harnessgit")], check=True)
     outputs: dict[str, str] = {}
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", args.source, str(clone)], check=True)
@@ -83,13 +88,13 @@ def main() -> None:
         log = median_of(args.runs, ["git", "log", "--first-parent", "--raw"], clone, env)
         rows = [("git log --first-parent --raw", log[0], log[1])]
         for number, folder in enumerate(args.baseline, start=1):
-            (clone / CACHE).unlink(missing_ok=True)
-            (clone / OUTPUT).unlink(missing_ok=True)
+            for path in (CACHE, OUTPUT, VERDICTS):
+                (clone / path).unlink(missing_ok=True)
             base = {**env, "PYTHONPATH": str(Path(folder).resolve())}
             wall, cpu, outputs[f"baseline {number}"] = timed(audit, clone, base)
             rows.append((f"audit, baseline {number}", wall, cpu))
-        (clone / CACHE).unlink(missing_ok=True)
-        (clone / OUTPUT).unlink(missing_ok=True)
+        for path in (CACHE, OUTPUT, VERDICTS):
+            (clone / path).unlink(missing_ok=True)
         wall, cpu, outputs["first"] = timed(audit, clone, mine)
         rows.append(("audit, first run (no cache)", wall, cpu))
         wall, cpu, outputs["repeat"] = median_of(args.runs, audit, clone, mine)
@@ -101,9 +106,14 @@ def main() -> None:
         wall, cpu = statistics.median(t[0] for t in per_commit), statistics.median(t[1] for t in per_commit)
         outputs["per-commit"] = per_commit[-1][2]
         rows.append(("audit, per-commit cache only", wall, cpu))
-        size = (clone / CACHE).stat().st_size
+        for path in (CACHE, OUTPUT):
+            (clone / path).unlink(missing_ok=True)
+        wall, cpu, outputs["verdicts"] = timed(audit, clone, mine)
+        rows.append(("audit, verdict cache only", wall, cpu))
+        size = (clone / CACHE).stat().st_size, (clone / VERDICTS).stat().st_size
     source = f"{args.source} at {head.stdout.strip()}"
-    print(f"{source}: {commits} first-parent commits; cache {size / 1e6:.2f} MB")
+    print(f"{source}: {commits} first-parent commits; caches {size[0] / 1e6:.2f} MB + {size[1] / 1e6:.2f} MB")
+    print(f"load average before and after: {load} -> {os.getloadavg()}")
     for name, text in outputs.items():
         print(f"output of {name}: identical to the first run's: {text == outputs['first']}")
     print(f"{'':32} {'wall s':>8} {'cpu s':>8}")
@@ -111,7 +121,7 @@ def main() -> None:
         print(f"{name:32} {wall:8.2f} {cpu:8.3f}")
     named = {name: (wall, cpu) for name, wall, cpu in rows}
     git_log = named["git log --first-parent --raw"]
-    for name in ("audit, repeat run (caches)", "audit, per-commit cache only"):
+    for name in ("audit, repeat run (caches)", "audit, per-commit cache only", "audit, verdict cache only"):
         wall, cpu = named[name][0] / git_log[0], named[name][1] / max(git_log[1], 1e-3)
         print(f"{name} / git log: wall {wall:.1f}x, cpu {cpu:.1f}x")
     first_run = named["audit, first run (no cache)"]
