@@ -16,7 +16,15 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal, rebase
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError
-from harnessgit.evolve.policy import Look, LookRequest, Verdict, judge, looks_allowed, passed_before
+from harnessgit.evolve.policy import (
+    Look,
+    LookRequest,
+    Looks,
+    Verdict,
+    judge,
+    looks_allowed,
+    passed_before,
+)
 from harnessgit.evolve.session import Session
 from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.gate import GateRequest, run_gate
@@ -35,6 +43,8 @@ from harnessgit.targets import proposal_chain
 # this many instances at a time, and stop when the chance of a gain is under SCREEN_STOP.
 SCREEN_BATCH = 12
 SCREEN_STOP = 0.1
+# Why a look is not gated in a run that gates once at the end (`harnessgit.evolve.adopt`).
+DEFERRED = "gated at the end of the run if it is then the frontier's best"
 
 
 def not_carried(session: Session, exc: ProposalError) -> dict[str, Any]:
@@ -65,14 +75,17 @@ def gated_before(session: Session, commit: str) -> str:
     return passed_before(chain, passed)
 
 
-def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
+def verdict_on(session: Session, tip: str, commit: str, *, count: bool = True) -> Verdict:
     """The policy's verdict on gating ``commit`` (`harnessgit.evolve.policy.judge`).
 
     Under a policy other than strict the prior is learned from every look this run
     screened on the selection split before this one (each a minibatch winner, scored
     whatever its selection scores turn out to be, so not selected on them) and the
     gains of the gate records written before the run began; the gate then decides with
-    the same prior and records the gains it was learned from (`screened_gains`)."""
+    the same prior and records the gains it was learned from (`screened_gains`).
+    ``count`` False: a second look at a candidate already looked at (`adopt`), which
+    does not join the looks the prior is learned from. A run that gates at the end
+    gates no look as it comes (`DEFERRED`)."""
     session.evaluate(tip, "selection", session.selection)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
@@ -93,7 +106,7 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
         prior=DEFAULT_PRIOR if session.prior_gains is None else screened_prior(session.prior_gains),
         passed_before=passes_before(gates, session.split_hash, pair),
     )
-    verdict = judge(request, session.looks)
+    verdict = judge(request, session.looks if count else Looks())
     if verdict.gate and session.prior_gains is not None and len(session.prior_gains) < MIN_LOOKS:
         return replace(
             verdict,
@@ -101,6 +114,8 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
             reason=f"{verdict.reason}; not gated yet: the prior is learned from at least {MIN_LOOKS} "
             f"screened looks, and this run has {len(session.prior_gains)}",
         )
+    if count and session.at_end:  # `harnessgit.evolve.adopt`: one gate, at the end
+        return replace(verdict, gate=False, reason=f"{verdict.reason}; {DEFERRED}")
     return verdict
 
 
@@ -213,7 +228,7 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
         landed, checked = _merge(session, gated, note)
         outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
-        request = GateRequest(gated.candidate, prior_gains=session.prior_gains)
+        request = GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override)
         checked = run_gate(
             session.store, session.config, request, execution=session.options.execution, book=session.book
         )
@@ -230,7 +245,7 @@ def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutc
     merged = merge(
         session.store,
         session.config,
-        GateRequest(gated.candidate, prior_gains=session.prior_gains),
+        GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override),
         execution=session.options.execution,
         note=f"Evolve: {note}" if note else "",
     )

@@ -311,11 +311,12 @@ def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
 
 
 def gate_section(policy: str | None) -> str:
-    """The [gate] section for ``--policy``: NAME, or NAME:Q to set q too."""
+    """The [gate] section for ``--policy``: NAME, or NAME:Q to set q too, or :Q to set
+    only q (evolve's own default policy, at that q)."""
     if not policy:
         return ""
     name, _, q = policy.partition(":")
-    return f'[gate]\npolicy = "{name}"\n' + (f"q = {float(q)}\n" if q else "")
+    return "[gate]\n" + (f'policy = "{name}"\n' if name else "") + (f"q = {float(q)}\n" if q else "")
 
 
 def make_repo(root: Path, seed: int, regime: str) -> tuple[Path, Path]:
