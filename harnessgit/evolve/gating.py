@@ -85,8 +85,10 @@ def verdict_on(session: Session, tip: str, commit: str, *, count: bool = True) -
     the same prior and records the gains it was learned from (`screened_gains`).
     ``count`` False: a second look at a candidate already looked at (`adopt`), which
     does not join the looks the prior is learned from. A run that gates at the end
-    gates no look as it comes (`DEFERRED`)."""
+    gates no look as it comes (`deferred`)."""
     session.evaluate(tip, "selection", session.selection)
+    if count and session.at_end:
+        return deferred(session, tip, commit)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
     pair = (base_key.harness, cand_key.harness)
@@ -114,9 +116,23 @@ def verdict_on(session: Session, tip: str, commit: str, *, count: bool = True) -
             reason=f"{verdict.reason}; not gated yet: the prior is learned from at least {MIN_LOOKS} "
             f"screened looks, and this run has {len(session.prior_gains)}",
         )
-    if count and session.at_end:  # `harnessgit.evolve.adopt`: one gate, at the end
-        return replace(verdict, gate=False, reason=f"{verdict.reason}; {DEFERRED}")
     return verdict
+
+
+def deferred(session: Session, tip: str, commit: str) -> Verdict:
+    """A look in a run that gates once at the end (`harnessgit.evolve.adopt`): it joins
+    the looks the prior is learned from, and is not gated (no prior is learned for it,
+    no gate record read: the run's own time per iteration stays small)."""
+    base_key, cand_key = session.context(tip).key, session.context(commit).key
+    paired = pair_scores(
+        session.book.scored(base_key, session.selection), session.book.scored(cand_key, session.selection)
+    )
+    if paired is None:
+        return Verdict(False, "fewer than two selection instances scored on both sides")
+    difference = compare(paired).difference
+    session.looks.add(base_key.harness, Look(difference.mean, difference.se))
+    gain = points(difference.mean)
+    return Verdict(False, f"selection gain {gain} points over {session.config.harness.base}; {DEFERRED}")
 
 
 def onto_base(session: Session, candidate: Proposal) -> Proposal:

@@ -247,6 +247,7 @@ def test_under_bayes_evolve_waits_for_screened_looks_before_it_gates(make_repo: 
         + "batch_size = 50\n"
         + proposer
         + '\n[gate]\npolicy = "bayes"\nq = 0.3\n'
+        + '\n[evolve]\nadopt = "each"\n'  # each look as it comes (evolve's default under bayes: "end")
     )
     files = {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(30)}
     repo = make_repo({**files, "proposer.py": ONE_GOOD_EDIT}, config=config)
