@@ -37,7 +37,7 @@ from harnessgit.render import points
 
 # Evolve's default where harnessgit.toml's [gate] sets no policy (docs/gate.md says why).
 EVOLVE_POLICY: Literal["bayes"] = "bayes"
-EVOLVE_Q = 0.3
+EVOLVE_Q = 0.5
 
 
 @dataclass(frozen=True)
