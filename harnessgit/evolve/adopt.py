@@ -32,6 +32,7 @@ from harnessgit.errors import ConfigError
 from harnessgit.evolve.gating import gate, gated_before, verdict_on
 from harnessgit.evolve.record import Draw, Ending, write_record
 from harnessgit.evolve.session import Session
+from harnessgit.evolve.state import BudgetReached
 from harnessgit.records import IterationRecord
 from harnessgit.render import points
 
@@ -96,8 +97,13 @@ def adopt(session: Session) -> IterationRecord | None:
     """At the end of a run that gates at the end: gate (with ``auto_merge``: merge) the
     frontier's best member once, when the policy would pass it. Its iteration record
     (``move`` "adopt"), or None when nothing was gated."""
+    if not session.at_end or not session.written:  # a run that looked at nothing gates nothing
+        return None
     number, mark = session.begin()
-    found = best_member(session) if session.at_end else None
+    try:
+        found = best_member(session)
+    except BudgetReached:  # the base was never scored: the budget ended the run before
+        found = None
     tip = session.base_commit()
     verdict = verdict_on(session, tip, found[0].commit, count=False) if found else None
     if found is None or verdict is None or not verdict.gate:

@@ -138,3 +138,18 @@ def test_evolve_by_default_merges_the_best_lineage_once_at_the_end(make_repo: Ca
         assert record.prior_gains is not None and len(record.prior_gains) == len(screened)
         checked = verify(store, parse_config((repo / "harnessgit.toml").read_bytes()))
         assert checked.ok and checked.gated == 1, checked.findings
+
+
+def test_a_budget_too_small_to_score_the_base_gates_nothing_at_the_end(
+    make_repo: Callable[..., Path],
+) -> None:
+    """The end gate reads no rollout: when the budget could not even score the base on
+    the selection split, the run ends as before, with nothing gated and no record."""
+    proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    files = {"eval.py": EVALUATOR, "splits.json": json.dumps(SPLITS), "SKILL.md": skill(30)}
+    repo = make_repo({**files, "proposer.py": LINEAGE}, config=CONFIG + proposer)
+    with Store.discover(repo) as store:
+        request = EvolveRequest(budget=Budget(max_rollouts=5), seed=0, auto_merge=True)
+        report = evolve(store, parse_config((repo / "harnessgit.toml").read_bytes()), request)
+        assert report.iterations == [] and report.merged == []
+        assert report.stopped.startswith("max rollouts (5)")
