@@ -32,8 +32,9 @@ spent inside the simulated task and LM (measured inside the commands for harness
 so process start-up counts as overhead).
 
 `--policy NAME` runs evolve with `[gate] policy = NAME` (none: evolve's own default,
-bayes with one gate at the end; `:Q` sets only `[gate] q`, NAME:Q both); `--out FILE` appends every run as a JSON line, and `--table FILE...` prints
-the table of runs saved by several invocations (one per policy, say) together.
+bayes with one gate at the end; `:Q` sets only `[gate] q`, NAME:Q both); `--out FILE`
+appends every run as a JSON line, and `--table FILE...` prints the table of runs saved
+by several invocations (one per policy, say) together.
 """
 
 from __future__ import annotations
