@@ -96,7 +96,8 @@ def best_member(session: Session) -> tuple[Proposal, float, float] | None:
 def adopt(session: Session) -> IterationRecord | None:
     """At the end of a run that gates at the end: gate (with ``auto_merge``: merge) the
     frontier's best member once, when the policy would pass it. Its iteration record
-    (``move`` "adopt"), or None when nothing was gated."""
+    (``move`` "adopt"; ``not-gated`` with the policy's numbers when it would not pass),
+    or None when no member is above the base."""
     if not session.at_end or not session.written:  # a run that looked at nothing gates nothing
         return None
     number, mark = session.begin()
@@ -104,18 +105,19 @@ def adopt(session: Session) -> IterationRecord | None:
         found = best_member(session)
     except BudgetReached:  # the base was never scored: the budget ended the run before
         found = None
-    tip = session.base_commit()
-    verdict = verdict_on(session, tip, found[0].commit, count=False) if found else None
-    if found is None or verdict is None or not verdict.gate:
+    if found is None:
         session.unbegin()
         return None
+    tip = session.base_commit()
     best, mean, base_mean = found
+    verdict = verdict_on(session, tip, best.commit, count=False)
     note = (
         f"end of the run: {best.candidate}, the frontier's best on the selection split "
         f"({points(mean - base_mean)} points over {session.config.harness.base}); {verdict.reason} "
         f"({session.source})"
     )
-    outcome, reason = gate(session, best, best, note=note)
+    # Not passed: on record as not gated, with the chance that decided (no gate attempt).
+    outcome, reason = gate(session, best, best, note=note) if verdict.gate else ("not-gated", "")
     draw = Draw(
         number=number,
         tip=tip,

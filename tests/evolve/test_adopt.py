@@ -153,3 +153,24 @@ def test_a_budget_too_small_to_score_the_base_gates_nothing_at_the_end(
         report = evolve(store, parse_config((repo / "harnessgit.toml").read_bytes()), request)
         assert report.iterations == [] and report.merged == []
         assert report.stopped.startswith("max rollouts (5)")
+
+
+@pytest.mark.slow  # an evolve run of six proposals with command evaluator and proposer
+def test_a_best_the_posterior_does_not_pass_is_on_record_as_not_gated(make_repo: Callable[..., Path]) -> None:
+    """Each proposal fixes its minibatch and the same one selection instance: the best is
+    +2.5 points on 40 instances, too little for the chance q = 0.05 asks, so the run ends
+    with a record of the end decision and no gate attempt: `not-gated`, with the chance."""
+    breaking = LINEAGE.replace('f"fix s-{30 + done + i}" for i in range(2) if 30 + done + i < 40', '"fix s-35"')
+    breaking = breaking.replace("done = len(re.findall(r\"fix s-\", text))", "done = 0")
+    splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(30)]}
+    proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
+    config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 50\n" + proposer + "\n[gate]\nq = 0.05\n"
+    files = {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(30)}
+    repo = make_repo({**files, "proposer.py": breaking}, config=config)
+    with Store.discover(repo) as store:
+        request = EvolveRequest(budget=Budget(max_proposals=6), seed=0, auto_merge=True)
+        report = evolve(store, parse_config((repo / "harnessgit.toml").read_bytes()), request)
+        last = report.iterations[-1]
+        assert last.move == "adopt" and last.outcome == "not-gated", last.reason
+        assert "the chance that the edit gains more than min_effect" in last.reason
+        assert report.merged == [] and not store.notes.records(layout.NOTES_GATE)
