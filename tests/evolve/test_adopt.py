@@ -160,8 +160,8 @@ def test_a_best_the_posterior_does_not_pass_is_on_record_as_not_gated(make_repo:
     """Each proposal fixes its minibatch and the same one selection instance: the best is
     +2.5 points on 40 instances, too little for the chance q = 0.05 asks, so the run ends
     with a record of the end decision and no gate attempt: `not-gated`, with the chance."""
-    breaking = LINEAGE.replace('f"fix s-{30 + done + i}" for i in range(2) if 30 + done + i < 40', '"fix s-35"')
-    breaking = breaking.replace("done = len(re.findall(r\"fix s-\", text))", "done = 0")
+    same = 'f"fix s-{30 + done + i}" for i in range(2) if 30 + done + i < 40'
+    breaking = LINEAGE.replace(same, '"fix s-35"')
     splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(30)]}
     proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
     config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 50\n" + proposer + "\n[gate]\nq = 0.05\n"
