@@ -117,7 +117,9 @@ def _read(data: dict[str, Any], *, only: dict[str, None] | None = None) -> Confi
         config = read_table(Config, data, "", only=only)
     except SettingError as exc:
         raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
-    return replace(config, present=True)
+    table = data.get("gate")
+    given = frozenset(table) if isinstance(table, dict) else frozenset()
+    return replace(config, present=True, gate=replace(config.gate, given=given))
 
 
 def require(config: Config) -> Config:

@@ -430,6 +430,10 @@ class GateSection:
     # What the frontier keeps a front for, as GEPA's ``frontier_type``: each selection
     # instance, each objective (GEPA's ``objective_scores``), both, or each pair of them.
     frontier_type: Literal["instance", "objective", "hybrid", "cartesian"] = "instance"
+    # The keys harnessgit.toml's [gate] table sets (not a key itself): evolve applies its
+    # own default policy only when `policy` is not among them (docs/gate.md, "Evolve's
+    # default").
+    given: frozenset[str] = field(default=frozenset(), metadata={"toml": False})
 
 
 @dataclass(frozen=True)
@@ -449,6 +453,10 @@ class EvolveSection:
     # Components one proposal edits, one proposer call each (GEPA's component selector
     # "all" edits every one); 1 is GEPA's default, round-robin.
     components: int = field(default=1, metadata={"ge": 1})
+    # When evolve gates (docs/gate.md, "Evolve's default"): "each" look as it comes,
+    # "end" (bayes only) once, the frontier's best when the run ends; "auto": "end"
+    # under bayes, "each" under strict and elond.
+    adopt: Literal["auto", "each", "end"] = "auto"
 
 
 def _regular_expressions(patterns: list[str]) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from harnessgit.config import Config, require_evaluator
 from harnessgit.evaluation.eval import Execution
 from harnessgit.evaluation.evaluators import Evaluators
+from harnessgit.evolve.adopt import Rules, adopt, evolve_rules
 from harnessgit.evolve.iteration import iterate
 from harnessgit.evolve.session import Options, Session
 from harnessgit.evolve.state import BudgetReached, EvolveReport, EvolveRequest, Progress
@@ -55,19 +56,21 @@ def evolve(
     minibatches stops the run; ``on_iteration`` sees each iteration's record as it is
     written."""
     config = require_evaluator(config, "`harnessgit evolve`")
+    rules = evolve_rules(config)  # a bad [evolve] adopt is refused before anything runs
     with contextlib.ExitStack() as stack:
         if execution.evaluators is None:  # one set for the run: a persistent process starts once
             execution = replace(execution, evaluators=stack.enter_context(Evaluators()))
-        return _evolve(store, config, request, execution, on_iteration)
+        return _evolve(store, rules, request, execution, on_iteration)
 
 
 def _evolve(
     store: Store,
-    config: Config,
+    rules: Rules,
     request: EvolveRequest,
     execution: Execution,
     on_iteration: Callable[[IterationRecord], None] | None,
 ) -> EvolveReport:
+    config = rules.config
     options = Options(
         proposer=make_proposer(config.proposer, cwd=store.root),
         seed=request.seed,
@@ -77,9 +80,13 @@ def _evolve(
         merge=config.evolve.merge if request.merge is None else request.merge,
     )
     session = Session(store, config, options)
+    session.at_end, session.source, session.override = rules.at_end, rules.source, rules.override
     interruption: KeyboardInterrupt | None = None
     try:
         stopped = _run(session, request.stop_file, on_iteration)
+        adopted = adopt(session)  # a run that gates at the end: its one gate
+        if adopted is not None and on_iteration:
+            on_iteration(adopted)
     except KeyboardInterrupt as exc:  # the stopped iteration is on record: report, then re-raise
         stopped, interruption = "interrupted", exc
         if on_iteration and session.written and session.written[-1].outcome == "interrupted":

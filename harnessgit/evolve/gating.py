@@ -16,7 +16,15 @@ from typing import Any
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal, rebase
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError
-from harnessgit.evolve.policy import Look, LookRequest, Verdict, judge, looks_allowed, passed_before
+from harnessgit.evolve.policy import (
+    Look,
+    LookRequest,
+    Looks,
+    Verdict,
+    judge,
+    looks_allowed,
+    passed_before,
+)
 from harnessgit.evolve.session import Session
 from harnessgit.gate.attempts import attempt_number
 from harnessgit.gate.gate import GateRequest, run_gate
@@ -35,6 +43,8 @@ from harnessgit.targets import proposal_chain
 # this many instances at a time, and stop when the chance of a gain is under SCREEN_STOP.
 SCREEN_BATCH = 12
 SCREEN_STOP = 0.1
+# Why a look is not gated in a run that gates once at the end (`harnessgit.evolve.adopt`).
+DEFERRED = "gated at the end of the run if it is then the frontier's best"
 
 
 def not_carried(session: Session, exc: ProposalError) -> dict[str, Any]:
@@ -65,15 +75,20 @@ def gated_before(session: Session, commit: str) -> str:
     return passed_before(chain, passed)
 
 
-def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
+def verdict_on(session: Session, tip: str, commit: str, *, count: bool = True) -> Verdict:
     """The policy's verdict on gating ``commit`` (`harnessgit.evolve.policy.judge`).
 
     Under a policy other than strict the prior is learned from every look this run
     screened on the selection split before this one (each a minibatch winner, scored
     whatever its selection scores turn out to be, so not selected on them) and the
     gains of the gate records written before the run began; the gate then decides with
-    the same prior and records the gains it was learned from (`screened_gains`)."""
+    the same prior and records the gains it was learned from (`screened_gains`).
+    ``count`` False: a second look at a candidate already looked at (`adopt`), which
+    does not join the looks the prior is learned from. A run that gates at the end
+    gates no look as it comes (`deferred`)."""
     session.evaluate(tip, "selection", session.selection)
+    if count and session.at_end:
+        return deferred(session, tip, commit)
     base_key, cand_key = session.context(tip).key, session.context(commit).key
     budget = session.options.budget
     pair = (base_key.harness, cand_key.harness)
@@ -93,7 +108,7 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
         prior=DEFAULT_PRIOR if session.prior_gains is None else screened_prior(session.prior_gains),
         passed_before=passes_before(gates, session.split_hash, pair),
     )
-    verdict = judge(request, session.looks)
+    verdict = judge(request, session.looks if count else Looks())
     if verdict.gate and session.prior_gains is not None and len(session.prior_gains) < MIN_LOOKS:
         return replace(
             verdict,
@@ -102,6 +117,22 @@ def verdict_on(session: Session, tip: str, commit: str) -> Verdict:
             f"screened looks, and this run has {len(session.prior_gains)}",
         )
     return verdict
+
+
+def deferred(session: Session, tip: str, commit: str) -> Verdict:
+    """A look in a run that gates once at the end (`harnessgit.evolve.adopt`): it joins
+    the looks the prior is learned from, and is not gated (no prior is learned for it,
+    no gate record read: the run's own time per iteration stays small)."""
+    base_key, cand_key = session.context(tip).key, session.context(commit).key
+    paired = pair_scores(
+        session.book.scored(base_key, session.selection), session.book.scored(cand_key, session.selection)
+    )
+    if paired is None:
+        return Verdict(False, "fewer than two selection instances scored on both sides")
+    difference = compare(paired).difference
+    session.looks.add(base_key.harness, Look(difference.mean, difference.se))
+    gain = points(difference.mean)
+    return Verdict(False, f"selection gain {gain} points over {session.config.harness.base}; {DEFERRED}")
 
 
 def onto_base(session: Session, candidate: Proposal) -> Proposal:
@@ -213,7 +244,7 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
         landed, checked = _merge(session, gated, note)
         outcome = "merged" if landed else _OUTCOMES[checked.verdict]
     else:
-        request = GateRequest(gated.candidate, prior_gains=session.prior_gains)
+        request = GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override)
         checked = run_gate(
             session.store, session.config, request, execution=session.options.execution, book=session.book
         )
@@ -230,7 +261,7 @@ def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutc
     merged = merge(
         session.store,
         session.config,
-        GateRequest(gated.candidate, prior_gains=session.prior_gains),
+        GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override),
         execution=session.options.execution,
         note=f"Evolve: {note}" if note else "",
     )

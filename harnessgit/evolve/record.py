@@ -37,6 +37,7 @@ class Draw:
     parent_score: float | None  # the parent's minibatch mean
     merge: MergePlan | None = None  # a merge: the plan (batch: its selection subsample)
     also: dict[str, str] = field(default_factory=dict)  # [evolve] components > 1: the others' texts
+    adopt: bool = False  # gating the frontier's best member (`harnessgit.evolve.adopt`)
 
     @property
     def parts(self) -> list[tuple[str, str]]:
@@ -112,7 +113,7 @@ def write_record(session: Session, end: Ending, mark: Mark) -> IterationRecord:
         outcome=end.outcome,
         reason=scrubber.text(end.reason),
         files=end.files,
-        move="merge" if start.merge else "reflect",
+        move="merge" if start.merge else "adopt" if start.adopt else "reflect",
         other_parent=start.merge.second if start.merge else None,
         other_parent_name=start.merge.second_name if start.merge else None,
         ancestor=start.merge.ancestor if start.merge else None,

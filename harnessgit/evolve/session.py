@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Literal
 
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
@@ -85,6 +86,12 @@ class Session:
         # The (gain, se) pairs the last look's prior was learned from (None: strict's looks)
         self.prior_gains: list[tuple[float, float]] | None = None
         self.iteration = _next_iteration(store.notes, options.seed)
+        # How the run gates (`harnessgit.evolve.adopt.evolve_rules`): once at the end, or
+        # each look as it comes; where its policy came from; the (policy, q) the gate
+        # decides with instead of the base's committed [gate] ones (None: those).
+        self.at_end = False
+        self.source = "[gate] policy"
+        self.override: tuple[Literal["strict", "bayes", "elond"], float] | None = None
 
     def begin(self) -> tuple[int, Mark]:
         """Start the next iteration: its number, and the run's totals as it begins."""

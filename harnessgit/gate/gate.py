@@ -28,9 +28,9 @@ anything is evaluated and writes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from harnessgit.candidates.checked import reuse
 from harnessgit.checks import CheckReport, check_change
@@ -76,6 +76,10 @@ class GateRequest:
     allow_small: bool = False
     models: Sequence[str] = ()
     prior_gains: Sequence[tuple[float, float]] | None = None
+    # (policy, q) to decide with instead of the base's committed [gate] policy and q:
+    # evolve's own default where [gate] policy is not set, and its end-of-run q
+    # (`harnessgit.evolve.adopt`). The record holds what decided, as always.
+    policy: tuple[Literal["strict", "bayes", "elond"], float] | None = None
 
 
 def run_gate(
@@ -91,6 +95,8 @@ def run_gate(
     score book already loaded (None: load it)."""
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, request.name, base=request.base)
+    if request.policy is not None:
+        sides = _deciding_with(sides, *request.policy)
     pre = preconditions(store, sides, allow_small=request.allow_small)
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
@@ -111,6 +117,13 @@ def run_gate(
     raise ConcurrentUpdate(
         f"gave up after {RACES} gates recorded while this one decided: nothing was written"
     )
+
+
+def _deciding_with(sides: Sides, policy: Literal["strict", "bayes", "elond"], q: float) -> Sides:
+    """``sides`` whose settings decide with ``policy`` and ``q`` (`GateRequest.policy`)."""
+    config = sides.settings.config
+    rules = replace(config.gate, policy=policy, q=q)
+    return replace(sides, settings=replace(sides.settings, config=replace(config, gate=rules)))
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,9 @@ class IterationRecord(Record):
     outcome: str
     reason: str = ""
     files: list[str] = Field(default_factory=list)  # conflict: the harness files that conflicted
-    move: str = "reflect"  # reflect (one proposer edit) | merge (two frontier candidates combined)
+    # reflect (one proposer edit) | merge (two frontier candidates combined) | adopt (the
+    # one gate at the end of a run on the frontier's best member: harnessgit.evolve.adopt)
+    move: str = "reflect"
     other_parent: str | None = None  # merge: the second parent (commit), with its name
     other_parent_name: str | None = None
     ancestor: str | None = None  # merge: their common ancestor (commit)

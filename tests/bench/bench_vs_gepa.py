@@ -3,7 +3,7 @@
     python tests/bench/bench_vs_gepa.py [--seeds 10] [--budgets 600,1500]
                                         [--regime helpful,hard] [--jobs 1] [--quick]
                                         [--wiring command|python] [--task prompt|judge]
-                                        [--policy NAME] [--out RUNS.jsonl]
+                                        [--policy NAME|NAME:Q|:Q] [--out RUNS.jsonl]
     python tests/bench/bench_vs_gepa.py --table RUNS.jsonl [RUNS.jsonl ...]
 
 Nothing here calls a model. The task (tests/bench/sim_prompt_task.py, `--task prompt`) is a
@@ -31,9 +31,10 @@ whose true test gain is <= 0. Overhead per iteration is wall time minus the time
 spent inside the simulated task and LM (measured inside the commands for harnessgit,
 so process start-up counts as overhead).
 
-`--policy NAME` runs evolve with `[gate] policy = NAME` (none: the configuration's
-default); `--out FILE` appends every run as a JSON line, and `--table FILE...` prints
-the table of runs saved by several invocations (one per policy, say) together.
+`--policy NAME` runs evolve with `[gate] policy = NAME` (none: evolve's own default,
+bayes with one gate at the end; `:Q` sets only `[gate] q`, NAME:Q both); `--out FILE`
+appends every run as a JSON line, and `--table FILE...` prints the table of runs saved
+by several invocations (one per policy, say) together.
 """
 
 from __future__ import annotations
@@ -311,11 +312,12 @@ def wire(repo: Path, seed: int, regime: str, clock: Path) -> None:
 
 
 def gate_section(policy: str | None) -> str:
-    """The [gate] section for ``--policy``: NAME, or NAME:Q to set q too."""
+    """The [gate] section for ``--policy``: NAME, or NAME:Q to set q too, or :Q to set
+    only q (evolve's own default policy, at that q)."""
     if not policy:
         return ""
     name, _, q = policy.partition(":")
-    return f'[gate]\npolicy = "{name}"\n' + (f"q = {float(q)}\n" if q else "")
+    return "[gate]\n" + (f'policy = "{name}"\n' if name else "") + (f"q = {float(q)}\n" if q else "")
 
 
 def make_repo(root: Path, seed: int, regime: str) -> tuple[Path, Path]:

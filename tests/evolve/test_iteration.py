@@ -126,6 +126,7 @@ def climbing_repo(
     splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}  # no LEVEL reaches them
     proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
     config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 20\njobs = 2\n" + proposer
+    config += '\n[gate]\npolicy = "strict"\n'  # each look as it comes (evolve's own default gates at the end)
     return make_repo(
         {
             "eval.py": evaluator,

@@ -189,7 +189,8 @@ def test_evolve_merges_a_gain_the_old_detectable_effect_rule_withheld(make_repo:
     points). A run allowed one look now gates it at alpha_1, and it merges."""
     splits = {**SPLITS, "train": [f"t-{100 + i}" for i in range(9)]}
     proposer = f'\n[proposer]\ncommand = ["{sys.executable}", "proposer.py"]\n'
-    config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 50\n" + proposer
+    strict = '\n[gate]\npolicy = "strict"\n'  # evolve's own default is bayes
+    config = CONFIG.replace('"prompts/*.md", ', "") + "batch_size = 50\n" + proposer + strict
     repo = make_repo(
         {
             "eval.py": EVALUATOR,
@@ -246,6 +247,7 @@ def test_under_bayes_evolve_waits_for_screened_looks_before_it_gates(make_repo: 
         + "batch_size = 50\n"
         + proposer
         + '\n[gate]\npolicy = "bayes"\nq = 0.3\n'
+        + '\n[evolve]\nadopt = "each"\n'  # each look as it comes (evolve's default under bayes: "end")
     )
     files = {"eval.py": EVALUATOR, "splits.json": json.dumps(splits), "SKILL.md": skill(30)}
     repo = make_repo({**files, "proposer.py": ONE_GOOD_EDIT}, config=config)
