@@ -299,14 +299,11 @@ def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None
 
 def _read(store: Store, refs: list[_Ref], max_bytes: int) -> dict[_Ref, Content]:
     contents: dict[_Ref, Content] = {}
-    shas = [ref.sha for ref in refs if ref.sha]
-    sizes = store.objects.object_sizes(shas)
-    small = [sha for sha in shas if sizes.get(sha, 0) <= max_bytes]
-    blobs = store.objects.read_blobs(small)
+    blobs = store.objects.read_small_blobs([ref.sha for ref in refs if ref.sha], max_bytes)
     for ref in refs:
         if ref.sha:
-            data = blobs.get(ref.sha)
-            contents[ref] = Content.unread(sizes[ref.sha]) if data is None else Content.from_bytes(data)
+            size, data = blobs[ref.sha]
+            contents[ref] = Content.unread(size) if data is None else Content.from_bytes(data)
         elif ref.disk:
             contents[ref] = read_disk(store.root / ref.disk, max_bytes)
     return contents

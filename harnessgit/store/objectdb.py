@@ -57,6 +57,17 @@ class Objects:
             blobs[sha] = data
         return blobs
 
+    def read_small_blobs(self, shas: list[str], max_bytes: int) -> dict[str, tuple[int, bytes | None]]:
+        """Each blob's size and content, None for a blob over ``max_bytes``: one pipelined
+        ``cat-file --batch`` (the persistent one), where `object_sizes` then `read_blobs`
+        would start a second process."""
+        found = {}
+        for sha, kind, size, data in self.catfile.read_bounded(sorted(set(shas) - {ZERO}), max_bytes):
+            if kind != "blob":
+                raise HarnessgitError(f"object {sha} is a {kind}, not a blob")
+            found[sha] = (size, data)
+        return found
+
     def stream(self, shas: list[str]) -> Iterator[tuple[str, str, bytes]]:
         """(id, kind, content) of each object, in order, pipelined: the caller parses
         one while git inflates the next."""

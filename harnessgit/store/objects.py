@@ -87,6 +87,17 @@ class CatFile:
 
     def read_many(self, shas: list[str]) -> Iterator[tuple[str, str, bytes]]:
         """(sha, type, content) for each object, in order, pipelining the requests."""
+        for sha, kind, _size, data in self.read_bounded(shas, None):
+            assert data is not None
+            yield sha, kind, data
+
+    def read_bounded(
+        self, shas: list[str], limit: int | None
+    ) -> Iterator[tuple[str, str, int, bytes | None]]:
+        """(sha, type, size, content) for each object, in order, pipelining the requests:
+        the sizes and contents of one ``cat-file --batch``, no ``--batch-check`` first.
+        An object over ``limit`` bytes (None: no limit) is read through in bounded chunks
+        and dropped (content None), so memory stays bounded whatever the object."""
         with self._lock:
             proc = self._start()
             assert proc.stdin and proc.stdout
@@ -106,11 +117,11 @@ class CatFile:
             done = 0
             try:
                 for sha in shas:
-                    found = self._read_one(proc)
+                    found = self._read_entry(proc, limit)
                     if found is None:
                         raise HarnessgitError(f"object {sha} is missing from the repository")
                     done += 1
-                    yield sha, found[1], found[2]
+                    yield sha, found[1], found[2], found[3]
             finally:
                 if done < len(shas) or failure:
                     # Unread answers are still in the pipe: this process is out of step.
@@ -129,6 +140,16 @@ class CatFile:
 
     @staticmethod
     def _read_one(proc: subprocess.Popen[bytes]) -> tuple[str, str, bytes] | None:
+        found = CatFile._read_entry(proc, None)
+        if found is None:
+            return None
+        assert found[3] is not None
+        return found[0], found[1], found[3]
+
+    @staticmethod
+    def _read_entry(
+        proc: subprocess.Popen[bytes], limit: int | None
+    ) -> tuple[str, str, int, bytes | None] | None:
         assert proc.stdout
         header = proc.stdout.readline()
         if not header:
@@ -139,8 +160,16 @@ class CatFile:
         if len(parts) != 3:
             raise HarnessgitError(f"unexpected git cat-file output: {header[:80]!r}")
         size = int(parts[2])
-        data = proc.stdout.read(size + 1)[:size]
-        return parts[0].decode("ascii"), parts[1].decode("ascii"), data
+        sha, kind = parts[0].decode("ascii"), parts[1].decode("ascii")
+        if limit is not None and size > limit:
+            left = size + 1  # the content and its newline, read through and dropped
+            while left > 0:
+                chunk = proc.stdout.read(min(left, _PIPE_BYTES))
+                if not chunk:
+                    raise HarnessgitError("git cat-file stopped unexpectedly")
+                left -= len(chunk)
+            return sha, kind, size, None
+        return sha, kind, size, proc.stdout.read(size + 1)[:size]
 
 
 def write_loose(objects: Path, kind: str, data: bytes, made: set[str] | None = None) -> str:

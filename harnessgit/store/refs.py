@@ -85,12 +85,29 @@ class Refs:
 
     def listing(self, *prefixes: str) -> dict[str, str]:
         """Every ref under ``prefixes`` (all refs without), by full name."""
-        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *prefixes])
-        refs = {}
-        for line in listing.splitlines():
-            sha, _, ref = line.partition(" ")
-            refs[ref] = sha
+        refs = self._listed_files(prefixes)
+        if refs is None:
+            listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *prefixes])
+            refs = {}
+            for line in listing.splitlines():
+                sha, _, ref = line.partition(" ")
+                refs[ref] = sha
         return self._staged.listed(refs, prefixes) if self._staged is not None else refs
+
+    def _listed_files(self, prefixes: tuple[str, ...]) -> dict[str, str] | None:
+        """`listing` read from git's ref files (`RefFiles.listing`), without a process;
+        None when only git can tell."""
+        if not prefixes:
+            return None
+        found: dict[str, str] = {}
+        for prefix in prefixes:
+            listed = self.files.listing(prefix.rstrip("/") + "/")
+            if listed is None:
+                return None
+            found.update(listed)
+        return {
+            ref: found[ref] for ref in sorted(found, key=lambda ref: ref.encode("utf-8", "surrogateescape"))
+        }
 
     def head_branch(self) -> str | None:
         """The branch HEAD is on, or None when HEAD is detached."""
@@ -130,6 +147,11 @@ class Refs:
         return sha
 
     def _rev_parse(self, rev: str) -> str | None:
+        # HEAD on a branch, and a branch name, read from git's ref files: no git process
+        # (the pre-commit hook reads HEAD and [harness] base on every commit).
+        found = self.files.head(self.git_dir) if rev == "HEAD" else self.files.branch(self.git_dir, rev)
+        if found != UNKNOWN:
+            return found
         result = self.git.run(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
             check=False,
