@@ -33,7 +33,8 @@ LAYERS = [
     # shared pieces built on the leaves: records, names, evidence files, processes
     {"records", "names", "evidence", "processes", "confine"},
     {"stats"},  # pure: numbers in, decisions out
-    {"store"},  # the only package that runs git
+    {"readstore"},  # runs git to read: opening a repository, its objects, refs, index, diffs
+    {"store"},  # the store: readstore's parts, with writes, transactions and notes
     {"config", "targets", "sync"},  # sync: below the gate, which takes attempt numbers through it
     {"checks", "evaluation", "proposers"},
     {"candidates"},

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from harnessgit.readstore.reffiles import SEARCHES, UNKNOWN, RefFiles
 from harnessgit.store import Store
-from harnessgit.store.reffiles import SEARCHES, UNKNOWN, RefFiles
 from tests.conftest import git
 
 
