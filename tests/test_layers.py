@@ -35,6 +35,7 @@ LAYERS = [
     {"stats"},  # pure: numbers in, decisions out
     {"readstore"},  # runs git to read: opening a repository, its objects, refs, index, diffs
     {"store"},  # the store: readstore's parts, with writes, transactions and notes
+    {"checkconfig"},  # [harness] and [checks] of harnessgit.toml, and the reader of every section
     {"config", "targets", "sync"},  # sync: below the gate, which takes attempt numbers through it
     {"checks", "evaluation", "proposers"},
     {"candidates"},

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from harnessgit.checkconfig import CheckSections
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
 from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.checks.trailers import allow
-from harnessgit.config import CheckSections
 from harnessgit.readstore import Repository
 
 # The newest commits of a change whose messages can allow a finding (a release sync of a

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Literal
 
 from harnessgit import globs
+from harnessgit.checkconfig import CheckSections
+from harnessgit.checkconfig.detect import SKILL_FILE
 from harnessgit.checks.findings import Content, FileVersion, Finding, failure
-from harnessgit.config import CheckSections
-from harnessgit.config.detect import SKILL_FILE
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
 from harnessgit.objects import ZERO

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harnessgit import layout
+from harnessgit.checkconfig import CheckSections
+from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
-from harnessgit.config import CheckSections
-from harnessgit.config.sections import KindChecks
 from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
 from harnessgit.readstore import Repository

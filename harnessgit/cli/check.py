@@ -98,9 +98,9 @@ def check(
     when a failure blocks, 0 otherwise. Limits come from [checks] in
     harnessgit.toml; the defaults need no configuration.
     """
+    from harnessgit.checkconfig import load_check_config
     from harnessgit.checks.check import CheckRequest, check_change, with_trailers
     from harnessgit.checks.render import render
-    from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
     from harnessgit.readstore import ReadStore
 
@@ -119,7 +119,7 @@ def check(
         report = _outside_git(here, files, selected)
     else:
         with store:
-            # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
+            # Only [harness] and [checks] (harnessgit.checkconfig): a bad [gate] is not the hook's to refuse.
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
             new = store.refs.resolve(rev) if rev else None
@@ -190,9 +190,9 @@ def _repo_paths(store: ReadStore, here: Path, files: tuple[str, ...]) -> list[st
 
 
 def _outside_git(here: Path, files: tuple[str, ...], rules: list[Rule] | None) -> CheckReport:
+    from harnessgit.checkconfig import load_check_config
     from harnessgit.checks.check import report_for
     from harnessgit.checks.collect import disk_versions
-    from harnessgit.config import load_check_config
 
     paths = [os.path.relpath(here / name, here).replace(os.sep, "/") for name in files]
     config = load_check_config(here)

@@ -47,7 +47,7 @@ SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "de", "pa", "gu", "
 
 
 # What `check` pays before any work: the CLI, the store, and [harness]/[checks] read
-# by the config reader (harnessgit.config.reader, no pydantic).
+# by the config reader (harnessgit.checkconfig.reader, no pydantic).
 FLOOR = (
     "import harnessgit.cli, harnessgit.store, pathlib; "
     "from harnessgit.config import load_check_config; load_check_config(pathlib.Path('.'))"
