@@ -10,7 +10,9 @@ and suppression.
 
 from __future__ import annotations
 
-import hashlib
+# hashlib.blake2b is _blake2's (always built); importing hashlib would also load
+# OpenSSL's libcrypto for its other hashes, about 5 ms of every `check FILE`.
+from _blake2 import blake2b
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -395,4 +397,4 @@ def _cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: 
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

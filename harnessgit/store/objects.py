@@ -9,7 +9,7 @@ import secrets
 import zlib
 from pathlib import Path
 
-from harnessgit.objects import object_id
+from harnessgit.object_ids import object_id
 
 
 def write_loose(objects: Path, kind: str, data: bytes, made: set[str] | None = None) -> str:

@@ -101,6 +101,7 @@ NOT_FOR_THE_HOOK = (
     "harnessgit.evaluation",
     "yaml",
     "numpy",
+    "hashlib",  # loads OpenSSL's libcrypto: only what writes or fingerprints objects hashes
 )
 
 
