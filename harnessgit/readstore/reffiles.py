@@ -74,7 +74,7 @@ class RefFiles:
         """The commit ``name`` names when git's reading of it (``git rev-parse``'s order:
         ``$GIT_DIR/name``, refs/name, refs/tags/name, refs/heads/name, refs/remotes/name,
         refs/remotes/name/HEAD) finds a branch first; `UNKNOWN` for anything else (a tag
-        may need peeling, a pseudo-ref or a remote is git's to read), None when none exists."""
+        may need peeling, a pseudo-ref, a remote or an abbreviated object id is git's to read)."""
         # One plain component ("main"): a name with a slash or a revision suffix is git's.
         if "/" in name or not _BRANCH.fullmatch("refs/heads/" + name):
             return UNKNOWN
@@ -84,7 +84,8 @@ class RefFiles:
             found = self.value(ref)
             if found is not None:
                 return found if ref.startswith("refs/heads/") else UNKNOWN
-        return None if self.value(f"refs/remotes/{name}/HEAD") is None else UNKNOWN
+        # No ref of that name: git reads it as something else (an abbreviated object id).
+        return UNKNOWN
 
     def listing(self, prefix: str) -> dict[str, str] | None:
         """Every ref under the folder ``prefix`` (``refs/harnessgit/labels/``), by name and

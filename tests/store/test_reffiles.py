@@ -101,7 +101,8 @@ def test_head_and_branch_names_read_from_files_agree_with_git(repo: Path, tmp_pa
     assert files.head(git_dir) == second and files.branch(git_dir, "old") == head
     assert files.branch(git_dir, "shadow") == UNKNOWN and files.branch(git_dir, "up") == UNKNOWN
     git(repo, "pack-refs", "--all")
-    assert files.branch(git_dir, "old") == head and files.branch(git_dir, "nothing") is None
+    assert files.branch(git_dir, "old") == head and files.branch(git_dir, "nothing") == UNKNOWN
+    assert files.branch(git_dir, head[:7]) == UNKNOWN  # no such ref: git reads an abbreviated id
     git(repo, "checkout", "-q", "--detach")
     assert files.head(git_dir) == UNKNOWN  # detached: git reads it
     git(repo, "checkout", "-q", "--orphan", "fresh")
