@@ -8,8 +8,7 @@ writing it. SHA-1, as the store's object writer (gitdb) uses.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -61,25 +60,6 @@ def format_tree(entries: Iterable[TreeEntry]) -> bytes:
         + bytes.fromhex(entry.sha)
         for entry in sorted(entries, key=_sort_key)
     )
-
-
-def object_id(kind: str, data: bytes) -> str:
-    """The id git gives an object of ``kind`` ("blob", "tree", ...) holding ``data``."""
-    return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).hexdigest()
-
-
-def tree_id(files: Mapping[str, tuple[str, str]]) -> str:
-    """The id of a tree holding ``path -> (mode, blob)``, subtrees included: computed, not written."""
-    entries: list[TreeEntry] = []
-    nested: dict[str, dict[str, tuple[str, str]]] = {}
-    for path, (mode, sha) in files.items():
-        first, _, rest = path.partition("/")
-        if rest:
-            nested.setdefault(first, {})[rest] = (mode, sha)
-        else:
-            entries.append(TreeEntry(mode, first, sha))
-    entries += [TreeEntry(MODE_TREE, name, tree_id(sub)) for name, sub in nested.items()]
-    return object_id("tree", format_tree(entries))
 
 
 @dataclass(frozen=True)

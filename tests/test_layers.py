@@ -31,9 +31,11 @@ LAYERS = [
         "check_rules",
     },
     # shared pieces built on the leaves: records, names, evidence files, processes
-    {"records", "names", "evidence", "processes", "confine"},
+    {"records", "names", "evidence", "processes", "confine", "object_ids"},
     {"stats"},  # pure: numbers in, decisions out
-    {"store"},  # the only package that runs git
+    {"readstore"},  # runs git to read: opening a repository, its objects, refs, index, diffs
+    {"store"},  # the store: readstore's parts, with writes, transactions and notes
+    {"checkconfig"},  # [harness] and [checks] of harnessgit.toml, and the reader of every section
     {"config", "targets", "sync"},  # sync: below the gate, which takes attempt numbers through it
     {"checks", "evaluation", "proposers"},
     {"candidates"},

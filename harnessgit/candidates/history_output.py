@@ -34,7 +34,7 @@ from harnessgit.store.index_file import IndexUnreadable, seal, unseal
 
 NAME = "history-output"
 FORMAT = 1
-CONFIG_FILE = "harnessgit.toml"  # harnessgit.config.reader's (not imported: see the module)
+CONFIG_FILE = "harnessgit.toml"  # harnessgit.checkconfig.reader's (not imported: see the module)
 _CONFIG_MAX = 1 << 20  # a larger (or irregular) harnessgit.toml is left to the reader's checks
 
 

@@ -12,7 +12,7 @@ The interface (stable; the gate and the CLI use nothing else):
   (``source="worktree"``); the request also narrows the paths and rules, checks every
   file (``all_files``), drops the ratchet and names the growth reference. ``config`` is
   anything with ``harness`` and ``checks`` sections: the full `harnessgit.config.Config`,
-  or the lighter `harnessgit.config.sections.CheckConfig` that `harnessgit check` loads
+  or the lighter `harnessgit.checkconfig.CheckConfig` that `harnessgit check` loads
   without pydantic. The gate calls ``check_change(store, config, base_sha, candidate_sha)``
   and passes only when ``report.failed`` is False. With the ratchet (the default), a
   failure a file already had at ``old`` is "existing" and does not block (`checks.ratchet`).

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from harnessgit import globs
+from harnessgit.checkconfig.sections import CheckOverride, KindChecks
 from harnessgit.checks import markdown
 from harnessgit.checks.findings import RULES, Finding, Rule
-from harnessgit.config.sections import CheckOverride, KindChecks
 
 _COMMENT = re.compile(r"<!--\s*harnessgit\s*:(?P<body>.*?)-->", re.DOTALL)
 _ALLOW = re.compile(r"\s*allow\b(?P<names>.*)", re.DOTALL)

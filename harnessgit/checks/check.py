@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from harnessgit.checkconfig import CheckSections
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
 from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.checks.trailers import allow
-from harnessgit.config import CheckSections
-from harnessgit.store import Store
+from harnessgit.readstore import Repository
 
 # The newest commits of a change whose messages can allow a finding (a release sync of a
 # long-lived branch is not read back to its first commit).
@@ -39,7 +39,7 @@ class CheckRequest:
 
 
 def check_change(
-    store: Store,
+    store: Repository,
     config: CheckSections,
     old: str | None,
     new: str | None = None,
@@ -69,7 +69,7 @@ def check_change(
     return report_for(collected, config, rules, ratchet=request.ratchet, since=since)
 
 
-def with_trailers(store: Store, report: CheckReport, old: str | None, new: str) -> CheckReport:
+def with_trailers(store: Repository, report: CheckReport, old: str | None, new: str) -> CheckReport:
     """``report`` with what the commits of old..new say is deliberate (`trailers`): read by
     CI's `check --rev`, `review` and the history audit. Never by the gate: an automated
     decision is not switched off by text inside the change it judges (a proposer writes

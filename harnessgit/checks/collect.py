@@ -22,13 +22,15 @@ from pathlib import Path
 from typing import Literal
 
 from harnessgit import globs
+from harnessgit.checkconfig import CheckSections
+from harnessgit.checkconfig.detect import SKILL_FILE
 from harnessgit.checks.findings import Content, FileVersion, Finding, failure
-from harnessgit.config import CheckSections
-from harnessgit.config.detect import SKILL_FILE
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
+from harnessgit.objects import ZERO
+from harnessgit.readstore import Repository
+from harnessgit.readstore.changes import RawChange, Side
 from harnessgit.render import listing, plural, short
-from harnessgit.store import ZERO, RawChange, Side, Store
 
 Source = Literal["tree", "index", "worktree"]
 _REGULAR = ("100644", "100755")
@@ -73,7 +75,7 @@ def missing_file(path: str, where: str) -> Finding:
     )
 
 
-def with_references(store: Store, collected: Collected, commit: str, max_bytes: int) -> Collected:
+def with_references(store: Repository, collected: Collected, commit: str, max_bytes: int) -> Collected:
     """``collected`` with each file's content at ``commit`` (for a renamed file, at its
     old path when the new one was not there), for cumulative growth."""
     paths = {path for v in collected.versions for path in (v.path, v.old_path) if path is not None}
@@ -96,7 +98,7 @@ def is_harness(path: str, config: CheckSections) -> bool:
 
 
 def collect(
-    store: Store,
+    store: Repository,
     config: CheckSections,
     old: str | None,
     source: Source,
@@ -176,7 +178,7 @@ def collect(
     return out
 
 
-def _skill_folders(store: Store, source: Source, new: str | None, paths: list[str]) -> set[str]:
+def _skill_folders(store: Repository, source: Source, new: str | None, paths: list[str]) -> set[str]:
     """The folders above ``paths`` that hold a SKILL.md on the new side: a skill is its
     folder, so the files beside and below a SKILL.md are its resources."""
     wanted: dict[str, str] = {}
@@ -202,7 +204,9 @@ def _skill_folders(store: Store, source: Source, new: str | None, paths: list[st
     return {wanted[skill] for skill in found}
 
 
-def _other_files(store: Store, changes: list[RawChange], max_bytes: int) -> Callable[[], list[FileVersion]]:
+def _other_files(
+    store: Repository, changes: list[RawChange], max_bytes: int
+) -> Callable[[], list[FileVersion]]:
     """A reader of the files ``changes`` add, modify or rename (regular files only)."""
 
     def read() -> list[FileVersion]:
@@ -238,7 +242,7 @@ def _selected(path: str, change: RawChange | None, config: CheckSections) -> boo
     return change is not None and change.old_path is not None and is_harness(change.old_path, config)
 
 
-def _all_files(store: Store, source: Source, new: str | None, changes: dict[str, RawChange]) -> set[str]:
+def _all_files(store: Repository, source: Source, new: str | None, changes: dict[str, RawChange]) -> set[str]:
     if source == "tree" and new is not None:
         return set(store.objects.entries_at(new))
     if source == "index":
@@ -250,7 +254,7 @@ def _all_files(store: Store, source: Source, new: str | None, changes: dict[str,
 
 
 def _unchanged_refs(
-    store: Store, source: Source, new: str | None, paths: list[str], out: Collected
+    store: Repository, source: Source, new: str | None, paths: list[str], out: Collected
 ) -> dict[str, _Ref]:
     if not paths:
         return {}
@@ -287,7 +291,7 @@ def _blob_ref(path: str, side: Side, out: Collected) -> _Ref | None:
     return _Ref(sha=side.sha)
 
 
-def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None:
+def _new_ref(store: Repository, path: str, side: Side, out: Collected) -> _Ref | None:
     if side.sha != ZERO:
         return _blob_ref(path, side, out)
     # A working-tree file git has not hashed: read it from disk, unless it is a link.
@@ -297,16 +301,13 @@ def _new_ref(store: Store, path: str, side: Side, out: Collected) -> _Ref | None
     return _Ref(disk=path)
 
 
-def _read(store: Store, refs: list[_Ref], max_bytes: int) -> dict[_Ref, Content]:
+def _read(store: Repository, refs: list[_Ref], max_bytes: int) -> dict[_Ref, Content]:
     contents: dict[_Ref, Content] = {}
-    shas = [ref.sha for ref in refs if ref.sha]
-    sizes = store.objects.object_sizes(shas)
-    small = [sha for sha in shas if sizes.get(sha, 0) <= max_bytes]
-    blobs = store.objects.read_blobs(small)
+    blobs = store.objects.read_small_blobs([ref.sha for ref in refs if ref.sha], max_bytes)
     for ref in refs:
         if ref.sha:
-            data = blobs.get(ref.sha)
-            contents[ref] = Content.unread(sizes[ref.sha]) if data is None else Content.from_bytes(data)
+            size, data = blobs[ref.sha]
+            contents[ref] = Content.unread(size) if data is None else Content.from_bytes(data)
         elif ref.disk:
             contents[ref] = read_disk(store.root / ref.disk, max_bytes)
     return contents

@@ -17,6 +17,8 @@ from typing import cast
 
 from harnessgit import globs
 from harnessgit.check_rules import BY_NAME, RULES
+from harnessgit.checkconfig.detect import VENDORED_FOLDERS
+from harnessgit.checkconfig.sections import CheckOverride, ChecksSection, KindChecks
 from harnessgit.checks import allow
 from harnessgit.checks.compare import compare
 from harnessgit.checks.findings import (
@@ -35,8 +37,6 @@ from harnessgit.checks.ratchet import pairing_key, ratchet
 from harnessgit.checks.rules import Edit, Version, judge
 from harnessgit.checks.tokens import Tokenizer, load_tokenizer
 from harnessgit.checks.verdicts import cached_state, digest
-from harnessgit.config.detect import VENDORED_FOLDERS
-from harnessgit.config.sections import CheckOverride, ChecksSection, KindChecks
 
 FALLBACK_KIND = "other"
 SKILL_RESOURCE = "skill-resource"

@@ -14,14 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harnessgit import layout
+from harnessgit.checkconfig import CheckSections
+from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
-from harnessgit.config import CheckSections
-from harnessgit.config.sections import KindChecks
 from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision
+from harnessgit.readstore import Repository
+from harnessgit.readstore.refs import RefReader
 from harnessgit.render import short
-from harnessgit.store import Refs, Store
 
 _HINT = (
     "the steps since then add up: cut back what did not earn its place, "
@@ -52,7 +53,7 @@ class Reference:
 
 
 def growth_reference(
-    store: Store, config: CheckSections, old: str | None, new: str | None, since: str | None
+    store: Repository, config: CheckSections, old: str | None, new: str | None, since: str | None
 ) -> tuple[Reference | None, list[str]]:
     """The commit cumulative growth is measured against, and notes about the choice.
 
@@ -85,7 +86,7 @@ def growth_reference(
     return None, []
 
 
-def _resolved(refs: Refs, rev: str) -> str | None:
+def _resolved(refs: RefReader, rev: str) -> str | None:
     try:
         check_revision(rev)
         return refs.resolve(rev)
@@ -93,7 +94,7 @@ def _resolved(refs: Refs, rev: str) -> str | None:
         return None  # no commit yet, or no base branch in this clone: nothing to add up from
 
 
-def _last_label(store: Store, old: str) -> Reference | None:
+def _last_label(store: Repository, old: str) -> Reference | None:
     """The label nearest behind ``old``: on the base branch itself, the last release
     a team marked (``harnessgit label``) is where growth adds up from."""
     behind = [

@@ -4,7 +4,7 @@ what they return (a `CheckReport` of `Finding`s).
 The models are the gate's interface: `CheckReport.failed` is what it reads, and
 `harnessgit check --json` prints the report's `to_json`, `failed` included. They are
 plain frozen dataclasses, not pydantic models: `harnessgit check` runs on every
-commit and does not pay for importing pydantic (harnessgit.config.sections says more).
+commit and does not pay for importing pydantic (harnessgit.checkconfig.sections says more).
 """
 
 from __future__ import annotations

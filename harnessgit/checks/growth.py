@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 
+from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.compare import Comparison, words
 from harnessgit.checks.findings import Finding, Level
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.text import listed, split_frontmatter
-from harnessgit.config.sections import KindChecks
 
 _GROWTH_HINT = "keep the addition that matters and drop the rest; longer harness text is not better text"
 _COLLAPSE_HINT = "restore the lost content, or make the deletion its own small, deliberate change"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.findings import Finding
 from harnessgit.checks.text import count_lines, split_frontmatter
 from harnessgit.checks.tokens import Tokenizer
-from harnessgit.config.sections import KindChecks
 
 # One hint per kind of file; a kind defined in harnessgit.toml gets the generic one.
 _HINTS = {

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harnessgit.config.sections import ChecksSection
+from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.errors import ConfigError
 
 

@@ -9,7 +9,9 @@ keeps them for the process and, while `keep_verdicts` holds a table (the history
 
 from __future__ import annotations
 
-import hashlib
+# hashlib.blake2b is _blake2's (always built); importing hashlib would also load
+# OpenSSL's libcrypto for its other hashes, about 5 ms of every `check FILE`.
+from _blake2 import blake2b
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 
@@ -46,7 +48,7 @@ def verdict_key(rule: Rule, facts: tuple[str, str, str, str, bytes]) -> str:
     tokenizer and text digest (``facts``), hashed to 32 hex digits."""
     path, name, kind, tokenizer, digest = facts
     spelt = "\0".join((rule, path, name, kind, tokenizer, digest.hex()))
-    return hashlib.blake2b(spelt.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(spelt.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: Version) -> list[Finding]:
@@ -69,4 +71,4 @@ def cached_state(rule: Rule, facts: tuple[str, str, str, str, bytes], version: V
 
 
 def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from harnessgit.checks.collect import Source
     from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
-    from harnessgit.store import Objects, Refs, Store
+    from harnessgit.readstore import ReadStore
+    from harnessgit.readstore.objects import ObjectReader
+    from harnessgit.readstore.refs import RefReader
 
 FORMATS = ("text", "json", "github")  # harnessgit.checks.render.FORMATS
 
@@ -96,28 +98,28 @@ def check(
     when a failure blocks, 0 otherwise. Limits come from [checks] in
     harnessgit.toml; the defaults need no configuration.
     """
+    from harnessgit.checkconfig import load_check_config
     from harnessgit.checks.check import CheckRequest, check_change, with_trailers
     from harnessgit.checks.render import render
-    from harnessgit.config import load_check_config
     from harnessgit.errors import NotARepository
-    from harnessgit.store import Store
+    from harnessgit.readstore import ReadStore
 
     if staged and rev:
         raise click.UsageError("use either --staged or --rev, not both")
     selected = cast("list[Rule]", [rule for rule in RULES if rule in rules]) or None
     here = (state.directory or Path.cwd()).absolute()
     try:
-        # No preflight: the hook runs inside `git commit` and reads only files and HEAD;
-        # it must neither move refs (rolling a transaction forward) nor stop a commit for
-        # a lock on harnessgit's refs.
-        store = Store.discover(state.directory, preflight=False)
+        # Opened to read (no preflight, no write machinery loaded): the hook runs inside
+        # `git commit` and reads only files and refs; it must neither move refs (rolling a
+        # transaction forward) nor stop a commit for a lock on harnessgit's refs.
+        store = ReadStore.discover(state.directory)
     except NotARepository:
         if staged or rev or against or since or not files:
             raise
         report = _outside_git(here, files, selected)
     else:
         with store:
-            # Only [harness] and [checks]: reading them needs no pydantic (harnessgit.config.sections).
+            # Only [harness] and [checks] (harnessgit.checkconfig): a bad [gate] is not the hook's to refuse.
             config = load_check_config(store.root)
             paths = _repo_paths(store, here, files) if files else None
             new = store.refs.resolve(rev) if rev else None
@@ -155,7 +157,7 @@ def _message(path: Path) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
-def _head(refs: Refs) -> str | None:
+def _head(refs: RefReader) -> str | None:
     from harnessgit.errors import UnknownRevision
 
     try:
@@ -164,12 +166,12 @@ def _head(refs: Refs) -> str | None:
         return None  # before the first commit every file is new
 
 
-def _first_parent(objects: Objects, commit: str) -> str | None:
+def _first_parent(objects: ObjectReader, commit: str) -> str | None:
     parents = objects.commit_info(commit).parents
     return parents[0] if parents else None
 
 
-def _repo_paths(store: Store, here: Path, files: tuple[str, ...]) -> list[str]:
+def _repo_paths(store: ReadStore, here: Path, files: tuple[str, ...]) -> list[str]:
     """FILES as repository-relative paths (they are given relative to the current directory)."""
     from harnessgit.errors import HarnessgitError
 
@@ -188,9 +190,9 @@ def _repo_paths(store: Store, here: Path, files: tuple[str, ...]) -> list[str]:
 
 
 def _outside_git(here: Path, files: tuple[str, ...], rules: list[Rule] | None) -> CheckReport:
+    from harnessgit.checkconfig import load_check_config
     from harnessgit.checks.check import report_for
     from harnessgit.checks.collect import disk_versions
-    from harnessgit.config import load_check_config
 
     paths = [os.path.relpath(here / name, here).replace(os.sep, "/") for name in files]
     config = load_check_config(here)

@@ -10,7 +10,7 @@ import click
 from harnessgit.cli._base import State, cli, echo, quiet_option
 
 if TYPE_CHECKING:
-    from harnessgit.config.detect import LeftOut
+    from harnessgit.checkconfig.detect import LeftOut
     from harnessgit.config.init import InitResult
 
 

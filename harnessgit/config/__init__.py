@@ -2,8 +2,9 @@
 
 Every key has a default, so a missing file or section means "defaults"; an unknown
 key is an error (a misspelt ``alpah`` must not silently leave alpha at 0.05). One
-reader validates every section (`harnessgit.config.reader`); `harnessgit check`
-uses the same reader for the two sections it needs (`load_check_config`), so a bad
+reader validates every section (`harnessgit.checkconfig.reader`); `harnessgit check`
+uses the same reader for the two sections it needs (`harnessgit.checkconfig`, which
+this package builds on and `load_check_config` is re-exported from), so a bad
 ``[gate]`` is the gate's to refuse, not the pre-commit hook's.
 """
 
@@ -11,21 +12,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from harnessgit.config.proposer import CommandProposerSection, ProposerSection, read_proposer
-from harnessgit.config.reader import CONFIG_FILE, SettingError, parse_toml, read_table, read_toml
-from harnessgit.config.sections import (
+from harnessgit.checkconfig import CheckConfig, CheckSections, load_check_config
+from harnessgit.checkconfig.reader import CONFIG_FILE, SettingError, parse_toml, read_table, read_toml
+from harnessgit.checkconfig.sections import (
     BUILTIN_KINDS,
     DEFAULT_HARNESS_PATHS,
     ChecksSection,
+    HarnessSection,
+    KindChecks,
+    SeverityOverrides,
+)
+from harnessgit.config.proposer import CommandProposerSection, ProposerSection, read_proposer
+from harnessgit.config.sections import (
     EvaluatorSection,
     EvolveSection,
     GateSection,
-    HarnessSection,
-    KindChecks,
     ScrubSection,
-    SeverityOverrides,
     SplitsSection,
 )
 from harnessgit.errors import ConfigError
@@ -74,25 +78,6 @@ class Config:
 SECTION_NAMES = tuple(spec.name for spec in fields(Config) if spec.metadata.get("toml", True))
 
 
-class CheckSections(Protocol):
-    """What the checks read of a configuration: `CheckConfig` or the full `Config`."""
-
-    @property
-    def harness(self) -> HarnessSection: ...
-
-    @property
-    def checks(self) -> ChecksSection: ...
-
-
-@dataclass(frozen=True)
-class CheckConfig:
-    """The sections `harnessgit check` reads, loaded without the rest of the config."""
-
-    harness: HarnessSection = field(default_factory=HarnessSection)
-    checks: ChecksSection = field(default_factory=ChecksSection)
-    present: bool = False  # whether harnessgit.toml exists
-
-
 def load_config(root: Path) -> Config:
     data = read_toml(root)
     return Config() if data is None else _read(data)
@@ -102,19 +87,9 @@ def parse_config(raw: bytes) -> Config:
     return _read(parse_toml(raw))
 
 
-def load_check_config(root: Path) -> CheckConfig:
-    """The [harness] and [checks] sections of ``root``/harnessgit.toml (defaults without
-    one); the other sections' names are checked, their contents left to their commands."""
-    data = read_toml(root)
-    if data is None:
-        return CheckConfig()
-    config = _read(data, only=dict.fromkeys(["harness", "checks"]))
-    return CheckConfig(harness=config.harness, checks=config.checks, present=True)
-
-
-def _read(data: dict[str, Any], *, only: dict[str, None] | None = None) -> Config:
+def _read(data: dict[str, Any]) -> Config:
     try:
-        config = read_table(Config, data, "", only=only)
+        config = read_table(Config, data, "")
     except SettingError as exc:
         raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
     table = data.get("gate")

@@ -10,8 +10,8 @@ import json
 from dataclasses import dataclass, field
 
 from harnessgit import globs, layout
+from harnessgit.checkconfig.detect import Found, LeftOut, detect, harness_globs, hidden_prose, left_out
 from harnessgit.config import CONFIG_FILE, DEFAULT_HARNESS_PATHS, Config, parse_config
-from harnessgit.config.detect import Found, LeftOut, detect, harness_globs, hidden_prose, left_out
 from harnessgit.errors import ConfigError, HarnessgitError, UnknownRevision
 from harnessgit.names import check_ref_name
 from harnessgit.store import Store

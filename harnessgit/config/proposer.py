@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from harnessgit.config.reader import MAX_BYTES, SettingError, check_function_spec, read_argv, read_table
+from harnessgit.checkconfig.reader import MAX_BYTES, SettingError, check_function_spec, read_argv, read_table
 from harnessgit.processes.environment import check_names
 
 DEFAULT_KIND = "command"

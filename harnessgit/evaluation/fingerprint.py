@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from harnessgit import globs
 from harnessgit.canonical import dumps_canonical
 from harnessgit.config import CONFIG_FILE, Config
-from harnessgit.objects import TreeEntry, tree_id
+from harnessgit.object_ids import tree_id
+from harnessgit.objects import TreeEntry
 from harnessgit.processes.functions import top_level
 
 

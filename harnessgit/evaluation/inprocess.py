@@ -29,7 +29,8 @@ from harnessgit.config import Config
 from harnessgit.evaluation.batch import BatchOutput, EvaluatorError, OutputProblem, check_results
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.fingerprint import evaluator_files, evaluator_fingerprint, harness_files
-from harnessgit.objects import TreeEntry, object_id
+from harnessgit.object_ids import object_id
+from harnessgit.objects import TreeEntry
 from harnessgit.processes.functions import describe, load_function, top_level
 from harnessgit.processes.scratch import ScratchDir
 from harnessgit.render import listing

@@ -48,7 +48,7 @@ from harnessgit.gate.selection_pool import check_sample, extend
 from harnessgit.gate.sequential import evaluate_in_batches, evaluate_instances, reading_order
 from harnessgit.gate.settings import Settings, committed_settings, warn_ignored
 from harnessgit.gate.used import evals_listing
-from harnessgit.objects import object_id
+from harnessgit.object_ids import object_id
 from harnessgit.records import GateRecord, this_worker
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, alpha_spent, decide
 from harnessgit.stats.pairing import pair_scores

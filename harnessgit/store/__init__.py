@@ -1,8 +1,8 @@
 """The store: the only part of harnessgit that talks to git (`Store` and its parts)."""
 
 from harnessgit.objects import ZERO, TreeEntry
-from harnessgit.store.changes import RawChange, Side
-from harnessgit.store.history import FileStat, History
+from harnessgit.readstore.changes import RawChange, Side
+from harnessgit.readstore.history import FileStat, History
 from harnessgit.store.notes import Notes
 from harnessgit.store.objectdb import Objects
 from harnessgit.store.refs import Refs

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.git import Git
+from harnessgit.readstore.git import Git
 
 Clock = Callable[[], datetime]
 

@@ -11,8 +11,8 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from harnessgit.readstore.git import Git
 from harnessgit.render import listing
-from harnessgit.store.git import Git
 from harnessgit.store.notes_commits import NoteTexts, joined
 from harnessgit.store.refs import Refs
 from harnessgit.store.trees import find_note

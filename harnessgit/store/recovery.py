@@ -34,9 +34,9 @@ from typing import Literal, Protocol
 
 from harnessgit.errors import HarnessgitError
 from harnessgit.objects import ZERO
+from harnessgit.readstore.git import Git, git_says
 from harnessgit.render import short
 from harnessgit.store import journal
-from harnessgit.store.git import Git, git_says
 from harnessgit.store.locks import PACKED_SCRATCH, STALE_AFTER, Lock, age_text, read_lock
 from harnessgit.store.transaction import EVIDENCE_STORE, RefMove
 

@@ -12,42 +12,34 @@ also the one interface to the staging overlay (`harnessgit.store.staging`): whil
 from __future__ import annotations
 
 import contextlib
-import logging
 import random
-import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from harnessgit import layout
-from harnessgit.errors import ConcurrentUpdate, GitFailed, InvalidName, UnknownRevision
-from harnessgit.names import check_ref_name, check_revision
+from harnessgit.errors import ConcurrentUpdate, GitFailed
 from harnessgit.objects import ZERO
+from harnessgit.readstore.git import Git, Result, git_says
+from harnessgit.readstore.refs import RefReader
 from harnessgit.store import journal, landing_lock
-from harnessgit.store.git import Git, Result, git_says
 from harnessgit.store.locks import locked_by, read_lock, stale_error
 from harnessgit.store.notes_commits import NoteTexts, keep_commit, notes_commit
 from harnessgit.store.objectdb import Objects
 from harnessgit.store.recovery import InterruptedTransaction, roll_forward
-from harnessgit.store.reffiles import UNKNOWN, RefFiles
 from harnessgit.store.refsession import RefSession
 from harnessgit.store.staging import Staged
 from harnessgit.store.transaction import EVIDENCE_STORE, NOTES_PREFIX, PINS_PREFIX, RefMove, Transaction
 
 MAX_ATTEMPTS = 200
-_FULL_SHA = re.compile(r"[0-9a-f]{40}")
-log = logging.getLogger("harnessgit")
 
 
-class Refs:
+class Refs(RefReader):
     def __init__(self, git: Git, root: Path, git_dir: Path, common_dir: Path, texts: NoteTexts) -> None:
-        self.git = git
+        super().__init__(git, git_dir, common_dir, texts.objects.catfile)
         self.root = root
-        self.git_dir = git_dir
-        self.common_dir = common_dir  # refs, shared by every worktree
         self.journal_dir = common_dir / journal.JOURNAL_DIR
-        self.files = RefFiles(common_dir)  # ref reads without a git process
         self.session = RefSession(git)  # ref transactions of records
         self._objects: Objects = texts.objects
         self._texts = texts
@@ -57,84 +49,24 @@ class Refs:
     def close(self) -> None:
         self.session.close()
 
-    # -- reading ---------------------------------------------------------
+    # -- reading: `RefReader`, with what is staged -----------------------------
 
     def value(self, ref: str) -> str | None:
-        """The object a full ref name points at now, or None: from git's ref files
-        (`RefFiles`), else through the persistent cat-file; never a new process."""
-        if not ref.startswith("refs/"):
-            raise ValueError(f"not a full ref name: {ref}")
+        """The object a full ref name points at now (what is staged, while staging), or
+        None: from git's ref files (`RefFiles`), else through the persistent cat-file;
+        never a new process."""
         if self._staged is not None:
+            if not ref.startswith("refs/"):
+                raise ValueError(f"not a full ref name: {ref}")
             staged, value = self._staged.ref(ref)
             if staged:
                 return value
-        value = self.files.value(ref)
-        if value != UNKNOWN:
-            return value
-        found = self._objects.catfile.lookup(ref)
-        return found[0] if found else None
-
-    def values(self, refs: Iterable[str]) -> dict[str, str]:
-        """Current values of the refs that exist, by full name."""
-        values = {}
-        for ref in refs:
-            sha = self.value(ref)
-            if sha is not None:
-                values[ref] = sha
-        return values
+        return super().value(ref)
 
     def listing(self, *prefixes: str) -> dict[str, str]:
-        """Every ref under ``prefixes`` (all refs without), by full name."""
-        listing = self.git.out(["for-each-ref", "--format=%(objectname) %(refname)", *prefixes])
-        refs = {}
-        for line in listing.splitlines():
-            sha, _, ref = line.partition(" ")
-            refs[ref] = sha
+        """Every ref under ``prefixes`` (all refs without), by full name, as staged."""
+        refs = super().listing(*prefixes)
         return self._staged.listed(refs, prefixes) if self._staged is not None else refs
-
-    def head_branch(self) -> str | None:
-        """The branch HEAD is on, or None when HEAD is detached."""
-        result = self.git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
-        return result.stdout.decode().strip() or None
-
-    def resolve(self, rev: str) -> str:
-        """The commit a revision names: git's meaning first (a branch, a tag, a commit id,
-        ``HEAD~2``), then a label's (``production``, ``production~2``: the name under
-        refs/harnessgit/labels/). The one resolver every command's revision goes through.
-
-        When a branch or tag and a label share a name, git's meaning wins, as for any
-        ref git already knows, and a warning names the label's explicit form
-        (``refs/harnessgit/labels/NAME``) when the two point at different commits."""
-        check_revision(rev)
-        if _FULL_SHA.fullmatch(rev):
-            # A full object id needs no revision parsing: one cat-file lookup, no git process.
-            found = self._objects.catfile.lookup(rev)
-            if found is not None and found[1] == "commit":
-                return rev
-        sha = self._rev_parse(rev)
-        label_ref, as_label = _label_form(rev)
-        # Only a label that exists costs a git process more (ref files are read in-process).
-        labelled = self._rev_parse(as_label) if label_ref and self.value(label_ref) else None
-        if sha is None:
-            if labelled is None:
-                raise UnknownRevision(f"unknown revision {rev!r}")
-            return labelled
-        if labelled is not None and labelled != sha:
-            log.warning(
-                "%s is taken as git names it (%s), not as the label (%s): write %s to mean the label",
-                rev,
-                sha[:12],
-                labelled[:12],
-                as_label,
-            )
-        return sha
-
-    def _rev_parse(self, rev: str) -> str | None:
-        result = self.git.run(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-            check=False,
-        )
-        return result.stdout.decode().strip() if result.returncode == 0 else None
 
     # -- the staging overlay ---------------------------------------------
 
@@ -315,18 +247,3 @@ def _records_only(moves: list[RefMove]) -> bool:
     if not any(move.ref.startswith(NOTES_PREFIX) for move in moves):
         return all(_record_ref(move.ref) for move in moves)
     return all(_record_ref(move.ref) or move.ref.startswith(candidates) for move in moves)
-
-
-def _label_form(rev: str) -> tuple[str, str]:
-    """``production~2`` -> (``refs/harnessgit/labels/production``,
-    ``refs/harnessgit/labels/production~2``): the label's ref and the revision read as
-    that label's; ("", "") when the revision does not begin with a name a label could have."""
-    cut = next((i for i, char in enumerate(rev) if char in "~^@:"), len(rev))
-    name = rev[:cut]
-    try:
-        check_ref_name(name)
-    except InvalidName:
-        return "", ""
-    if name.startswith("refs/"):
-        return "", ""
-    return layout.LABELS + name, layout.LABELS + rev

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 
-from harnessgit.store.git import Git, Result
+from harnessgit.readstore.git import Git, Result
 
 MESSAGE = "harnessgit: records (the reason is in each notes commit's message)"
 

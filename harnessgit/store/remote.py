@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.git import git_says
+from harnessgit.readstore.git import git_says
 from harnessgit.store.trees import Blob, note_path
 
 if TYPE_CHECKING:

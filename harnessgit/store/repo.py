@@ -22,13 +22,12 @@ the long-lived git processes. A function that needs one part takes that part.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
-from harnessgit.errors import HarnessgitError, NotARepository
 from harnessgit.objects import MODE_TREE, CommitInfo
-from harnessgit.store.git import Git
-from harnessgit.store.history import History
+from harnessgit.readstore import locate
+from harnessgit.readstore.git import Git
+from harnessgit.readstore.history import History
 from harnessgit.store.identity import Clock, Identity, local_now
 from harnessgit.store.locks import find_locks, stale_error
 from harnessgit.store.notes import Notes
@@ -90,43 +89,8 @@ class Store:
 
     @classmethod
     def _open(cls, path: Path | None, clock: Clock) -> Store:
-        where = Path(path or os.getcwd())
-        if not where.is_dir():
-            raise NotARepository(f"not a directory: {where}")
-        git = Git(where)
-        # One git process: rev-parse answers in order, so a bare repository (or the
-        # inside of .git) still prints the first four answers before refusing the last.
-        probe = git.run(
-            [
-                "rev-parse",
-                "--is-bare-repository",
-                "--absolute-git-dir",
-                "--git-path",
-                "objects",
-                "--git-common-dir",
-                "--show-toplevel",
-            ],
-            check=False,
-        )
-        answers = probe.stdout.decode().split("\n")
-        if probe.returncode != 0:
-            message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
-            if "not a git repository" in message:
-                raise NotARepository(f"not a git repository: {where}")
-            if answers[0] == "true":
-                raise NotARepository(
-                    f"{answers[1]} is a bare repository: harnessgit needs a working tree (clone it)"
-                )
-            if len(answers) >= 3 and answers[1]:
-                raise NotARepository("not inside a working tree (run harnessgit from the checkout)")
-            raise HarnessgitError(message.removeprefix("fatal: ") or "cannot open the repository")
-        bare, git_dir, objects, common, top = answers[:5]
-        if bare == "true" or not top:
-            raise NotARepository(
-                f"{git_dir} is a bare repository: harnessgit needs a working tree (clone it)"
-            )
-        common_dir = (where / common).resolve()
-        return cls(Path(top), Path(git_dir), where / objects, clock=clock, common_dir=common_dir)
+        where = locate(path)
+        return cls(where.root, where.git_dir, where.objects_dir, clock=clock, common_dir=where.common_dir)
 
     def preflight(self, *, writes: bool = True) -> None:
         """What every command does on opening the store, cheaply (one directory listing,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnessgit.store.git import Git
+from harnessgit.readstore.git import Git
 
 
 def source_revision(package: Path) -> str | None:

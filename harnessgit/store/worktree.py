@@ -11,16 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry, object_id
+from harnessgit.object_ids import object_id
+from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry
 from harnessgit.processes.scratch import ScratchDir
-from harnessgit.store.git import Git
+from harnessgit.readstore.git import Git
+from harnessgit.readstore.worktree import WorktreeReader
 from harnessgit.store.objectdb import Objects
 
 
-class Worktree:
+class Worktree(WorktreeReader):
     def __init__(self, git: Git, root: Path, objects: Objects) -> None:
-        self.git = git
-        self.root = root
+        super().__init__(git, root)
         self._objects = objects
 
     def changes(self) -> dict[str, bool]:
@@ -163,15 +164,6 @@ class Worktree:
 
     # -- the index -------------------------------------------------------
 
-    def untracked_files(self, paths: list[str] | None = None) -> list[str]:
-        """Files in the working tree that git does not track and does not ignore
-        (only among ``paths`` when given)."""
-        if paths == []:
-            return []
-        args = ["--literal-pathspecs", "ls-files", "-z", "--others", "--exclude-standard", "--full-name"]
-        raw = self.git.run([*args, "--", *(paths or [])]).stdout
-        return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
-
     def would_be_untracked(self, path: str) -> bool:
         """Whether a file at ``path`` (from the top of the working tree) shows in `git
         status` as untracked, so that `git add -A` would commit it: not tracked, not ignored."""
@@ -179,25 +171,6 @@ class Worktree:
         if tracked:
             return False
         return self.git.run(["check-ignore", "-q", "--no-index", "--", path], check=False).returncode == 1
-
-    def tracked_files(self) -> list[str]:
-        raw = self.git.run(["ls-files", "-z", "--cached", "--full-name"]).stdout
-        return [item.decode("utf-8", "surrogateescape") for item in raw.split(b"\0") if item]
-
-    def index_entries(self, paths: list[str] | None = None) -> dict[str, TreeEntry]:
-        """Staged files (stage 0) by path: what the next commit will contain."""
-        args = ["--literal-pathspecs", "ls-files", "-s", "-z", "--full-name"]
-        raw = self.git.run([*args, "--", *(paths or [])]).stdout if paths != [] else b""
-        entries = {}
-        for item in raw.split(b"\0"):
-            if not item:
-                continue
-            meta, _, path = item.partition(b"\t")
-            mode, sha, stage = meta.decode().split()
-            if stage == "0":
-                name = path.decode("utf-8", "surrogateescape")
-                entries[name] = TreeEntry(mode, name, sha)
-        return entries
 
 
 def unsafe_path(files: dict[str, TreeEntry]) -> str | None:

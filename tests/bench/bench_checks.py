@@ -4,15 +4,17 @@ Run from the repository root:
 
     .venv/bin/python tests/bench/bench_checks.py [--runs N]
     .venv/bin/python tests/bench/bench_checks.py --startup   # the hook on one file vs --help
+    .venv/bin/python tests/bench/bench_checks.py --startup --baseline /tmp/main-code   # and before
 
 ``--startup`` times only what issue 26 asks of the hook: `harnessgit check SKILL.md` on
 one small edited SKILL.md against `harnessgit --help`, medians of 9 runs (``--runs``)
-measured in one run, their ratio (target: 1.5x at most), and the same check with no
+measured in one run (the runs of each command taken in turn, so that load changes weigh
+on all alike), their ratio (target: 1.5x at most), and the same check with no
 bytecode cache at all, each as wall time and as CPU time (the process and its git
 processes: steadier than wall time on a loaded machine). It also prints the floor of
 that path: the interpreter with the modules every `check FILE` on a Markdown file in a
-repository imports today (the CLI, the store, the configuration reader and markdown-it),
-to show how much of the ratio the checks themselves can still win.
+repository imports today (the CLI, the read-only store, the [harness]/[checks] reader
+and markdown-it), to show how much of the ratio the checks themselves can still win.
 
 Prints median wall times (including interpreter start) and ratios to baselines
 measured in the same run on the same machine: bare `python -c pass` start-up,
@@ -47,7 +49,7 @@ SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "de", "pa", "gu", "
 
 
 # What `check` pays before any work: the CLI, the store, and [harness]/[checks] read
-# by the config reader (harnessgit.config.reader, no pydantic).
+# by the config reader (harnessgit.checkconfig.reader, no pydantic).
 FLOOR = (
     "import harnessgit.cli, harnessgit.store, pathlib; "
     "from harnessgit.config import load_check_config; load_check_config(pathlib.Path('.'))"
@@ -143,18 +145,43 @@ def medians_ms(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> tu
     return 1000 * statistics.median(t[0] for t in times), 1000 * statistics.median(t[1] for t in times)
 
 
-# What every `check FILE` in a repository loads besides the CLI, whatever the rules do.
-HOOK_FLOOR = "import harnessgit.cli._base, harnessgit.store, harnessgit.config, markdown_it"
+def interleaved_medians_ms(
+    commands: dict[str, tuple[list[str], dict[str, str]]], cwd: Path, runs: int
+) -> dict[str, tuple[float, float]]:
+    """`medians_ms` of several commands, their runs taken in turn (one of each, ``runs``
+    times) so that a change in the machine's load weighs on every command alike and the
+    ratios between them hold better than the times do."""
+    for argv, env in commands.values():
+        cpu_run(argv, cwd, env)  # warm the page cache and .pyc files
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, (argv, env) in commands.items():
+            times[name].append(cpu_run(argv, cwd, env))
+    return {
+        name: (1000 * statistics.median(t[0] for t in got), 1000 * statistics.median(t[1] for t in got))
+        for name, got in times.items()
+    }
 
 
-def startup(runs: int) -> None:
-    """`check SKILL.md` against `--help`, with and without bytecode (issue 26, item 7)."""
+# What every `check FILE` in a repository loads besides the CLI, whatever the rules do:
+# the read-only store and the [harness]/[checks] reader (before issue 26's hook-fast:
+# the whole store and configuration, which a PYTHONPATH of older code still measures).
+HOOK_FLOOR = """import harnessgit.cli._base, markdown_it
+try:
+    import harnessgit.readstore, harnessgit.checkconfig
+except ImportError:
+    import harnessgit.store, harnessgit.config"""
+
+
+def startup(runs: int, baseline: str | None = None) -> None:
+    """`check SKILL.md` against `--help`, with and without bytecode (issue 26, item 7);
+    with ``baseline`` (a checkout of other code), the same commands run on that code too,
+    their runs taken in turn with this code's (before and after in one run)."""
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="harnessgit-bench-") as tmp:
         env = dict(os.environ, HOME=tmp, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b")
         env.update(GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@b", PYTHONPYCACHEPREFIX=f"{tmp}/pyc")
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # the warm-up run writes the cache the timed runs read
-        cold = dict(env, PYTHONPYCACHEPREFIX=f"{tmp}/empty", PYTHONDONTWRITEBYTECODE="1")
         repo = Path(tmp) / "harness"
         repo.mkdir()
         git(repo, env, "init", "-q", "-b", "main")
@@ -165,24 +192,36 @@ def startup(runs: int) -> None:
         with (repo / "SKILL.md").open("a") as out:
             out.write("- One more step.\n")
         check = [python, "-m", "harnessgit", "check", "SKILL.md"]
-        figures = {
-            "python -c pass": medians_ms([python, "-c", "pass"], repo, env, runs),
-            "harnessgit --help": medians_ms([python, "-m", "harnessgit", "--help"], repo, env, runs),
-            "floor: CLI + store + config + markdown-it": medians_ms(
-                [python, "-c", HOOK_FLOOR], repo, env, runs
-            ),
-            "harnessgit check SKILL.md": medians_ms(check, repo, env, runs),
-            "harnessgit check SKILL.md, no bytecode cache": medians_ms(check, repo, cold, runs),
-        }
+        trees = {"": env}
+        if baseline:
+            trees["baseline: "] = dict(env, PYTHONPATH=baseline, PYTHONPYCACHEPREFIX=f"{tmp}/pyc-baseline")
+        commands = {}
+        for label, tree in trees.items():
+            cold = dict(tree, PYTHONPYCACHEPREFIX=f"{tmp}/empty", PYTHONDONTWRITEBYTECODE="1")
+            commands |= {
+                f"{label}python -c pass": ([python, "-c", "pass"], tree),
+                f"{label}harnessgit --help": ([python, "-m", "harnessgit", "--help"], tree),
+                f"{label}floor: CLI + the hook's store and config + markdown-it": (
+                    [python, "-c", HOOK_FLOOR],
+                    tree,
+                ),
+                f"{label}harnessgit check SKILL.md": (check, tree),
+                f"{label}harnessgit check SKILL.md, no bytecode cache": (check, cold),
+            }
+        figures = interleaved_medians_ms(commands, repo, runs)
         shown = subprocess.run(check, cwd=repo, env=env, capture_output=True, text=True).stdout.strip()
     print(
         f"hook start-up: {platform.python_implementation()} {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, median of {runs} runs, bytecode cached unless said"
+        f"{os.cpu_count()} CPUs, median of {runs} runs, bytecode cached unless said, "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
     )
-    wall, cpu = figures["harnessgit --help"]
-    print(f"  {'':50s} {'wall':>9s} {'ratio':>6s}  {'CPU':>9s} {'ratio':>6s}  (ratio: to harnessgit --help)")
-    for name, (ms, cpu_ms) in figures.items():
-        print(f"  {name:50s} {ms:6.1f} ms {ms / wall:5.2f}x  {cpu_ms:6.1f} ms {cpu_ms / cpu:5.2f}x")
+    for label in trees:
+        wall, cpu = figures[f"{label}harnessgit --help"]
+        header = f"{'wall':>9s} {'ratio':>6s}  {'CPU':>9s} {'ratio':>6s}"
+        print(f"  {'':62s} {header}  (ratio: to harnessgit --help)")
+        for name, (ms, cpu_ms) in figures.items():
+            if name.startswith(label) and (label or not name.startswith("baseline: ")):
+                print(f"  {name:62s} {ms:6.1f} ms {ms / wall:5.2f}x  {cpu_ms:6.1f} ms {cpu_ms / cpu:5.2f}x")
     print(f"  the check's own output: {shown}")
     print("target: harnessgit check SKILL.md <= 1.5x harnessgit --help (bytecode cached). On a loaded")
     print("machine the wall times wait for the CPU; the CPU times are what each run costs.")
@@ -195,9 +234,12 @@ def main() -> None:
     )
     parser.add_argument("--files", type=int, default=200, help="files in the pre-commit run (default 200)")
     parser.add_argument("--startup", action="store_true", help="only `check SKILL.md` against `--help`")
+    parser.add_argument(
+        "--baseline", metavar="CODE", help="with --startup: also measure this checkout's code, in turn"
+    )
     args = parser.parse_args()
     if args.startup:
-        startup(args.runs or 9)
+        startup(args.runs or 9, args.baseline)
         return
     args.runs = args.runs or 21
     python = sys.executable

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.checks import FileVersion, check_files
-from harnessgit.config.sections import ChecksSection
 from tests.cli.runner import run
 from tests.conftest import git, write
 

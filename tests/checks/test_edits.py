@@ -181,8 +181,8 @@ def test_filling_an_empty_file_is_writing_it_not_editing_it() -> None:
     # were 0 bytes in the parent, filled in one commit, were each a 250-300-line edit over
     # the budget; a file created in the same commit was not. The same text rewritten over
     # real content still is.
+    from harnessgit.checkconfig.sections import ChecksSection
     from harnessgit.checks import FileVersion, check_files
-    from harnessgit.config.sections import ChecksSection
 
     written = "".join(f"{i}. Check the deployment's step {i} against the runbook.\n" for i in range(300))
     rewritten = "".join(f"{i}. Ask the owner of service {i} before you page anyone.\n" for i in range(300))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.checks import FileVersion, check_change, check_files
 from harnessgit.checks.ratchet import ratchet
 from harnessgit.config import load_config
-from harnessgit.config.sections import ChecksSection
 from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.conftest import git, write

@@ -86,3 +86,27 @@ def test_gate_loads_what_it_decides_with_and_not_merge_or_verify(scored: tuple[P
     assert {"numpy", "harnessgit.checks", "harnessgit.stats.bootstrap"} <= modules
     unused = ("git", "harnessgit.gate.merge", "harnessgit.gate.verify", "harnessgit.evolve")
     assert under(modules, unused) == []
+
+
+# What the pre-commit hook needs none of (issue 26, item 7): the store's write machinery
+# (journal, recovery, locks, staging, notes, scratch worktrees: harnessgit.readstore
+# reads), the configuration beyond [harness] and [checks] (harnessgit.checkconfig), the
+# records, the proposers and the evaluators.
+NOT_FOR_THE_HOOK = (
+    "harnessgit.store",
+    "harnessgit.config",
+    "harnessgit.records",
+    "harnessgit.processes.scratch",
+    "harnessgit.proposers",
+    "harnessgit.evaluation",
+    "yaml",
+    "numpy",
+    "hashlib",  # loads OpenSSL's libcrypto: only what writes or fingerprints objects hashes
+)
+
+
+def test_check_one_file_reads_without_the_store_or_the_whole_configuration(repo: Path) -> None:
+    write(repo, "SKILL.md", skill(20) + "- One more step.\n")
+    modules = loaded(repo, "check", "SKILL.md")
+    assert {"harnessgit.readstore", "harnessgit.checkconfig", "harnessgit.checks.core"} <= modules
+    assert under(modules, NOT_FOR_THE_HOOK) == []

@@ -7,7 +7,14 @@ anthropics/skills, wshobson/agents, github/awesome-copilot, danielmiessler/fabri
 from __future__ import annotations
 
 from harnessgit import globs
-from harnessgit.config.detect import LeftOut, detect, harness_globs, hidden_prose, left_out, skill_folders
+from harnessgit.checkconfig.detect import (
+    LeftOut,
+    detect,
+    harness_globs,
+    hidden_prose,
+    left_out,
+    skill_folders,
+)
 
 SUPERPOWERS = [
     "README.md",

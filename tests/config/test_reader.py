@@ -1,4 +1,4 @@
-"""The one reader of harnessgit.toml (harnessgit.config.reader).
+"""The one reader of harnessgit.toml (harnessgit.checkconfig.reader).
 
 `harnessgit check` reads [harness] and [checks] with `load_check_config`; every other
 command reads the whole file with `load_config`. Both go through `read_table`, so they
@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checkconfig import OTHER_SECTIONS
+from harnessgit.checkconfig.reader import SettingError, read_table
 from harnessgit.config import (
+    SECTION_NAMES,
     CheckConfig,
     ChecksSection,
     Config,
@@ -23,7 +26,6 @@ from harnessgit.config import (
     load_check_config,
     parse_config,
 )
-from harnessgit.config.reader import SettingError, read_table
 from harnessgit.errors import ConfigError
 from tests.conftest import write
 
@@ -157,3 +159,12 @@ def test_check_does_not_import_pydantic(make_repo: Callable[..., Path], tmp_path
     out = subprocess.run([sys.executable, "-c", code], cwd=where, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1] == "[]"
+
+
+def test_check_knows_every_section_the_full_reader_reads(tmp_path: Path) -> None:
+    """`harnessgit.checkconfig` names the sections it does not read (it is below
+    `harnessgit.config` and cannot ask `Config`): the same tables, so a misspelt
+    ``[gaet]`` fails the hook as it fails every other command."""
+    assert sorted(("harness", "checks", *OTHER_SECTIONS)) == sorted(SECTION_NAMES)
+    with pytest.raises(ConfigError, match="gaet: unknown key"):
+        light(b"[gaet]\nalpha = 0.1\n", tmp_path)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from harnessgit import layout
+from harnessgit.checkconfig.reader import SettingError
 from harnessgit.config import load_config
-from harnessgit.config.reader import SettingError
 from harnessgit.config.sections import EvaluatorSection
 from harnessgit.evaluation.adapter import excerpt_of
 from harnessgit.evaluation.context import eval_context

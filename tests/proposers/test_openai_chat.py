@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from harnessgit.checkconfig.reader import read_table
 from harnessgit.config.proposer import OpenAIProposerSection
-from harnessgit.config.reader import read_table
 from harnessgit.errors import ConfigError, ProposerFailed
 from harnessgit.proposers.openai_chat import OpenAIProposer, is_loopback
 from harnessgit.proposers.protocol import (

@@ -3,8 +3,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harnessgit.readstore.changes import parse_raw_diff
 from harnessgit.store import ZERO, Side, Store
-from harnessgit.store.changes import parse_raw_diff
 from tests.conftest import git, write
 
 

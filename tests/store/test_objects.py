@@ -41,3 +41,15 @@ def test_ref_reads_see_updates_by_other_processes(repo: Path) -> None:
         assert store.refs.value("refs/heads/main") == git(repo, "rev-parse", "main").strip()
         git(repo, "update-ref", "-d", "refs/heads/main")
         assert store.refs.value("refs/heads/main") is None
+
+
+def test_small_blobs_and_the_sizes_of_large_ones_from_one_process(repo: Path) -> None:
+    """`read_small_blobs`: what `object_sizes` then `read_blobs` answered, from the one
+    cat-file: a blob over the limit is sized and dropped, the process stays in step."""
+    with Store.discover(repo) as store:
+        small, large = store.objects.write_blob(b"hi\n"), store.objects.write_blob(b"x" * 3_000_000)
+        found = store.objects.read_small_blobs([large, small, large], 10)
+        assert found == {small: (3, b"hi\n"), large: (3_000_000, None)}
+        assert store.objects.object_sizes([small, large]) == {small: 3, large: 3_000_000}
+        assert store.objects.read_blob(small) == b"hi\n"  # after a dropped blob: in step
+        assert store.objects.read_small_blobs([large], 3_000_000)[large][1] == b"x" * 3_000_000

@@ -28,11 +28,13 @@ def public_methods(cls: type) -> list[str]:
 
 
 def parts(store: Store) -> dict[str, type]:
-    """Every public attribute of an open store that is an object of the store package."""
+    """Every public attribute of an open store that is an object of the store package
+    (or of its reading half, harnessgit.readstore)."""
     return {
         name: type(value)
         for name, value in vars(store).items()
-        if not name.startswith("_") and type(value).__module__.startswith("harnessgit.store.")
+        if not name.startswith("_")
+        and type(value).__module__.startswith(("harnessgit.store.", "harnessgit.readstore."))
     }
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from functools import cache
 
 from harnessgit.check_rules import BY_NAME, Rule
+from harnessgit.checkconfig.sections import ChecksSection, KindChecks
 from harnessgit.checks.compare import Comparison
 from harnessgit.checks.findings import Content, Finding
 from harnessgit.checks.growth import Moved
 from harnessgit.checks.length import Size
 from harnessgit.checks.tokens import Tokenizer
-from harnessgit.config.sections import ChecksSection, KindChecks
 
 
 @dataclass(frozen=True)

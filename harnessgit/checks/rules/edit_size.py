@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.checks.edits import check_change_edit, check_file_edit
 from harnessgit.checks.findings import Finding
 from harnessgit.checks.rules import Edit, Judge
-from harnessgit.config.sections import ChecksSection
 
 
 def _edited(edit: Edit) -> bool:

@@ -11,7 +11,7 @@ from harnessgit import layout
 from harnessgit.api import Repository, jsonable, split_hash
 from harnessgit.errors import HarnessgitError
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores, mean
-from harnessgit.objects import object_id
+from harnessgit.object_ids import object_id
 from harnessgit.records import IterationRecord
 from harnessgit.store import Transaction
 

@@ -1,6 +1,7 @@
 """Reading harnessgit.toml: TOML tables into frozen dataclasses, one rule set for every key.
 
-Every section of the configuration is a plain frozen dataclass (`harnessgit.config.sections`,
+Every section of the configuration is a plain frozen dataclass
+(`harnessgit.checkconfig.sections`, `harnessgit.config.sections`,
 `harnessgit.config.proposer`), read by `read_table` from its own annotations and the
 metadata of its fields. There is one reader, so each key has one definition and each
 error one wording, whichever command reads the file. It imports neither pydantic nor
@@ -25,7 +26,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -100,13 +101,21 @@ _T = typing.TypeVar("_T")
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
-def read_table(cls: type[_T], table: Any, key: str, *, only: Mapping[str, None] | None = None) -> _T:
+def read_table(
+    cls: type[_T],
+    table: Any,
+    key: str,
+    *,
+    only: Mapping[str, None] | None = None,
+    known: Collection[str] = (),
+) -> _T:
     """An instance of the dataclass ``cls`` from a TOML table: every key known, every
     value of the annotated type and within its field's rules, every required key
     present. Raises `SettingError` naming the dotted key of the first bad value.
 
     With ``only``, keys outside it are checked to be known but not read (their
-    fields keep their defaults): `harnessgit check` reads two sections of the file.
+    fields keep their defaults); ``known``: more keys that are known, and not read
+    (`harnessgit check` reads two sections of the file, and knows the others' names).
     """
     if isinstance(table, cls):
         return table
@@ -122,6 +131,8 @@ def read_table(cls: type[_T], table: Any, key: str, *, only: Mapping[str, None] 
         spec = by_key.get(name)
         where = f"{key}.{name}" if key else name
         if spec is None:
+            if name in known:
+                continue
             raise SettingError(where, "unknown key")
         if only is not None and name not in only:
             continue

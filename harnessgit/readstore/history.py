@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harnessgit.errors import HarnessgitError
-from harnessgit.store.changes import RAW_DIFF, RawChange, parse_raw_diff, raw_record
-from harnessgit.store.git import Git
+from harnessgit.readstore.changes import RAW_DIFF, RawChange, parse_raw_diff, raw_record
+from harnessgit.readstore.git import Git
 
 # Diffs for people and for unidiff: immune to a user's color.ui=always, external
 # diff drivers and quoted non-ASCII names.
