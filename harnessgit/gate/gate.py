@@ -476,6 +476,7 @@ def _measured(c: GateInputs, decision: GateDecision | None, failures: list[str])
         "prior_mean": prior.mean,
         "prior_sd": prior.sd,
         "prior_looks": prior.looks,
+        "prior_algorithm": prior.algorithm,
         "prior_gains": [list(pair) for pair in c.prior_gains] if c.prior_gains is not None else None,
         "e_value": decision.e_value,
         "e_fail": decision.e_fail,

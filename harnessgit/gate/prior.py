@@ -14,7 +14,7 @@ from datetime import datetime
 
 from harnessgit import layout
 from harnessgit.records import GateRecord
-from harnessgit.stats.verdict import Prior, learn_prior
+from harnessgit.stats.verdict import PRIOR_ALGORITHM, Prior, learn_prior
 from harnessgit.store import Notes
 
 # A record from before `se` was kept: its 95% interval is about +-1.96 se wide.
@@ -26,10 +26,16 @@ def all_gate_records(notes: Notes) -> list[GateRecord]:
     return [r for rs in found.values() for r in rs if isinstance(r, GateRecord)]
 
 
-def prior_before(records: Iterable[GateRecord], pair: tuple[str, str], ts: datetime | None = None) -> Prior:
+def prior_before(
+    records: Iterable[GateRecord],
+    pair: tuple[str, str],
+    ts: datetime | None = None,
+    algorithm: int = PRIOR_ALGORITHM,
+) -> Prior:
     """The prior from the first record of each comparison other than ``pair`` (base
-    harness, candidate harness), recorded before ``ts`` (None: all of them)."""
-    return learn_prior(gains_before(records, pair, ts))
+    harness, candidate harness), recorded before ``ts`` (None: all of them), learned by
+    ``algorithm`` (`verify` passes the one a record names)."""
+    return learn_prior(gains_before(records, pair, ts), algorithm=algorithm)
 
 
 def gains_before(

@@ -42,7 +42,7 @@ from harnessgit.records import GateRecord, OverrideRecord, TestPeekRecord
 from harnessgit.render import listing, short
 from harnessgit.stats.decision import GateDecision, alpha_for_attempt, decide
 from harnessgit.stats.pairing import PairedScores, Scored, pair_scores
-from harnessgit.stats.verdict import DEFAULT_PRIOR, legacy_verdict, screened_prior
+from harnessgit.stats.verdict import DEFAULT_PRIOR, PRIOR_ALGORITHMS, legacy_verdict, screened_prior
 from harnessgit.store import Objects, Store
 from harnessgit.targets import base_tip
 
@@ -217,13 +217,17 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
     """The decision again from the stored scores, with the record's policy and prior;
     and the prior again from the gate records older than it. A record from before
     three verdicts (no prior on record) is re-checked as it was: the bound and pass."""
-    problems = []
+    problems: list[str] = []
     prior = DEFAULT_PRIOR
     if gate.prior_looks is not None and gate.prior_mean is not None and gate.prior_sd is not None:
+        # The algorithm that decided: a record from before names none, and was algorithm 1's.
+        algorithm = gate.prior_algorithm or 1
+        if algorithm not in PRIOR_ALGORITHMS:
+            return [*problems, f"its prior algorithm {algorithm} is not one this version knows"]
         prior = (
-            prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts)
+            prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts, algorithm=algorithm)
             if gate.prior_gains is None
-            else screened_prior(gate.prior_gains)
+            else screened_prior(gate.prior_gains, algorithm=algorithm)
         )
         if prior.looks != gate.prior_looks or not (
             math.isclose(prior.mean, gate.prior_mean, abs_tol=1e-9)

@@ -155,6 +155,9 @@ class GateRecord(Record):
     prior_mean: Difference | None = None
     prior_sd: Annotated[float, Field(gt=0)] | None = None
     prior_looks: Count | None = None
+    # Which algorithm learned that prior (`harnessgit.stats.verdict.learn_prior`; issue 25
+    # item 3). None: a record from before, whose prior was algorithm 1's.
+    prior_algorithm: Annotated[int, Field(ge=1)] | None = None
     # When the prior was learned from gains the caller gave rather than from the gate
     # records (evolve: every look it screened on the selection split, issue 25): those
     # (gain, standard error) pairs, so that `verify` learns the same prior again.

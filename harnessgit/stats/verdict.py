@@ -14,22 +14,39 @@ says, it also states in plain words:
   level (`instances_needed`).
 
 The posterior's prior is learned from the gains the repository's gate records
-measured (`learn_prior`, empirical Bayes by the method of moments, as in the A/B
-testing literature: Deng 2015; Azevedo et al. 2020): a run whose edits rarely help
-shrinks a lucky selection gain towards what edits usually gain. The posterior mean
-is the gain reported for a selected candidate, corrected for selection (item 5 of
-issue 25: the winner's curse). Fewer than MIN_LOOKS recorded gains leave the prior
-normal around 0 with sd DEFAULT_PRIOR_SD.
+measured (`learn_prior`; the A/B testing literature: Deng 2015; Azevedo et al. 2020): a
+run whose edits rarely help shrinks a lucky selection gain towards what edits usually
+gain. The posterior mean is the gain reported for a selected candidate, corrected for
+selection (item 5 of issue 25: the winner's curse). Fewer than MIN_LOOKS recorded
+gains leave the default prior (DEFAULT_PRIOR).
+
+Two algorithms learn the prior; a gate record names the one that decided it
+(``prior_algorithm``) and `verify` recomputes it with that one:
+
+1. (records written before issue 25 item 3; no ``prior_algorithm`` on record) the
+   nonparametric maximum-likelihood prior on GRID, smoothed with pseudo-looks of the
+   default. From 5-40 looks with 7 points of noise each it is far too sure of itself:
+   on simulated streams whose true gains it was not tuned on, looks stated 75% likely
+   to be better were better 34-61% of the time (docs/benchmarks.md, "calib").
+2. (PRIOR_ALGORITHM, the default) hierarchical Bayes over a family of priors: normal
+   true gains (mean HYPER_MEANS, sd HYPER_SDS) of which a share HYPER_NULL_SHARES has
+   no effect at all (an edit that changes nothing measurable: the spike at 0 of
+   spike-and-slab priors). The looks weigh each member by how well it predicts them;
+   the prior is their weighted average (the predictive distribution of the next
+   edit's true gain). Integrating over the members the looks cannot tell apart,
+   instead of choosing one, is what keeps the stated chances honest when the prior is
+   learned from few looks.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "inconclusive")
@@ -56,6 +73,14 @@ PSEUDO_LOOKS = 20
 # ... and beside the looks an optimiser screened, which are not selected (`screened_prior`).
 SCREENED_PSEUDO_LOOKS = 5
 EM_ROUNDS = 300
+# Algorithm 2: the family of priors the looks weigh (points / 100), and the hyperprior:
+# uniform over means and sds, and over the share of edits with no effect as listed
+# (share, weight): half the weight on "every edit has some effect".
+PRIOR_ALGORITHM = 2
+PRIOR_ALGORITHMS = (1, 2)
+HYPER_MEANS = tuple(j / 100 for j in range(-15, 16))
+HYPER_SDS = (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12)
+HYPER_NULL_SHARES = ((0.0, 0.5), (0.25, 0.25), (0.5, 0.25))
 
 _NORMAL = NormalDist()
 
@@ -73,6 +98,8 @@ class Prior:
     # The root-mean-square standard error of the looks: the floor of a look's standard
     # error (on 0/1 scores a look with few discordant pairs understates its own).
     noise: float = 0.0
+    # Which algorithm learned it (`learn_prior`); the default prior is algorithm 1's.
+    algorithm: int = 1
 
 
 @dataclass(frozen=True)
@@ -93,21 +120,29 @@ class Numbers:
     needed: int | None  # selection instances that would decide; None: nothing to say
 
 
-def screened_prior(gains: Sequence[tuple[float, float]]) -> Prior:
+def screened_prior(gains: Sequence[tuple[float, float]], algorithm: int = PRIOR_ALGORITHM) -> Prior:
     """The prior learned from the looks an optimiser screened (evolve: every minibatch
-    winner scored on the selection split, which it did not choose by those scores):
-    `learn_prior` smoothed with only SCREENED_PSEUDO_LOOKS looks of the default, since
-    these looks are not selected and describe the proposals at hand."""
-    return learn_prior(gains, pseudo_looks=SCREENED_PSEUDO_LOOKS)
+    winner scored on the selection split, which it did not choose by those scores).
+    Algorithm 1 smoothed these with only SCREENED_PSEUDO_LOOKS looks of the default,
+    since they are not selected; algorithm 2 learns every prior the same way."""
+    return learn_prior(gains, pseudo_looks=SCREENED_PSEUDO_LOOKS, algorithm=algorithm)
 
 
-def learn_prior(gains: Sequence[tuple[float, float]], pseudo_looks: int = PSEUDO_LOOKS) -> Prior:
-    """The prior of true gains from recorded (gain, standard error) pairs: the
-    nonparametric maximum-likelihood mixing distribution on GRID (Kiefer-Wolfowitz;
-    EM as in Jiang & Zhang 2009), smoothed with ``pseudo_looks`` looks' worth of the
-    default prior. Fewer than MIN_LOOKS pairs: DEFAULT_PRIOR."""
+def learn_prior(
+    gains: Sequence[tuple[float, float]], pseudo_looks: int = PSEUDO_LOOKS, algorithm: int = PRIOR_ALGORITHM
+) -> Prior:
+    """The prior of true gains from recorded (gain, standard error) pairs, by
+    ``algorithm`` (module docstring): 2, the hierarchical prior (`hierarchical_prior`);
+    1, the nonparametric maximum-likelihood mixing distribution on GRID
+    (Kiefer-Wolfowitz; EM as in Jiang & Zhang 2009) smoothed with ``pseudo_looks``
+    looks' worth of the default prior (algorithm 2 ignores ``pseudo_looks``).
+    Fewer than MIN_LOOKS pairs: DEFAULT_PRIOR."""
+    if algorithm not in PRIOR_ALGORITHMS:
+        raise ValueError(f"prior algorithm {algorithm}: must be one of {PRIOR_ALGORITHMS}")
     if len(gains) < MIN_LOOKS:
         return DEFAULT_PRIOR
+    if algorithm == 2:
+        return hierarchical_prior(gains)
     import numpy as np
 
     grid = np.array(GRID)
@@ -126,16 +161,57 @@ def learn_prior(gains: Sequence[tuple[float, float]], pseudo_looks: int = PSEUDO
     return _grid_prior(tuple(float(w) for w in mixed / mixed.sum()), looks, noise)
 
 
+def hierarchical_prior(gains: Sequence[tuple[float, float]]) -> Prior:
+    """Algorithm 2: the prior of true gains as the average of the family's members
+    (`prior_family`) weighted by the hyperprior times how likely each makes the
+    recorded (gain, standard error) pairs (normal likelihood; a look's standard error
+    floored at the looks' root-mean-square one, as algorithm 1 does)."""
+    import numpy as np
+
+    members, log_hyper = prior_family()
+    grid = np.array(GRID)
+    noise = math.sqrt(statistics.fmean(s * s for _, s in gains))
+    x = np.array([g for g, _ in gains])[:, None]
+    se = np.maximum(np.array([s for _, s in gains]), max(noise, SMALLEST_PRIOR_SD))[:, None]
+    likelihood = np.exp(-0.5 * ((x - grid[None, :]) / se) ** 2) / se
+    log_fit = np.log(np.maximum(likelihood @ members.T, 1e-300)).sum(axis=0) + log_hyper
+    belief = np.exp(log_fit - log_fit.max())
+    weights = (belief / belief.sum()) @ members
+    weights = weights / weights.sum()
+    return _grid_prior(tuple(float(w) for w in weights), len(gains), noise, algorithm=2)
+
+
+@functools.cache
+def prior_family() -> tuple[Any, Any]:
+    """Algorithm 2's family of priors on GRID (one row per member) and the log of the
+    hyperprior's weight of each."""
+    import numpy as np
+
+    grid = np.array(GRID)
+    zero = int(np.argmin(np.abs(grid)))
+    rows, logs = [], []
+    for mean in HYPER_MEANS:
+        for sd in HYPER_SDS:
+            normal = np.exp(-0.5 * ((grid - mean) / sd) ** 2)
+            normal /= normal.sum()
+            for share, weight in HYPER_NULL_SHARES:
+                row = (1 - share) * normal
+                row[zero] += share
+                rows.append(row)
+                logs.append(math.log(weight))
+    return np.array(rows), np.array(logs)
+
+
 def _normal_weights(prior: Prior) -> tuple[float, ...]:
     raw = [math.exp(-0.5 * ((g - prior.mean) / prior.sd) ** 2) for g in GRID]
     total = math.fsum(raw)
     return tuple(w / total for w in raw)
 
 
-def _grid_prior(weights: tuple[float, ...], looks: int, noise: float) -> Prior:
+def _grid_prior(weights: tuple[float, ...], looks: int, noise: float, algorithm: int = 1) -> Prior:
     mean = math.fsum(w * g for w, g in zip(weights, GRID, strict=True))
     var = math.fsum(w * (g - mean) ** 2 for w, g in zip(weights, GRID, strict=True))
-    return Prior(mean, max(math.sqrt(var), SMALLEST_PRIOR_SD), looks, weights, noise)
+    return Prior(mean, max(math.sqrt(var), SMALLEST_PRIOR_SD), looks, weights, noise, algorithm)
 
 
 def _mixture_prior() -> Prior:

@@ -3,6 +3,7 @@
 Run:  PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py           (about 6 minutes)
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --n 150   ((a), (b) on 150 instances)
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --quick   (a smoke run)
+      PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --calibration   ((d) only)
 
 SIMULATED (tests/bench/policy_sim.py): no evaluator runs; 0/1 scores on n selection
 instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmarks.md,
@@ -17,6 +18,13 @@ instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmar
 (c) sequential stopping: rollouts the e-process reads, stopping after every batch of 10
     instances, against a fixed-n test of the same e-value (the same error promise) on a
     selection pool of 300, per true gain.
+
+(d) (--calibration) the stated chance that an edit is better against the share truly
+    better, per decile, before (prior algorithm 1, as the gate records and as evolve's
+    screened looks learn it) and after (algorithm 2), on runs of 40 looks whose true
+    gains come from regimes it was not tuned on (tests/bench/calib_sim.py), 0/1 and
+    partial-credit clustered scores; and the looks a bayes policy passes (stated chance
+    >= 1 - q) with the share of them not really better (false merges / merges).
 
 Not a test: tests never assert figures (docs/design.md, "How the code reads");
 tests/stats/test_policies.py checks the promises on a smaller run.
@@ -35,6 +43,7 @@ from statistics import NormalDist
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harnessgit.stats.eprocess import stopping_point
+from tests.bench import calib_sim
 from tests.bench.policy_sim import REGIMES, policies, run_stream, scores, summarise
 
 
@@ -107,6 +116,101 @@ def table_c(runs: int, pool: int, batch: int) -> None:
         )
 
 
+CALIBRATION_METHODS = {  # name -> (prior algorithm, pseudo-looks)
+    "before: algorithm 1, gate records (20 pseudo-looks)": (1, 20),
+    "before: algorithm 1, screened looks (5 pseudo-looks)": (1, 5),
+    "after: algorithm 2": (2, 0),
+}
+
+
+def table_d(runs: int, looks: int, shapes: tuple[str, ...]) -> None:
+    """Calibration per decile, before and after, per group of regimes and shape."""
+    print(f"\n(d) calibration: {runs} runs of {looks} looks per regime, 36 instances a look\n")
+    for shape in shapes:
+        for group, regimes in calib_sim.REGIMES.items():
+            drawn = {
+                name: [calib_sim.draw_run(regime, shape, looks, seed=1000 * k + 7) for k in range(runs)]
+                for name, regime in regimes.items()
+            }
+            print(f"{shape} scores, {group} regimes ({', '.join(regimes)}):\n")
+            print(
+                "| method | "
+                + " | ".join(f"{10 * d}-{10 * d + 10}%" for d in range(10))
+                + " | deciles within 5 |"
+            )
+            print("|---|" + "---|" * 11)
+            per_regime = []
+            for method, (algorithm, pseudo) in CALIBRATION_METHODS.items():
+                said = {
+                    name: [pair for run in rs for pair in calib_sim.stated(run, algorithm, pseudo)]
+                    for name, rs in drawn.items()
+                }
+                pooled = [pair for pairs in said.values() for pair in pairs]
+                cells, met, total = _deciles(pooled)
+                print(f"| {method} | " + " | ".join(cells) + f" | {met} of {total} |")
+                per_regime += [(name, method, pairs) for name, pairs in said.items()]
+            print(
+                "\n| regime | method | deciles within 5 | worst decile (stated / true) "
+                "| q = 0.1 passes: n, stated, truly better | q = 0.3 passes: n, stated, truly better |"
+            )
+            print("|---|---|---|---|---|---|")
+            for name, method, pairs in per_regime:
+                _, met, total = _deciles(pairs)
+                print(
+                    f"| {name} | {_short(method)} | {met} of {total} | {_worst(pairs)} "
+                    f"| {_passes(pairs, 0.9)} | {_passes(pairs, 0.7)} |"
+                )
+            print()
+
+
+def _short(method: str) -> str:
+    algorithm, pseudo = CALIBRATION_METHODS[method]
+    return f"algorithm {algorithm}" + (f" ({pseudo} pseudo-looks)" if algorithm == 1 else "")
+
+
+def _bins(pairs: list[tuple[float, bool]]) -> list[list[tuple[float, bool]]]:
+    bins: list[list[tuple[float, bool]]] = [[] for _ in range(10)]
+    for chance, better in pairs:
+        bins[min(9, int(chance * 10))].append((chance, better))
+    return bins
+
+
+def _deciles(pairs: list[tuple[float, bool]], least: int = 30) -> tuple[list[str], int, int]:
+    """Cells "stated / true (count)" per decile (with >= ``least`` looks; a * marks one
+    more than 5 points off), and how many deciles with data are within 5 points."""
+    cells, met, total = [], 0, 0
+    for found in _bins(pairs):
+        if len(found) < least:
+            cells.append("-")
+            continue
+        stated = statistics.fmean(c for c, _ in found)
+        true = statistics.fmean(float(b) for _, b in found)
+        total += 1
+        met += abs(stated - true) <= 0.05
+        mark = "" if abs(stated - true) <= 0.05 else "*"
+        cells.append(f"{100 * stated:.0f} / {100 * true:.0f}{mark} ({len(found)})")
+    return cells, met, total
+
+
+def _worst(pairs: list[tuple[float, bool]], least: int = 30) -> str:
+    gaps = []
+    for found in _bins(pairs):
+        if len(found) >= least:
+            stated = statistics.fmean(c for c, _ in found)
+            true = statistics.fmean(float(b) for _, b in found)
+            gaps.append((abs(stated - true), f"{100 * stated:.0f} / {100 * true:.0f}"))
+    return max(gaps)[1] if gaps else "-"
+
+
+def _passes(pairs: list[tuple[float, bool]], level: float) -> str:
+    chosen = [(c, b) for c, b in pairs if c >= level]
+    if not chosen:
+        return "0"
+    stated = statistics.fmean(c for c, _ in chosen)
+    true = statistics.fmean(float(b) for _, b in chosen)
+    return f"{len(chosen)}, {100 * stated:.0f}%, {100 * true:.0f}%"
+
+
 def _counts(verdicts: dict[str, int]) -> str:
     return f"{verdicts['pass']} / {verdicts['fail']} / {verdicts['inconclusive']}"
 
@@ -128,9 +232,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--n", type=int, help="only (a) and (b): this many selection instances")
+    parser.add_argument("--calibration", action="store_true", help="only (d): calibration before and after")
+    parser.add_argument("--runs", type=int, default=25, help="(d): runs per regime")
     args = parser.parse_args()
     start = time.perf_counter()
-    if args.n:
+    if args.calibration:
+        shapes = ("binary",) if args.quick else ("binary", "judge")
+        table_d(runs=3 if args.quick else args.runs, looks=40, shapes=shapes)
+    elif args.n:
         table_a(streams=10, candidates=20, n=args.n)
     elif args.quick:
         table_a(streams=3, candidates=20, n=36)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+import harnessgit.gate.gate as gate_module
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
@@ -18,6 +20,7 @@ from harnessgit.gate.render import verify_text
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
 from harnessgit.stats.decision import alpha_for_attempt
+from harnessgit.stats.verdict import screened_prior
 from harnessgit.store import Store, Transaction
 from tests.conftest import git, write
 from tests.gating_fixtures import skill
@@ -311,3 +314,32 @@ def test_verify_learns_a_given_prior_again_from_the_gains_the_record_lists(gate_
         store.refs.commit(txn)
         problems = [finding.problem for finding in verify(store, config).findings]
     assert any("does not recompute from the gains it lists" in problem for problem in problems)
+
+
+def test_verify_learns_the_prior_with_the_algorithm_the_record_names(
+    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25, item 3: the prior's algorithm changed (2: hierarchical); a record names
+    the one that decided it, and a record from before (no name) was algorithm 1's, so
+    verify re-checks it with algorithm 1 as before. Naming another fails to recompute."""
+    gains = [(0.02 * (i % 5) - 0.03, 0.07) for i in range(12)]
+    monkeypatch.setattr(gate_module, "screened_prior", partial(screened_prior, algorithm=1))
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, GateRequest(cand.candidate, prior_gains=gains)).merge
+        assert landed
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        assert real.prior_algorithm == 1
+        assert real.prior_mean != screened_prior(gains).mean  # the algorithms differ here
+        found = {}
+        for name, algorithm in (("before", None), ("wrong", 2)):
+            txn = Transaction("tamper")
+            copy = real.model_copy(
+                update={"prior_algorithm": algorithm, "id": name[0] * 32, "supersedes": real.id}
+            )
+            txn.append(layout.NOTES_GATE, landed, [copy])
+            store.refs.commit(txn)
+            found[name] = [finding.problem for finding in verify(store, config).findings]
+    assert found["before"] == []
+    assert any("does not recompute from the gains it lists" in problem for problem in found["wrong"])
