@@ -331,7 +331,7 @@ def test_verify_learns_the_prior_with_the_algorithm_the_record_names(
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.prior_algorithm == 1
-        assert real.prior_mean != screened_prior(gains).mean  # the algorithms differ here
+        assert real.prior_mean != screened_prior(gains, algorithm=2).mean  # the algorithms differ here
         found = {}
         for name, algorithm in (("before", None), ("wrong", 2)):
             txn = Transaction("tamper")

@@ -56,7 +56,7 @@ def selected_outcomes(
     for _ in range(runs):
         drawn = looks(rng, regime, 40)
         gains = [(observed, SE) for _, observed in drawn]
-        prior = screened_prior(gains)
+        prior = screened_prior(gains, algorithm=2)
         if learn_from_selected:  # the old way: only the looks that were gated
             chosen = [g for g in gains if chance_above(posterior(prior, g[0], SE)) >= 0.7]
             prior = learn_prior(chosen, pseudo_looks=5)
@@ -109,7 +109,7 @@ def stated_and_true(regime: str, runs: int) -> tuple[list[tuple[float, bool]], l
     every = []
     for _ in range(runs):
         drawn = looks(rng, regime, 40)
-        prior = screened_prior([(observed, SE) for _, observed in drawn])
+        prior = screened_prior([(observed, SE) for _, observed in drawn], algorithm=2)
         every += [(chance_above(posterior(prior, observed, SE)), true > 0) for true, observed in drawn]
     return every, [(chance, better) for chance, better in every if chance >= 0.7]
 
