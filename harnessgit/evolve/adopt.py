@@ -33,6 +33,7 @@ from harnessgit.evolve.gating import gate, gated_before, verdict_on
 from harnessgit.evolve.record import Draw, Ending, write_record
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached
+from harnessgit.gate.frontier import FrontierView
 from harnessgit.records import IterationRecord
 from harnessgit.render import points
 
@@ -79,10 +80,10 @@ def best_member(session: Session) -> tuple[Proposal, float, float] | None:
     gated before against this base; with its mean and the base's."""
     view = session.frontier()
     base = session.evaluate(session.base_commit(), "selection", session.selection)
-    rows = [(row.mean, row.candidate) for row in view.frontier.rows if row.candidate != view.base]
-    if base is None or not rows:
+    best = best_on_frontier(view)
+    if base is None or best is None:
         return None
-    mean, cid = min(rows, key=lambda row: (-row[0], row[1]))  # ties: the first id
+    mean, cid = best
     commit, tip = view.members[cid].commit, session.base_commit()
     if mean <= base or not session.store.history.is_ancestor(tip, commit) or gated_before(session, commit):
         return None
@@ -91,6 +92,16 @@ def best_member(session: Session) -> tuple[Proposal, float, float] | None:
         mean,
         base,
     )
+
+
+def best_on_frontier(view: FrontierView) -> tuple[float, str] | None:
+    """The frontier's member (not the base) with the highest selection mean, and that
+    mean. Ties: the first proposed (``view.members`` is in creation order), as GEPA's
+    best is the first program with the best mean; not the candidate id, which is random,
+    so that a run with one seed adopts the same candidate every time."""
+    order = {cid: place for place, cid in enumerate(view.members)}
+    rows = [(row.mean, row.candidate) for row in view.frontier.rows if row.candidate != view.base]
+    return min(rows, key=lambda row: (-row[0], order[row[1]])) if rows else None
 
 
 def adopt(session: Session) -> IterationRecord | None:

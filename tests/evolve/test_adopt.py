@@ -15,12 +15,14 @@ from harnessgit.cli import cli
 from harnessgit.cli._base import State
 from harnessgit.config import parse_config
 from harnessgit.errors import ConfigError
-from harnessgit.evolve.adopt import EVOLVE_Q, evolve_rules
+from harnessgit.evolve.adopt import EVOLVE_Q, best_on_frontier, evolve_rules
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.gating import DEFERRED
 from harnessgit.evolve.state import Budget, EvolveRequest
+from harnessgit.gate.frontier import FrontierView, Member
 from harnessgit.gate.verify import verify
 from harnessgit.records import GateRecord
+from harnessgit.stats.frontier_types import Frontier, FrontierRow
 from harnessgit.store import Store
 from tests.conftest import CONFIG, snapshot
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
@@ -174,3 +176,24 @@ def test_a_best_the_posterior_does_not_pass_is_on_record_as_not_gated(make_repo:
         assert last.move == "adopt" and last.outcome == "not-gated", last.reason
         assert "the chance that the edit gains more than min_effect" in last.reason
         assert report.merged == [] and not store.notes.records(layout.NOTES_GATE)
+
+
+def test_the_best_of_equal_means_is_the_first_proposed_not_the_smallest_id() -> None:
+    """Candidate ids are random: breaking a tie between equal selection means by id made
+    one seed adopt different candidates from run to run (seen on tests/bench/bench_vs_gepa.py:
+    8 of 160 runs, one of them -11.45 points against -2.15). The first proposed wins, as
+    GEPA's best is the first program with the best mean."""
+    created = ["f0", "c9", "a1", "e5"]  # creation order; ids sort otherwise
+    members = {"main": Member("main", "0" * 40, None, "base")}
+    members |= {cid: Member(cid, str(i + 1) * 40, "main") for i, cid in enumerate(created)}
+    rows = [
+        FrontierRow(candidate=cid, parent="main", mean=mean, instances_led=1, weight=1)
+        for cid, mean in [("a1", 0.6), ("e5", 0.6), ("c9", 0.6), ("f0", 0.5), ("main", 0.7)]
+    ]
+    frontier = Frontier(rows=rows, fronts=[], dominated=[], never_best=[])
+    view = FrontierView("main", frontier, [], [], members=members)
+    assert best_on_frontier(view) == (0.6, "c9")
+    only_base = FrontierView(
+        "main", Frontier(rows=rows[-1:], fronts=[], dominated=[], never_best=[]), [], [], members=members
+    )
+    assert best_on_frontier(only_base) is None
