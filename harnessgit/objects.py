@@ -22,6 +22,8 @@ MODE_GITLINK = "160000"
 
 @dataclass(frozen=True)
 class TreeEntry:
+    """One entry of a git tree: mode, name and object id."""
+
     mode: str
     name: str  # one path component (bytes decoded with surrogateescape)
     sha: str
@@ -64,6 +66,8 @@ def format_tree(entries: Iterable[TreeEntry]) -> bytes:
 
 @dataclass(frozen=True)
 class CommitInfo:
+    """One commit as `git log` describes it."""
+
     sha: str
     tree: str
     parents: tuple[str, ...]

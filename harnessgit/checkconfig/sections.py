@@ -51,6 +51,8 @@ def _globs(paths: list[str]) -> None:
 
 @dataclass(frozen=True)
 class HarnessSection:
+    """[harness]: which paths are harness files, and the branch changes are judged against."""
+
     paths: list[str] = field(
         default_factory=lambda: list(DEFAULT_HARNESS_PATHS), metadata={"nonempty": True, "check": _globs}
     )
@@ -228,6 +230,8 @@ def _growth_since(value: str) -> None:
 
 @dataclass(frozen=True)
 class ChecksSection:
+    """[checks]: the limits, kinds, severities and overrides the check rules read."""
+
     # "auto": tiktoken when installed (the `tokens` extra), else the estimate below.
     tokenizer: Literal["auto", "estimate", "tiktoken"] = "auto"
     encoding: str = "o200k_base"

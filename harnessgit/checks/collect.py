@@ -46,6 +46,8 @@ class _Ref:
 
 @dataclass
 class Collected:
+    """The harness files of one change, read, with what was noted or left unread."""
+
     versions: list[FileVersion] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     links: set[str] = field(default_factory=set)  # links and submodules: noted, never read

@@ -36,6 +36,8 @@ def words(line: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Comparison:
+    """How much of a file's non-blank lines one change kept, added and removed."""
+
     old_lines: int  # non-blank lines before
     kept_lines: int  # of those, unchanged after
     added: int

@@ -48,6 +48,8 @@ def check_since(path: str, kind: KindChecks, reference: str, text: str, since: s
 
 @dataclass(frozen=True)
 class Reference:
+    """The commit cumulative growth is measured against, and how findings name it."""
+
     commit: str
     name: str  # how findings name it: "the merge base with main (1a2b3c4d5e6f)"
 

@@ -135,6 +135,8 @@ def failure(
 
 @dataclass(frozen=True)
 class FileSummary:
+    """One checked file in a report: its path, kind, status and measured size."""
+
     path: str
     kind: str
     status: Status
@@ -154,6 +156,8 @@ class Unread:
 
 @dataclass(frozen=True, kw_only=True)
 class CheckReport:
+    """What one check found: the files, their findings and notes (``failed``: any blocks)."""
+
     JSON_EXTRA: ClassVar[tuple[str, ...]] = ("failed",)  # `harnessgit check --json` says whether it failed
 
     files: list[FileSummary] = field(default_factory=list)

@@ -26,6 +26,8 @@ _GENERIC_HINT = "shorten the file, or raise the limit in [checks.kinds.{kind}] o
 
 @dataclass(frozen=True)
 class Size:
+    """A text's characters, lines and tokens."""
+
     chars: int
     lines: int
     tokens: int

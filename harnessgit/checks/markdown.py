@@ -38,6 +38,8 @@ _MARKUP = str.maketrans("", "", "*_`")
 
 @dataclass(frozen=True)
 class Heading:
+    """One ATX or setext heading."""
+
     level: int
     text: str  # as written, without the # marks: "Output *format*"
     line: int  # 1-based
@@ -57,6 +59,8 @@ class Heading:
 
 @dataclass(frozen=True)
 class Block:
+    """One leaf block of the Markdown body: a paragraph, code, HTML, a table, ..."""
+
     kind: BlockKind
     line: int  # 1-based, first line
     end_line: int  # 1-based, last line (a fence's closing line included)
@@ -73,6 +77,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Section:
+    """A heading and the lines under it."""
+
     heading: int  # index in Document.headings
     line: int  # the heading's line
     end_line: int  # last non-blank line before the next heading of the same or a higher level
@@ -81,6 +87,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Document:
+    """A Markdown file parsed into headings and blocks (`parse`)."""
+
     lines: list[str]  # the whole file, frontmatter included
     headings: list[Heading] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)

@@ -42,6 +42,8 @@ _CODE_TERM = re.compile(r"^`[^`]+`\s*(?:\([^)]*\)\s*)?[:\u2013\u2014-]")
 
 @dataclass(frozen=True)
 class Unit:
+    """A paragraph or list item's words, where the duplication rule compares passages."""
+
     line: int
     end_line: int
     words: tuple[str, ...]

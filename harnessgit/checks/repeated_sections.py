@@ -31,6 +31,8 @@ Kind = Literal["passage", "section", "heading"]
 
 @dataclass(frozen=True)
 class Repeat:
+    """A section, heading or passage that repeats an earlier one in the same file."""
+
     kind: Kind
     line: int  # 1-based: where the repeat is
     end_line: int

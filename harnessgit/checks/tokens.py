@@ -28,6 +28,8 @@ class Tokenizer(Protocol):
 
 @dataclass(frozen=True)
 class Estimate:
+    """Tokens estimated from characters (no tokenizer installed or configured)."""
+
     chars_per_token: float = 4.0
 
     @property
@@ -44,6 +46,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Tiktoken:
+    """Tokens counted by a tiktoken encoding (the `tokens` extra)."""
+
     encoding: Any  # a tiktoken.Encoding
 
     @property

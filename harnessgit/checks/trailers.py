@@ -30,6 +30,8 @@ _LINE = re.compile(rf"^{TRAILER}\s*:(?P<body>.*)$", re.IGNORECASE | re.MULTILINE
 
 @dataclass(frozen=True)
 class Allowance:
+    """One well-formed Harness-Allow trailer: the rules it allows, why, and where."""
+
     rules: tuple[Rule, ...]
     reason: str
     commit: str | None  # None: the message of a commit being made (the commit-msg hook)

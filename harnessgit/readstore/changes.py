@@ -32,6 +32,8 @@ class Side:
 
 @dataclass(frozen=True)
 class RawChange:
+    """One file's change between two sides, as `git diff --raw` gives it."""
+
     status: str  # A added, M modified, D deleted, R renamed, T type changed
     path: str
     old: Side | None  # None when added

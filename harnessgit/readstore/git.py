@@ -63,6 +63,8 @@ def trusted() -> bool:
 
 @dataclass(frozen=True)
 class Result:
+    """What one git process returned."""
+
     returncode: int
     stdout: bytes
     stderr: str

@@ -16,6 +16,8 @@ DIFF_OPTIONS = ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-di
 
 @dataclass(frozen=True)
 class FileStat:
+    """One file's added and removed lines in a commit (`git log --numstat`)."""
+
     path: str
     status: str  # A added, M modified, D deleted, R renamed, T type changed
     added: int | None  # None for a binary file
