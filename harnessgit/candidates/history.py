@@ -27,13 +27,12 @@ from harnessgit.candidates.history_store import ChainStore
 from harnessgit.candidates.history_verdicts import Verdicts
 from harnessgit.candidates.history_verdicts import fingerprint as verdicts_fingerprint
 from harnessgit.checks import Content, check_change
-from harnessgit.checks.check import with_trailers
 from harnessgit.checks.collect import is_harness
 from harnessgit.checks.findings import Unread
 from harnessgit.checks.markdown_edit import parse_edit
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer
-from harnessgit.checks.trailers import deliberate
+from harnessgit.checks.trailers import deliberate, with_trailers
 from harnessgit.checks.verdicts import keep_verdicts
 from harnessgit.config import Config, require
 from harnessgit.objects import MODE_EXEC, MODE_FILE

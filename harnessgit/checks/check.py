@@ -14,12 +14,7 @@ from harnessgit.checks.collect import Collected, Source, collect, missing_file, 
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
 from harnessgit.checks.findings import CheckReport, Rule
-from harnessgit.checks.trailers import allow
 from harnessgit.readstore import Repository
-
-# The newest commits of a change whose messages can allow a finding (a release sync of a
-# long-lived branch is not read back to its first commit).
-MESSAGES = 500
 
 
 @dataclass(frozen=True)
@@ -67,17 +62,6 @@ def check_change(
     collected.notes.extend(notes)
     since = reference.name if reference else None
     return report_for(collected, config, rules, ratchet=request.ratchet, since=since)
-
-
-def with_trailers(store: Repository, report: CheckReport, old: str | None, new: str) -> CheckReport:
-    """``report`` with what the commits of old..new say is deliberate (`trailers`): read by
-    CI's `check --rev`, `review` and the history audit. Never by the gate: an automated
-    decision is not switched off by text inside the change it judges (a proposer writes
-    its commits' messages); a person decides that with `harnessgit override`."""
-    if not report.findings:
-        return report
-    commits = store.history.commits_between(new, old, limit=MESSAGES)
-    return allow(report, ((commit, store.objects.commit_info(commit).message) for commit in commits))
 
 
 def report_for(

@@ -11,7 +11,7 @@ a finding is intended, with why, in a trailer of its message::
 Every finding of a named rule that the change brings is then kept and shown as
 suppressed, with the commit and the reason, and blocks nothing in `check --rev`, `review`
 and the pre-commit hook at the commit-msg stage; `log --all-history` counts it apart. The
-gate never reads trailers (`check.with_trailers` says why). The reason is required. A
+gate never reads trailers (`with_trailers` says why). The reason is required. A
 trailer naming no rule or an unknown one, or giving no reason, allows nothing and is a
 note in the report. Pure: messages in, findings out.
 """
@@ -23,8 +23,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from harnessgit.checks.findings import RULES, CheckReport, Finding, Rule
+from harnessgit.readstore import Repository
 
 TRAILER = "Harness-Allow"
+# The newest commits of a change whose messages can allow a finding (a release sync of a
+# long-lived branch is not read back to its first commit).
+MESSAGES = 500
 _LINE = re.compile(rf"^{TRAILER}\s*:(?P<body>.*)$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -58,6 +62,17 @@ def allowances(message: str, commit: str | None) -> tuple[list[Allowance], list[
             rules = tuple(rule for rule in RULES if rule in wanted)
             found.append(Allowance(rules, reason.strip(), commit))
     return found, notes
+
+
+def with_trailers(store: Repository, report: CheckReport, old: str | None, new: str) -> CheckReport:
+    """``report`` with what the commits of old..new say is deliberate (`trailers`): read by
+    CI's `check --rev`, `review` and the history audit. Never by the gate: an automated
+    decision is not switched off by text inside the change it judges (a proposer writes
+    its commits' messages); a person decides that with `harnessgit override`."""
+    if not report.findings:
+        return report
+    commits = store.history.commits_between(new, old, limit=MESSAGES)
+    return allow(report, ((commit, store.objects.commit_info(commit).message) for commit in commits))
 
 
 def allow(report: CheckReport, messages: Iterable[tuple[str | None, str]]) -> CheckReport:

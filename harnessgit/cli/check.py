@@ -99,7 +99,7 @@ def check(
     harnessgit.toml; the defaults need no configuration.
     """
     from harnessgit.checkconfig import load_check_config
-    from harnessgit.checks.check import CheckRequest, check_change, with_trailers
+    from harnessgit.checks.check import CheckRequest, check_change
     from harnessgit.checks.render import render
     from harnessgit.errors import NotARepository
     from harnessgit.readstore import ReadStore
@@ -137,6 +137,8 @@ def check(
             )
             report = check_change(store, config, old, new, request)
             if new:  # a commit's messages may say a finding is deliberate (`checks.trailers`)
+                from harnessgit.checks.trailers import with_trailers
+
                 report = with_trailers(store, report, old, new)
     if message_file is not None:
         from harnessgit.checks.trailers import allow

@@ -23,8 +23,8 @@ from harnessgit import layout
 from harnessgit.candidates.chain import Measure
 from harnessgit.candidates.log import landing, landing_mismatch
 from harnessgit.checks import CheckReport, check_change
-from harnessgit.checks.check import with_trailers
 from harnessgit.checks.tokens import load_tokenizer
+from harnessgit.checks.trailers import with_trailers
 from harnessgit.config import Config, require
 from harnessgit.errors import ConfigError, HarnessgitError
 from harnessgit.evaluation.context import EvalContext, Key

@@ -11,8 +11,7 @@ import pytest
 
 from harnessgit.candidates.history import harness_history
 from harnessgit.checks import CheckReport, check_change
-from harnessgit.checks.check import with_trailers
-from harnessgit.checks.trailers import allowances
+from harnessgit.checks.trailers import allowances, with_trailers
 from harnessgit.config import load_config
 from harnessgit.store import Store
 from tests.cli.runner import run

@@ -102,6 +102,7 @@ NOT_FOR_THE_HOOK = (
     "yaml",
     "numpy",
     "hashlib",  # loads OpenSSL's libcrypto: only what writes or fingerprints objects hashes
+    "harnessgit.checks.trailers",  # commit messages: read with --rev or a message file only
 )
 
 
