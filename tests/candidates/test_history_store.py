@@ -6,12 +6,18 @@ back, and a merge."""
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from harnessgit.candidates import history
 from harnessgit.candidates.history_store import ChainStore
+from harnessgit.config import load_config
 from harnessgit.store import Store
 from tests.conftest import git, write
 
@@ -28,7 +34,7 @@ def move(repo: Path, source: str, target: str) -> None:
     git(repo, "mv", source, target)
 
 
-def history(repo: Path) -> None:
+def make_history(repo: Path) -> None:
     write(repo, "a/SKILL.md", "# A\n")
     commit(repo, "add a")
     write(repo, "a/SKILL.md", "# A, edited\n")
@@ -63,7 +69,7 @@ def history(repo: Path) -> None:
 
 def test_entries_from_the_chain_are_gits(make_repo: Callable[..., Path]) -> None:
     repo = make_repo()
-    history(repo)
+    make_history(repo)
     rng = random.Random(27)
     with Store.discover(repo) as store:
         chain = store.history.first_parent_changes(store.refs.resolve("main"))
@@ -90,3 +96,25 @@ class Asking:
     def entries_at(self, treeish: str, paths: list[str] | None = None) -> dict[str, object]:
         self.asked.append(treeish)
         return self._entries_at(treeish, paths)
+
+
+def test_the_audit_collects_garbage_less_often_and_restores_the_setting(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo()
+    write(repo, "SKILL.md", "# Skill, edited\n")
+    commit(repo, "edit")
+    seen: list[tuple[int, int, int]] = []
+    real = history._harness
+
+    def harness(*args: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return real(*args)
+
+    monkeypatch.setattr(history, "_harness", harness)
+    before = gc.get_threshold()
+    with Store.discover(repo) as store:
+        result = history.harness_history(store, load_config(repo), cache=False)
+    assert result.harness_commits >= 1 and seen
+    assert all(during[0] == max(history.AUDIT_GC_THRESHOLD, before[0]) for during in seen)
+    assert gc.get_threshold() == before
