@@ -15,13 +15,13 @@ before. A record that does not read back is ignored, never trusted.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import asdict
 from importlib.util import find_spec
 from typing import Any
 
 import harnessgit
 from harnessgit import layout
+from harnessgit.canonical import dumps_canonical
 from harnessgit.checks import CheckReport, FileSummary, Finding, check_change
 from harnessgit.checks.findings import Unread
 from harnessgit.config import CheckSections
@@ -44,7 +44,7 @@ def settings_digest(store: Store, config: CheckSections, base: str) -> str:
         store.refs.value(layout.branch_ref(config.harness.base)),
         sorted(store.refs.listing(layout.LABELS.rstrip("/")).items()),
     ]
-    return hashlib.sha256(json.dumps(facts).encode("utf-8")).hexdigest()
+    return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
 
 
 def judge_proposal(store: Store, config: CheckSections, parent: str, commit: str) -> RecordedChecks | None:
@@ -65,7 +65,7 @@ def recorded(store: Store, config: CheckSections, base: str, report: CheckReport
     it cannot be kept as JSON (a measure that is not finite): the gate then checks."""
     data = asdict(report)
     try:
-        json.dumps(data, allow_nan=False)
+        dumps_canonical(data)
     except ValueError:
         return None
     return RecordedChecks(base=base, settings=settings_digest(store, config, base), report=data)
