@@ -9,6 +9,7 @@ from `dumps_canonical`; `loads_strict` is its reading side. Nothing here imports
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -25,3 +26,9 @@ def loads_strict(text: str | bytes) -> Any:
 def dumps_canonical(value: Any) -> str:
     """One line of canonical JSON; ValueError on NaN or Infinity."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256_canonical(value: Any) -> str:
+    """The sha256 (hex) of ``value``'s canonical JSON: the key of a derived cache, the
+    digest of the facts a verdict depends on."""
+    return hashlib.sha256(dumps_canonical(value).encode("utf-8")).hexdigest()

@@ -14,14 +14,13 @@ before. A record that does not read back is ignored, never trusted.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict
 from importlib.util import find_spec
 from typing import Any
 
 import harnessgit
 from harnessgit import layout
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import dumps_canonical, sha256_canonical
 from harnessgit.checks import CheckReport, FileSummary, Finding, check_change
 from harnessgit.checks.findings import Unread
 from harnessgit.config import CheckSections
@@ -44,7 +43,7 @@ def settings_digest(store: Store, config: CheckSections, base: str) -> str:
         store.refs.value(layout.branch_ref(config.harness.base)),
         sorted(store.refs.listing(layout.LABELS.rstrip("/")).items()),
     ]
-    return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
+    return sha256_canonical(facts)
 
 
 def judge_proposal(store: Store, config: CheckSections, parent: str, commit: str) -> RecordedChecks | None:

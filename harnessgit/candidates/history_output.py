@@ -27,7 +27,7 @@ import stat
 
 import harnessgit
 from harnessgit import layout
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.store import Store
 from harnessgit.store.index import index_path, save_derived
 from harnessgit.store.index_file import IndexUnreadable, seal, unseal
@@ -53,7 +53,7 @@ def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bo
         return None
     refs = sorted(store.refs.listing("refs/heads", layout.LABELS).items())
     facts = [harnessgit.__version__, FORMAT, hashlib.sha256(config).hexdigest(), refs, base, limit, as_json]
-    return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
+    return sha256_canonical(facts)
 
 
 def read_output(store: Store, key: str) -> str | None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import harnessgit
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.checks.findings import Finding
 from harnessgit.config import Config
 from harnessgit.store import Store
@@ -70,7 +70,7 @@ def fingerprint(config: Config) -> str:
     except metadata.PackageNotFoundError:
         parser = "unknown"
     facts = [harnessgit.__version__, FORMAT, repr(config.checks), parser, rules_digest()]
-    return hashlib.sha256(dumps_canonical(facts).encode("utf-8")).hexdigest()
+    return sha256_canonical(facts)
 
 
 class Verdicts(MutableMapping[str, list[Finding]]):

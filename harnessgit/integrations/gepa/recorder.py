@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from harnessgit import layout
 from harnessgit.api import Repository, jsonable, refuse_unknown
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
@@ -51,7 +51,7 @@ log = logging.getLogger("harnessgit")
 def content_instance_id(index: Any, example: Any) -> str:
     """The default instance id: GEPA's val id and 12 hex digits of the example's content,
     so that scores of a changed valset never pair with the old ones."""
-    digest = hashlib.sha256(dumps_canonical(jsonable(example)).encode("utf-8")).hexdigest()[:12]
+    digest = sha256_canonical(jsonable(example))[:12]
     return f"{index}-{digest}"
 
 
