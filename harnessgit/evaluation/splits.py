@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from harnessgit.canonical import dumps_canonical
 from harnessgit.confine import check_relative, leads_out
@@ -23,6 +24,15 @@ MAX_ID_LENGTH = 512
 
 class ManifestError(HarnessgitError):
     pass
+
+
+class SplitFields(TypedDict):
+    """A split as the records scored on it spell it: its name, its instance set's hash
+    (`Manifest.split_hash`) and the whole manifest's."""
+
+    split: str
+    split_hash: str
+    manifest: str
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,10 @@ class Manifest:
         reset the gate's alpha spending), so comparability uses this, not `hash`.
         """
         return _digest({split: sorted(self.ids(split))})
+
+    def fields(self, split: str) -> SplitFields:
+        """``split`` for a record scored on it: ``EvalRecord(**manifest.fields(split), ...)``."""
+        return SplitFields(split=split, split_hash=self.split_hash(split), manifest=self.hash)
 
 
 def _digest(value: object) -> str:
