@@ -40,7 +40,7 @@ from harnessgit.canonical import dumps_canonical
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
-from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate, with_batches
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
@@ -299,11 +299,15 @@ class Repository:
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
         """`harnessgit gate NAME`: evaluates what is missing, decides and records the attempt."""
-        return run_gate(self.store, self.config, GateRequest(name, allow_small=allow_small))
+        return run_gate(
+            self.store, self.config, GateRequest(name, allow_small=allow_small), execution=with_batches()
+        )
 
     def merge(self, name: str, *, allow_small: bool = False) -> MergeResult:
         """`harnessgit merge NAME`: gate, then land on the base branch if it passes."""
-        return merge(self.store, self.config, GateRequest(name, allow_small=allow_small))
+        return merge(
+            self.store, self.config, GateRequest(name, allow_small=allow_small), execution=with_batches()
+        )
 
 
 def jsonable(value: Any) -> Any:

@@ -17,7 +17,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,9 +29,47 @@ from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 
 if TYPE_CHECKING:
     from harnessgit.config import Config
-    from harnessgit.evaluation.eval import Execution
+    from harnessgit.evaluation.evaluators import Evaluators
+    from harnessgit.evaluation.execution import Execution, Scoring
+    from harnessgit.evaluation.scores import ScoreBook
     from harnessgit.scrub import Scrubber
     from harnessgit.store import Store
+
+
+class BatchRunner:
+    """One command's batch runner (`harnessgit.evaluation.eval.run_batches`), loaded when
+    the command first has scores to run, with one set of evaluators for the whole command
+    (a persistent process starts once), made then and closed with the command's context
+    however it ends. A command whose scores are all on record (a gate after evolve)
+    loads no evaluator, batch or process code (issue 26)."""
+
+    def __init__(self) -> None:
+        self.evaluators: Evaluators | None = None
+        self._making = threading.Lock()  # batches of two evaluations may start in two threads
+
+    def __call__(
+        self,
+        store: Store,
+        config: Config,
+        scoring: Scoring,
+        execution: Execution,
+        pending: list[tuple[str, int]],
+        book: ScoreBook,
+        /,
+    ) -> tuple[int, float]:
+        from harnessgit.evaluation.eval import run_batches
+        from harnessgit.evaluation.evaluators import Evaluators
+
+        if execution.evaluators is None:  # evolve and calibrate bring their own
+            with self._making:
+                if self.evaluators is None:
+                    self.evaluators = Evaluators()
+            execution = replace(execution, evaluators=self.evaluators)
+        return run_batches(store, config, scoring, execution, pending, book)
+
+    def close(self) -> None:
+        if self.evaluators is not None:
+            self.evaluators.close()
 
 
 @dataclass
@@ -66,26 +104,23 @@ class State:
 
     def execution(self, jobs: int | None, progress: str | None) -> Execution:
         """How this command's evaluations run: ``--jobs``, a progress display labelled
-        ``progress`` on standard error (None, or -q: none), and the evaluator's standard
-        error shown (logged at debug level with -q)."""
-        from harnessgit.evaluation.eval import Execution
-        from harnessgit.evaluation.evaluators import Evaluators
+        ``progress`` on standard error (None, or -q: none), the evaluator's standard
+        error shown (logged at debug level with -q), and the batch runner (`BatchRunner`)."""
+        from harnessgit.evaluation.execution import Execution
 
         display: Callable[[int, int], None] | None = None
         if progress is not None and not self.quiet:  # -q and --json draw nothing, load nothing
             from harnessgit.evaluation.render import ProgressDisplay
 
             display = ProgressDisplay(progress)
-        # One set of evaluators for the whole command (a persistent process starts once),
-        # closed with the command's context however it ends.
-        evaluators = Evaluators()
-        click.get_current_context().call_on_close(evaluators.close)
+        runner = BatchRunner()
+        click.get_current_context().call_on_close(runner.close)
         return Execution(
             jobs=jobs,
             executor=self.executor,
             progress=display,
             on_stderr=stderr_sink(self),
-            evaluators=evaluators,
+            runner=runner,
         )
 
     def open(self, *, writes: bool = True) -> tuple[Store, Config]:

@@ -37,7 +37,7 @@ from harnessgit.checks import CheckReport, check_change
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
+from harnessgit.evaluation.execution import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
@@ -87,12 +87,13 @@ def run_gate(
     config: Config,
     request: GateRequest,
     *,
-    execution: Execution = Execution(),
+    execution: Execution,
     book: ScoreBook | None = None,
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
-    nothing), evaluate what is missing, decide, and record the attempt. ``book``: a
-    score book already loaded (None: load it)."""
+    nothing), evaluate what is missing with ``execution``'s runner (the caller's: the
+    CLI's, or `harnessgit.evaluation.eval.with_batches` in Python), decide, and record
+    the attempt. ``book``: a score book already loaded (None: load it)."""
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, request.name, base=request.base)
     if request.policy is not None:
@@ -247,7 +248,7 @@ def evaluate_sides(
     store: Store,
     sides: Sides,
     book: ScoreBook,
-    execution: Execution = Execution(),
+    execution: Execution,
 ) -> None:
     """Run the evaluator on whatever selection scores either side lacks (through the cache)."""
     settings = sides.settings

@@ -18,7 +18,7 @@ from harnessgit.candidates.chain import Measure, own_effects
 from harnessgit.candidates.render import effect_text
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import ConcurrentUpdate
-from harnessgit.evaluation.eval import Execution
+from harnessgit.evaluation.execution import Execution
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.checkout import (
     UnfinishedCheckout,
@@ -65,7 +65,7 @@ class MergeResult:
 
 
 def merge(
-    store: Store, config: Config, request: GateRequest, *, execution: Execution = Execution(), note: str = ""
+    store: Store, config: Config, request: GateRequest, *, execution: Execution, note: str = ""
 ) -> MergeResult:
     """Gate ``request.name`` against the base branch and, if it passes, merge it;
     ``note`` (a caller's line, e.g. evolve's gain corrected for selection) joins the

@@ -15,12 +15,15 @@ from harnessgit.candidates.propose import propose
 from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate import gate as gate_module
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.records import ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 pytestmark = pytest.mark.usefixtures("gate_repo")
 
@@ -47,7 +50,7 @@ def test_the_gate_reads_the_verdict_the_proposal_kept(
         fresh = check_change(store, config, cand.parent, cand.commit)
         assert reuse(store, config, cand.parent, cand.commit) == fresh
         monkeypatch.setattr(gate_module, "check_change", _no_checking)
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES)
     assert outcome.passed and outcome.checks == fresh
 
 
@@ -60,10 +63,10 @@ def test_a_failing_verdict_on_record_refuses_as_checking_does(
         cand = propose(store, config, {"SKILL.md": grown})
         assert check_change(store, config, cand.parent, cand.commit).failed
         with pytest.raises(GateRefused) as checked:
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES)
         monkeypatch.setattr(gate_module, "check_change", _no_checking)
         with pytest.raises(GateRefused) as reused:
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES)
     assert "the harness checks fail" in str(reused.value) and str(reused.value) == str(checked.value)
 
 

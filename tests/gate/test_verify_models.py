@@ -9,6 +9,7 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
@@ -17,6 +18,8 @@ from harnessgit.store import Store, Transaction
 from tests.cli.runner import run
 from tests.coevolution.fixtures import models_repo, skill
 from tests.conftest import git
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 __all__ = ["models_repo"]
 
@@ -33,7 +36,7 @@ def merged(repo: Path, level: int, *extra: str) -> str:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(level, *extra)}, rationale="Edit").candidate
-        landed = merge(store, config, GateRequest(cand)).merge
+        landed = merge(store, config, GateRequest(cand), execution=BATCHES).merge
     assert landed
     return landed
 
