@@ -28,7 +28,8 @@ from harnessgit import __version__
 from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 
 if TYPE_CHECKING:
-    from harnessgit.config import Config
+    from harnessgit.check_findings import CheckReport
+    from harnessgit.config import CheckSections, Config
     from harnessgit.evaluation.evaluators import Evaluators
     from harnessgit.evaluation.execution import Execution, Scoring
     from harnessgit.evaluation.scores import ScoreBook
@@ -70,6 +71,15 @@ class BatchRunner:
     def close(self) -> None:
         if self.evaluators is not None:
             self.evaluators.close()
+
+
+def checker(store: Store, config: CheckSections, old: str | None, new: str | None, /) -> CheckReport:
+    """The harness checks on a change (`harnessgit.checks.check_change`), loaded when a
+    gate first has no verdict on record to read back: a gate on a candidate whose proposal
+    kept one imports no rule (issue 26)."""
+    from harnessgit.checks import check_change
+
+    return check_change(store, config, old, new)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from harnessgit.cli._base import State, cli, echo
+from harnessgit.cli._base import State, checker, cli, echo
 from harnessgit.cli._options import gate_options
 from harnessgit.errors import verdict_exit
 
@@ -48,7 +48,7 @@ def gate(
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
         request = GateRequest(candidate, base=base, allow_small=allow_small, models=models)
-        outcome = run_gate(store, config, request, execution=execution)
+        outcome = run_gate(store, config, request, execution=execution, check=checker)
         calibration = None if as_json else _calibration(store, outcome.record)
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     if calibration is not None:

@@ -8,6 +8,7 @@ import pytest
 
 from harnessgit.candidates.label import list_labels, move_label
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import with_batches
@@ -29,7 +30,9 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
         first = git(gate_repo, "rev-parse", "main").strip()
         move_label(store, "production", "main", reason="first release")
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate), execution=BATCHES).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         record = move_label(store, "production", "main", reason="ship the level change")
         assert (

@@ -12,6 +12,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import EvalRequest, evaluate, with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
@@ -85,7 +86,7 @@ def test_a_nan_score_on_record_never_reaches_the_gate(gate_repo: Path) -> None:
         cand = propose(store, config, {"SKILL.md": skill(30)})
         evaluate(store, config, cand.candidate)
         forge(gate_repo, cand.commit, scores=[math.nan] * 20)
-        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES)
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert outcome.passed and outcome.record.candidate_mean == pytest.approx(0.75)
 
 

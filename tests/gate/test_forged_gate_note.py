@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
@@ -35,6 +36,7 @@ def forged(repo: Path) -> tuple[str, str]:
             config,
             GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate),
             execution=BATCHES,
+            check=check_change,
         ).merge
         assert landed is not None
         (record,) = [

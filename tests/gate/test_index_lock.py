@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
@@ -43,7 +44,9 @@ def killed_gits_lock(repo: Path, age: float = 300) -> Path:
 def accepted(repo: Path) -> str:
     cand = candidate(repo, {"SKILL.md": skill(30)})
     with Store.discover(repo) as store:
-        landed = merge(store, load_config(repo), GateRequest(cand), execution=BATCHES).merge
+        landed = merge(
+            store, load_config(repo), GateRequest(cand), execution=BATCHES, check=check_change
+        ).merge
     assert landed is not None
     return landed
 

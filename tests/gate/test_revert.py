@@ -8,6 +8,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.eval import with_batches
@@ -28,7 +29,9 @@ def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: 
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate), execution=BATCHES).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         proposal, none = revert(store, config, landed)
         assert none is None

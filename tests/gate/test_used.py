@@ -8,6 +8,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
@@ -35,7 +36,11 @@ def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) 
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
         record = run_gate(
-            store, config, GateRequest(cand.candidate, models=["sim-2"]), execution=BATCHES
+            store,
+            config,
+            GateRequest(cand.candidate, models=["sim-2"]),
+            execution=BATCHES,
+            check=check_change,
         ).record
         assert record.evals is not None
         named = store.objects.read_blob(record.evals).decode().split("\n")[:-1]
@@ -55,6 +60,7 @@ def landed_gate(repo: Path) -> tuple[str, GateRecord]:
             config,
             GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate),
             execution=BATCHES,
+            check=check_change,
         ).merge
         assert landed
         (record,) = [

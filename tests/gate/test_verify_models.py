@@ -8,6 +8,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
@@ -36,7 +37,7 @@ def merged(repo: Path, level: int, *extra: str) -> str:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(level, *extra)}, rationale="Edit").candidate
-        landed = merge(store, config, GateRequest(cand), execution=BATCHES).merge
+        landed = merge(store, config, GateRequest(cand), execution=BATCHES, check=check_change).merge
     assert landed
     return landed
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
@@ -57,7 +58,7 @@ def test_the_report_shows_each_models_failure_classes_before_and_after_a_merge(c
         config = load_config(classed_repo)
         cand = propose(store, config, {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan").candidate
         assert merge(
-            store, config, GateRequest(cand), execution=BATCHES
+            store, config, GateRequest(cand), execution=BATCHES, check=check_change
         ).merge  # alpha, the primary, gains: it lands
     for rev in ("main^", "main"):
         assert run(classed_repo, "eval", rev, "--model", "beta").exit_code == 0
@@ -87,7 +88,7 @@ def test_a_report_without_failure_classes_says_so(make_repo: Callable[..., Path]
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise").candidate
-        assert merge(store, config, GateRequest(cand), execution=BATCHES).merge
+        assert merge(store, config, GateRequest(cand), execution=BATCHES, check=check_change).merge
     out = repo.parent / "report.html"
     assert run(repo, "report", "-o", str(out)).exit_code == 0
     section = out.read_text().split('<section id="shifts">')[1].split("</section>")[0]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import with_batches
 from harnessgit.review.budget import COMMENT_LIMIT
@@ -120,7 +121,9 @@ def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> 
         config = load_config(gate_repo)
         for level in (20, 30):  # two gated merges: 25% -> 50% -> 75% of the selection split
             cand = propose(store, config, {"SKILL.md": skill(level)}, rationale=f"level {level}")
-            assert merge(store, config, GateRequest(cand.candidate), execution=BATCHES).merge
+            assert merge(
+                store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+            ).merge
         head = propose(store, config, {"SKILL.md": skill(40)}, rationale="level 40")
         evaluate(store, config, head.candidate, EvalRequest(split="selection"))
         result = review(store, config, base="main", head=head.candidate)

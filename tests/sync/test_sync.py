@@ -15,6 +15,7 @@ from harnessgit import layout
 from harnessgit.candidates.label import move_label
 from harnessgit.candidates.propose import propose
 from harnessgit.candidates.status import status
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.evaluation.eval import evaluate, with_batches
 from harnessgit.gate import gate as gate_module
@@ -268,7 +269,9 @@ def gated(repo: Path, level: int, machine: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("HARNESSGIT_MACHINE", machine)
     candidate, _commit = make(repo, level)
     with Store.discover(repo) as store:
-        return run_gate(store, load_config(repo), GateRequest(candidate), execution=BATCHES).record
+        return run_gate(
+            store, load_config(repo), GateRequest(candidate), execution=BATCHES, check=check_change
+        ).record
 
 
 @pytest.mark.slow

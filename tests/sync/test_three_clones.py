@@ -13,6 +13,7 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.label import LabelUnchanged, move_label
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, ProposalError
 from harnessgit.evaluation.eval import with_batches
@@ -35,9 +36,9 @@ def step(repo: Path, what: str, rng: random.Random) -> None:
         config = load_config(repo)
         try:
             if what == "gate" and pick:
-                run_gate(store, config, GateRequest(pick), execution=BATCHES)
+                run_gate(store, config, GateRequest(pick), execution=BATCHES, check=check_change)
             elif what == "merge" and pick:
-                merge(store, config, GateRequest(pick), execution=BATCHES)
+                merge(store, config, GateRequest(pick), execution=BATCHES, check=check_change)
             elif what == "label" and pick:
                 move_label(store, rng.choice(["production", "staging"]), layout.candidate_ref(pick))
         except (GateRefused, LabelUnchanged):
