@@ -17,7 +17,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,58 +28,10 @@ from harnessgit import __version__
 from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 
 if TYPE_CHECKING:
-    from harnessgit.check_findings import CheckReport
-    from harnessgit.config import CheckSections, Config
-    from harnessgit.evaluation.evaluators import Evaluators
-    from harnessgit.evaluation.execution import Execution, Scoring
-    from harnessgit.evaluation.scores import ScoreBook
+    from harnessgit.config import Config
+    from harnessgit.evaluation.execution import Execution
     from harnessgit.scrub import Scrubber
     from harnessgit.store import Store
-
-
-class BatchRunner:
-    """One command's batch runner (`harnessgit.evaluation.eval.run_batches`), loaded when
-    the command first has scores to run, with one set of evaluators for the whole command
-    (a persistent process starts once), made then and closed with the command's context
-    however it ends. A command whose scores are all on record (a gate after evolve)
-    loads no evaluator, batch or process code (issue 26)."""
-
-    def __init__(self) -> None:
-        self.evaluators: Evaluators | None = None
-        self._making = threading.Lock()  # batches of two evaluations may start in two threads
-
-    def __call__(
-        self,
-        store: Store,
-        config: Config,
-        scoring: Scoring,
-        execution: Execution,
-        pending: list[tuple[str, int]],
-        book: ScoreBook,
-        /,
-    ) -> tuple[int, float]:
-        from harnessgit.evaluation.eval import run_batches
-        from harnessgit.evaluation.evaluators import Evaluators
-
-        if execution.evaluators is None:  # evolve and calibrate bring their own
-            with self._making:
-                if self.evaluators is None:
-                    self.evaluators = Evaluators()
-            execution = replace(execution, evaluators=self.evaluators)
-        return run_batches(store, config, scoring, execution, pending, book)
-
-    def close(self) -> None:
-        if self.evaluators is not None:
-            self.evaluators.close()
-
-
-def checker(store: Store, config: CheckSections, old: str | None, new: str | None, /) -> CheckReport:
-    """The harness checks on a change (`harnessgit.checks.check_change`), loaded when a
-    gate first has no verdict on record to read back: a gate on a candidate whose proposal
-    kept one imports no rule (issue 26)."""
-    from harnessgit.checks import check_change
-
-    return check_change(store, config, old, new)
 
 
 @dataclass
@@ -115,7 +67,8 @@ class State:
     def execution(self, jobs: int | None, progress: str | None) -> Execution:
         """How this command's evaluations run: ``--jobs``, a progress display labelled
         ``progress`` on standard error (None, or -q: none), the evaluator's standard
-        error shown (logged at debug level with -q), and the batch runner (`BatchRunner`)."""
+        error shown (logged at debug level with -q), and the batch runner
+        (`harnessgit.cli._runner.BatchRunner`)."""
         from harnessgit.evaluation.execution import Execution
 
         display: Callable[[int, int], None] | None = None
@@ -123,6 +76,8 @@ class State:
             from harnessgit.evaluation.render import ProgressDisplay
 
             display = ProgressDisplay(progress)
+        from harnessgit.cli._runner import BatchRunner
+
         runner = BatchRunner()
         click.get_current_context().call_on_close(runner.close)
         return Execution(

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from harnessgit.cli._base import State, checker, cli, echo
+from harnessgit.cli._base import State, cli, echo
 from harnessgit.cli._options import gate_options
+from harnessgit.cli._runner import checker
 from harnessgit.errors import verdict_exit
 
 if TYPE_CHECKING:

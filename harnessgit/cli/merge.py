@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from harnessgit.cli._base import State, checker, cli, echo
+from harnessgit.cli._base import State, cli, echo
 from harnessgit.cli._options import gate_options
+from harnessgit.cli._runner import checker
 from harnessgit.errors import EXIT_NO, EXIT_OK, verdict_exit
 
 

@@ -9,6 +9,11 @@ failed evaluation keeps every batch that finished, and a re-run does only what
 is missing. The first batch that fails ends the evaluation: no further batch
 starts and the ones running beside it are killed, so a failure costs one batch
 (issue 12: a crashing evaluator ran twice, a hanging one took twice its timeout).
+
+Looking up what is on record, and the request, `Execution` and `Evaluation` types, live in
+`harnessgit.evaluation.execution`, which runs what is missing with the caller's runner;
+here is the batch runner (`run_batches`), given by `evaluate` unless the caller names
+another. The gate and merge take their runner from their caller (`with_batches`).
 """
 
 from __future__ import annotations
