@@ -9,10 +9,11 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.check_findings import CheckReport
 from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, HarnessgitError
-from harnessgit.evaluation.eval import evaluate, with_batches
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate, with_batches
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import GateRequest, evaluate_sides, gate_sides, preview_gate, run_gate
 from harnessgit.records import GateRecord
@@ -293,3 +294,26 @@ def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: 
             store, config, GateRequest(second.candidate), execution=BATCHES, check=check_change
         ).record
     assert record.attempt == 2 and record.n == len(SPLITS["selection"])
+
+
+def _no_checking(*_args: object) -> CheckReport:
+    raise AssertionError("the gate ran the checks although its proposal kept the verdict")
+
+
+def test_the_gate_runs_only_with_what_its_caller_gives(gate_repo: Path) -> None:
+    """The runner and the checker are the caller's (issue 26): with scores missing and no
+    runner, the gate says so and records nothing; with every score and the checks'
+    verdict on record, it decides without either."""
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        before = written(gate_repo)
+        with pytest.raises(HarnessgitError, match=r"not on record and no evaluator runner was given"):
+            run_gate(store, config, GateRequest(cand.candidate), execution=Execution(), check=check_change)
+        assert written(gate_repo) == before
+        for rev in ("main", cand.candidate):
+            evaluate(store, config, rev, EvalRequest(split="selection"))
+        outcome = run_gate(
+            store, config, GateRequest(cand.candidate), execution=Execution(), check=_no_checking
+        )
+    assert outcome.passed and outcome.record.attempt == 1
