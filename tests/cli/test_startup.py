@@ -79,12 +79,15 @@ def test_reading_stored_scores_loads_no_evaluator_checks_or_statistics(scored: t
 
 @pytest.mark.slow
 def test_gate_loads_what_it_decides_with_and_not_merge_or_verify(scored: tuple[Path, str]) -> None:
-    """The gate runs the checks and the bootstrap (markdown_it, numpy: its work); its
-    text comes without merge, verify and the frontier."""
+    """The gate runs the bootstrap (numpy: its work) and reads back the checks' verdict its
+    proposal kept; with every score on record it loads no rule, no evaluator and no
+    process code (issue 26), and its text comes without merge, verify and the frontier."""
     repo, cand = scored
     modules = loaded(repo, "gate", cand)
-    assert {"numpy", "harnessgit.checks", "harnessgit.stats.bootstrap"} <= modules
+    assert {"numpy", "harnessgit.check_findings", "harnessgit.stats.bootstrap"} <= modules
     unused = ("git", "harnessgit.gate.merge", "harnessgit.gate.verify", "harnessgit.evolve")
+    unused += ("harnessgit.checks", "harnessgit.evaluation.eval", "harnessgit.evaluation.batches")
+    unused += ("harnessgit.evaluation.evaluators", "harnessgit.processes.pipes")
     assert under(modules, unused) == []
 
 
