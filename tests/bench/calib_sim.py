@@ -17,7 +17,8 @@ scores:
 
 The regimes fall in three groups: ``tuned`` (policy_sim's two, which algorithm 1's
 settings were tuned on), ``chosen`` (looked at while choosing algorithm 2's family),
-``fresh`` (written after algorithm 2 was fixed, never used to choose anything).
+``fresh`` (written after algorithm 2 was fixed, never used to choose anything),
+``held-out`` (written before algorithm 3's diagnosis, never used to choose anything).
 """
 
 from __future__ import annotations
@@ -89,6 +90,16 @@ REGIMES: dict[str, dict[str, Regime]] = {
         "rare big wins: 10% +8..+20": _mix((0.9, _normal(-0.03, 0.02)), (0.1, _uniform(0.08, 0.2))),
         "half null, half about +2": _mix((0.5, _at(0.0)), (0.5, _normal(0.02, 0.04))),
         "uniform -10..+10": _uniform(-0.1, 0.1),
+    },
+    # Written by calib2 before its diagnosis of the top decile, and never used to choose
+    # algorithm 3 (that was diagnosed and chosen on "tuned" and "chosen" only).
+    "held-out": {
+        "40% -3, 40% +1, 20% +7": _mix((0.4, _at(-0.03)), (0.4, _at(0.01)), (0.2, _at(0.07))),
+        "normal, +1 sd 4": _normal(0.01, 0.04),
+        "85% null, 15% +6": _mix((0.85, _at(0.0)), (0.15, _at(0.06))),
+        "Laplace 5 about +1": lambda rng: 0.01 + _laplace(0.05)(rng),
+        "skewed: -2 plus exponential 3": lambda rng: -0.02 + rng.expovariate(1 / 0.03),
+        "half -8, half +8": _mix((0.5, _at(-0.08)), (0.5, _at(0.08))),
     },
 }
 
