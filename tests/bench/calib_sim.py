@@ -27,7 +27,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harnessgit.stats.decision import compare
+from harnessgit.stats.decision import compare, degrees_of_freedom
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.verdict import chance_above, learn_prior, posterior
 
@@ -137,9 +137,10 @@ SHAPES = {"binary": binary_look, "judge": judge_look}
 
 @dataclass(frozen=True)
 class Looks:
-    """One run's looks: (true gain, observed gain, standard error) each."""
+    """One run's looks: (true gain, observed gain, standard error, its degrees of
+    freedom) each."""
 
-    looks: list[tuple[float, float, float]]
+    looks: list[tuple[float, float, float, int]]
 
 
 def draw_run(regime: Regime, shape: str, looks: int, seed: int) -> Looks:
@@ -147,18 +148,20 @@ def draw_run(regime: Regime, shape: str, looks: int, seed: int) -> Looks:
     out = []
     for _ in range(looks):
         gain = regime(rng)
-        difference = compare(SHAPES[shape](rng, gain)).difference
+        comparison = compare(SHAPES[shape](rng, gain))
+        difference = comparison.difference
         # A few 0/1 instances that all tie have se 0: floor it at one instance's flip
         # (as evolve's screening does).
-        out.append((gain, difference.mean, max(difference.se, 1 / N)))
+        out.append((gain, difference.mean, max(difference.se, 1 / N), degrees_of_freedom(comparison)))
     return Looks(out)
 
 
-def stated(run: Looks, algorithm: int, pseudo_looks: int) -> list[tuple[float, bool]]:
+def stated(run: Looks, algorithm: int, pseudo_looks: int, student: bool = True) -> list[tuple[float, bool]]:
     """Per look, (stated chance it is better, truly better) under the prior learned by
-    ``algorithm`` from the looks before it."""
+    ``algorithm`` from the looks before it, as `decide` states it (``student`` False:
+    without the look's degrees of freedom, so algorithm 3's likelihood is normal)."""
     out = []
-    for k, (gain, observed, se) in enumerate(run.looks):
-        prior = learn_prior([(o, s) for _, o, s in run.looks[:k]], pseudo_looks, algorithm=algorithm)
-        out.append((chance_above(posterior(prior, observed, se)), gain > 0))
+    for k, (gain, observed, se, df) in enumerate(run.looks):
+        prior = learn_prior([(o, s) for _, o, s, _ in run.looks[:k]], pseudo_looks, algorithm=algorithm)
+        out.append((chance_above(posterior(prior, observed, se, df if student else None)), gain > 0))
     return out
