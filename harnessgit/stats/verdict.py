@@ -58,9 +58,10 @@ from __future__ import annotations
 import functools
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from statistics import NormalDist
+from types import MappingProxyType
 from typing import Any, Literal
 
 Verdict = Literal["pass", "fail", "inconclusive"]
@@ -94,7 +95,7 @@ EM_ROUNDS = 300
 PRIOR_ALGORITHM = 3
 PRIOR_ALGORITHMS = (1, 2, 3)
 # Recorded gains each algorithm needs before it learns the prior (fewer: DEFAULT_PRIOR).
-LOOKS_TO_LEARN = {1: MIN_LOOKS, 2: MIN_LOOKS, 3: 1}
+LOOKS_TO_LEARN: Mapping[int, int] = MappingProxyType({1: MIN_LOOKS, 2: MIN_LOOKS, 3: 1})
 # evolve's prior from the looks it screened stays algorithm 1: against GEPA on both
 # simulated tasks (tests/bench/bench_vs_gepa.py, 20 seeds; docs/benchmarks.md, "After the
 # merges") both met the same 10 of item 6's 16 conditions, with the same regressions and
