@@ -377,3 +377,28 @@ def test_verify_learns_the_prior_with_the_algorithm_the_record_names(
             found[name] = [finding.problem for finding in verify(store, config).findings]
     assert found["before"] == []
     assert any("does not recompute from the gains it lists" in problem for problem in found["wrong"])
+
+
+def test_verify_recomputes_a_record_of_prior_algorithm_3(
+    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 item 3, second pass: algorithm 3 learns the prior from the first gain on
+    (algorithm 2 from the fifth) and states the chance of a look decided on its own se
+    under Student's t; a record of algorithm 3 verifies, and the same record claiming
+    algorithm 2 does not recompute."""
+    gains = [(-0.03, 0.01), (0.01, 0.01), (0.05, 0.01)]
+    monkeypatch.setattr(gate_module, "screened_prior", partial(screened_prior, algorithm=3))
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(store, config, GateRequest(cand.candidate, prior_gains=gains)).merge
+        assert landed
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        assert real.prior_algorithm == 3 and real.prior_looks == 3
+        assert verify(store, config).ok
+        txn = Transaction("tamper")
+        copy = real.model_copy(update={"prior_algorithm": 2, "id": "w" * 32, "supersedes": real.id})
+        txn.append(layout.NOTES_GATE, landed, [copy])
+        store.refs.commit(txn)
+        problems = [finding.problem for finding in verify(store, config).findings]
+    assert any("does not recompute from the gains it lists" in problem for problem in problems)
