@@ -391,7 +391,13 @@ def test_verify_recomputes_a_record_of_prior_algorithm_3(
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate, prior_gains=gains)).merge
+        landed = merge(
+            store,
+            config,
+            GateRequest(cand.candidate, prior_gains=gains),
+            execution=BATCHES,
+            check=check_change,
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.prior_algorithm == 3 and real.prior_looks == 3
