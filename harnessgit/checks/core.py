@@ -17,7 +17,7 @@ from typing import cast
 
 from harnessgit import globs
 from harnessgit.check_rules import BY_NAME, RULES
-from harnessgit.checkconfig.detect import VENDORED_FOLDERS
+from harnessgit.checkconfig.folders import VENDORED_FOLDERS
 from harnessgit.checkconfig.sections import CheckOverride, ChecksSection, KindChecks
 from harnessgit.checks import allow
 from harnessgit.checks.compare import compare

@@ -16,9 +16,9 @@ on a file that is not Markdown (a tool's JSON) does not pay for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from harnessgit.checks.text import split_frontmatter
 
@@ -36,8 +36,9 @@ _NUMBERING = re.compile(
 _MARKUP = str.maketrans("", "", "*_`")
 
 
-@dataclass(frozen=True)
-class Heading:
+# Headings, blocks and sections are NamedTuples (immutable records, cheaper to create
+# than frozen dataclasses at the hook's start-up: harnessgit.check_rules says why).
+class Heading(NamedTuple):
     """One ATX or setext heading."""
 
     level: int
@@ -57,8 +58,7 @@ class Heading:
         return " ".join(self.text.translate(_MARKUP).split()).lower().rstrip(":")
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One leaf block of the Markdown body: a paragraph, code, HTML, a table, ..."""
 
     kind: BlockKind
@@ -75,8 +75,7 @@ class Block:
     opener: str = ""  # a fence's opening line as written
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A heading and the lines under it."""
 
     heading: int  # index in Document.headings
@@ -238,7 +237,7 @@ def walk(
 def _placed(block: Block, quoted: bool, items: tuple[tuple[int, int], ...]) -> Block:
     if not quoted and not items:
         return block
-    return replace(block, quoted=quoted, in_list=bool(items), items=items)
+    return block._replace(quoted=quoted, in_list=bool(items), items=items)
 
 
 def _block(token: Token, tokens: list[Token], position: int, lines: list[str], offset: int) -> Block | None:
