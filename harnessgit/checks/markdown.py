@@ -16,7 +16,6 @@ on a file that is not Markdown (a tool's JSON) does not pay for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -84,17 +83,16 @@ class Section(NamedTuple):
     body: str  # the lines after the heading, up to end_line
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """A Markdown file parsed into headings and blocks (`parse`)."""
 
     lines: list[str]  # the whole file, frontmatter included
-    headings: list[Heading] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
-    body_line: int = 1  # where the Markdown starts (after a YAML frontmatter)
+    headings: list[Heading]
+    blocks: list[Block]
+    body_line: int  # where the Markdown starts (after a YAML frontmatter)
     # The top-level blocks' lines in the body (0-based, end exclusive, as markdown-it maps
     # them): where `markdown_edit.parse_edit` may take up the parse of an edited version.
-    tops: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+    tops: tuple[tuple[int, int], ...]
 
     @property
     def sections(self) -> list[Section]:
