@@ -79,12 +79,15 @@ def test_reading_stored_scores_loads_no_evaluator_checks_or_statistics(scored: t
 
 @pytest.mark.slow
 def test_gate_loads_what_it_decides_with_and_not_merge_or_verify(scored: tuple[Path, str]) -> None:
-    """The gate runs the checks and the bootstrap (markdown_it, numpy: its work); its
-    text comes without merge, verify and the frontier."""
+    """The gate runs the bootstrap (numpy: its work) and reads back the checks' verdict its
+    proposal kept; with every score on record it loads no rule, no evaluator and no
+    process code (issue 26), and its text comes without merge, verify and the frontier."""
     repo, cand = scored
     modules = loaded(repo, "gate", cand)
-    assert {"numpy", "harnessgit.checks", "harnessgit.stats.bootstrap"} <= modules
+    assert {"numpy", "harnessgit.check_findings", "harnessgit.stats.bootstrap"} <= modules
     unused = ("git", "harnessgit.gate.merge", "harnessgit.gate.verify", "harnessgit.evolve")
+    unused += ("harnessgit.checks", "harnessgit.evaluation.eval", "harnessgit.evaluation.batches")
+    unused += ("harnessgit.evaluation.evaluators", "harnessgit.processes.pipes")
     assert under(modules, unused) == []
 
 
@@ -118,12 +121,12 @@ HOOK_DATACLASSES = {
     "harnessgit.checkconfig.sections.SeverityOverrides",
     "harnessgit.checkconfig.sections.CheckOverride",
     "harnessgit.checkconfig.sections.ChecksSection",
-    "harnessgit.checks.findings.Content",
-    "harnessgit.checks.findings.FileVersion",
-    "harnessgit.checks.findings.Finding",
-    "harnessgit.checks.findings.FileSummary",
-    "harnessgit.checks.findings.Unread",
-    "harnessgit.checks.findings.CheckReport",
+    "harnessgit.check_findings.Content",
+    "harnessgit.check_findings.FileVersion",
+    "harnessgit.check_findings.Finding",
+    "harnessgit.check_findings.FileSummary",
+    "harnessgit.check_findings.Unread",
+    "harnessgit.check_findings.CheckReport",
     "harnessgit.checks.tokens.Estimate",
     "harnessgit.checks.tokens.Tiktoken",
     "harnessgit.readstore.history.FileStat",
@@ -159,4 +162,4 @@ def test_check_one_file_creates_only_the_dataclasses_it_must(repo: Path) -> None
     result = json.loads(out.splitlines()[-1])
     assert result["code"] == 0, out
     assert set(result["dataclasses"]) <= HOOK_DATACLASSES
-    assert "harnessgit.checks.findings.Finding" in result["dataclasses"]  # the listing sees them
+    assert "harnessgit.check_findings.Finding" in result["dataclasses"]  # the listing sees them
