@@ -109,11 +109,12 @@ def best_member(session: Session) -> Choice | None:
     means: dict[str, float] = {}
     chances: dict[str, float] = {}
     gates = all_gate_records(session.store.notes)
+    priors: dict[tuple[tuple[float, float], ...], Prior] = {}  # one prior for all, mostly
     for row in rows:
         commit = view.members[row.candidate].commit
         if not session.store.history.is_ancestor(tip, commit) or gated_before(session, commit):
             continue
-        chance = chance_of_gain(session, tip, commit, gates)
+        chance = chance_of_gain(session, tip, commit, gates, priors)
         if chance is not None:
             means[row.candidate], chances[row.candidate] = row.mean, chance
     if not chances:
@@ -129,12 +130,20 @@ def best_member(session: Session) -> Choice | None:
     return Choice(proposal, means[cid], base, chances[cid], considered)
 
 
-def chance_of_gain(session: Session, tip: str, commit: str, gates: list[GateRecord]) -> float | None:
+def chance_of_gain(
+    session: Session,
+    tip: str,
+    commit: str,
+    gates: list[GateRecord],
+    priors: dict[tuple[tuple[float, float], ...], Prior],
+) -> float | None:
     """The chance that ``commit`` gains more than min_effect over ``tip`` on the selection
     split, under the prior the gate would decide it with (the gains of the gate records
-    from before the run and every look this run screened: `screened_gains`)."""
+    from before the run and every look this run screened: `screened_gains`); ``priors``
+    keeps the priors learned so far, by the gains they were learned from."""
     base_key, cand_key = session.context(tip).key, session.context(commit).key
-    prior = screened_prior(screened_gains(session, gates, (base_key.harness, cand_key.harness)))
+    gains = tuple(screened_gains(session, gates, (base_key.harness, cand_key.harness)))
+    prior = priors.get(gains) or priors.setdefault(gains, screened_prior(gains))
     return chance_on(
         session.book.scored(base_key, session.selection),
         session.book.scored(cand_key, session.selection),
