@@ -181,9 +181,9 @@ def most_likely(chances: dict[str, float]) -> str:
 
 def adopt(session: Session) -> IterationRecord | None:
     """At the end of a run that gates at the end: gate (with ``auto_merge``: merge) the
-    frontier's best member once, when the policy would pass it. Its iteration record
-    (``move`` "adopt"; ``not-gated`` with the policy's numbers when it would not pass),
-    or None when no member is above the base."""
+    frontier member most likely to gain (`best_member`) once, when the policy would pass
+    it. Its iteration record (``move`` "adopt"; ``not-gated`` with the policy's numbers
+    when it would not pass), or None when no member is above the base."""
     if not session.at_end or not session.written:  # a run that looked at nothing gates nothing
         return None
     number, mark = session.begin()
