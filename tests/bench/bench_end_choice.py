@@ -17,7 +17,10 @@ then replayed on those paths, so they are compared on the same proposals:
 - ``by chance``: the member with the highest chance of gaining more than min_effect
   under that prior (ties: the first proposed), the same gate (evolve's rule since ev7);
 - the alternatives tried and not kept: a prior smoothed with more pseudo-looks of the
-  default (20), q 0.6, and merging when the posterior mean gain is above 0.
+  default (20), q 0.6, and merging when the posterior mean gain is above 0;
+- not a rule but a bound: the frontier member (above the base on the selection split)
+  with the best TRUE held-out gain, adopted only if that gain is positive. No choice
+  made at the end of the run can gain more on these search paths.
 
 `--out` saves the paths; a line ``mismatches`` counts the runs whose replay of the rule
 the code ran differs from the run's own outcome (0: the replay is faithful).
@@ -113,6 +116,8 @@ def end_gain(
     def chance(m: dict[str, Any]) -> float:
         return stats.chance_above(stats.posterior(prior, m["gain"], m["se"]), 0.0)
 
+    if choose == "oracle":  # not a rule: the most any choice among the members could gain
+        return max(0.0, *(float(m["true"]) for m in members))
     rank: Callable[[dict[str, Any]], float] = chance if choose == "chance" else lambda m: m["gain"]
     best = min(members, key=lambda m: (-rank(m), m["order"]))
     if decide == "chance":
@@ -128,6 +133,7 @@ RULES: list[tuple[str, dict[str, Any]]] = [
     ("by mean, 20 pseudo-looks", {"choose": "mean", "pseudo": 20}),
     ("by mean, q 0.6", {"choose": "mean", "q": 0.6}),
     ("by mean, posterior mean > 0", {"choose": "mean", "decide": "mean"}),
+    ("bound: the best TRUE gain on the frontier", {"choose": "oracle"}),
 ]
 
 
