@@ -7,13 +7,12 @@ look raises the bar the later looks are measured against. GEPA keeps building on
 best candidates and adopts its best-scoring one at the end. With ``[evolve] adopt =
 "end"`` (the default under bayes) evolve does the same and asks once: nothing is gated
 during the run (every look is still screened, and joins the looks the prior is learned
-from); when the run ends, the frontier member most likely to gain under the prior
-learned from every screened look (`most_likely`: mostly the tip of the lineage that
-accumulated most, all its edits measured together against the base) is gated, or merged
-with ``--auto-merge``, under the policy. The posterior under that prior conditions on
-the data that selected the member, so it corrects the winner's curse of taking the best
-of many (docs/gate.md, "Evolve's default"); the gain the merge message states is that
-corrected one.
+from); when the run ends, the frontier member with the highest selection mean (the tip
+of the lineage that accumulated most, all its edits measured together against the base)
+is gated, or merged with ``--auto-merge``, under the policy. The posterior under the
+prior learned from every screened look conditions on the data that selected the best,
+so it corrects the winner's curse of taking the best of many (docs/gate.md, "Evolve's
+default"); the gain the merge message states is that corrected one.
 
 `evolve_rules` says which policy decides: ``[gate] policy`` when harnessgit.toml sets
 it, else evolve's own default (`EVOLVE_POLICY`, q `EVOLVE_Q` unless ``[gate] q`` is
@@ -30,16 +29,13 @@ from harnessgit import layout
 from harnessgit.candidates.propose import Proposal
 from harnessgit.config import Config
 from harnessgit.errors import ConfigError
-from harnessgit.evolve.gating import gate, gated_before, screened_gains, verdict_on
+from harnessgit.evolve.gating import gate, gated_before, verdict_on
 from harnessgit.evolve.record import Draw, Ending, write_record
 from harnessgit.evolve.session import Session
 from harnessgit.evolve.state import BudgetReached
-from harnessgit.gate.prior import all_gate_records
-from harnessgit.records import GateRecord, IterationRecord
+from harnessgit.gate.frontier import FrontierView
+from harnessgit.records import IterationRecord
 from harnessgit.render import points
-from harnessgit.stats.decision import compare
-from harnessgit.stats.pairing import Scored, pair_scores
-from harnessgit.stats.verdict import Prior, chance_above, posterior, screened_prior
 
 # Evolve's default where harnessgit.toml's [gate] sets no policy (docs/gate.md says why).
 EVOLVE_POLICY: Literal["bayes"] = "bayes"
@@ -78,112 +74,41 @@ def evolve_rules(config: Config) -> Rules:
     return Rules(replace(config, gate=rules), source, at_end, override)
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The frontier member the end of the run gates (`best_member`): the candidate, its
-    selection mean and the base's, its chance of gaining more than min_effect under the
-    prior it is gated with, and what the choice considered (for the record)."""
-
-    candidate: Proposal
-    mean: float
-    base_mean: float
-    chance: float
-    considered: str
-
-
-def best_member(session: Session) -> Choice | None:
-    """Of the frontier members above the base's selection mean that descend from the
-    base's tip (scored already: gating one reads no new rollout) and were not gated
-    before against this base, the one most likely to gain more than min_effect under the
-    prior the gate decides with (`most_likely`); None when there is none."""
+def best_member(session: Session) -> tuple[Proposal, float, float] | None:
+    """The frontier member with the highest selection mean, if above the base's and
+    descending from the base's tip (scored already: gating it reads no new rollout), not
+    gated before against this base; with its mean and the base's."""
     view = session.frontier()
-    tip = session.base_commit()
-    base = session.evaluate(tip, "selection", session.selection)
-    if base is None:
+    base = session.evaluate(session.base_commit(), "selection", session.selection)
+    best = best_on_frontier(view)
+    if base is None or best is None:
         return None
+    mean, cid = best
+    commit, tip = view.members[cid].commit, session.base_commit()
+    if mean <= base or not session.store.history.is_ancestor(tip, commit) or gated_before(session, commit):
+        return None
+    return (
+        Proposal(candidate=cid, commit=commit, parent=tip, components=[], ref=layout.candidate_ref(cid)),
+        mean,
+        base,
+    )
+
+
+def best_on_frontier(view: FrontierView) -> tuple[float, str] | None:
+    """The frontier's member (not the base) with the highest selection mean, and that
+    mean. Ties: the first proposed (``view.members`` is in creation order), as GEPA's
+    best is the first program with the best mean; not the candidate id, which is random,
+    so that a run with one seed adopts the same candidate every time."""
     order = {cid: place for place, cid in enumerate(view.members)}
-    rows = sorted(
-        (row for row in view.frontier.rows if row.candidate != view.base and row.mean > base),
-        key=lambda row: order[row.candidate],
-    )
-    means: dict[str, float] = {}
-    chances: dict[str, float] = {}
-    gates = all_gate_records(session.store.notes)
-    priors: dict[tuple[tuple[float, float], ...], Prior] = {}  # one prior for all, mostly
-    for row in rows:
-        commit = view.members[row.candidate].commit
-        if not session.store.history.is_ancestor(tip, commit) or gated_before(session, commit):
-            continue
-        chance = chance_of_gain(session, tip, commit, gates, priors)
-        if chance is not None:
-            means[row.candidate], chances[row.candidate] = row.mean, chance
-    if not chances:
-        return None
-    cid = most_likely(chances)
-    considered = ", ".join(
-        f"{other} {points(means[other] - base)} points, chance {chances[other]:.0%}" for other in chances
-    )
-    commit = view.members[cid].commit
-    proposal = Proposal(
-        candidate=cid, commit=commit, parent=tip, components=[], ref=layout.candidate_ref(cid)
-    )
-    return Choice(proposal, means[cid], base, chances[cid], considered)
-
-
-def chance_of_gain(
-    session: Session,
-    tip: str,
-    commit: str,
-    gates: list[GateRecord],
-    priors: dict[tuple[tuple[float, float], ...], Prior],
-) -> float | None:
-    """The chance that ``commit`` gains more than min_effect over ``tip`` on the selection
-    split, under the prior the gate would decide it with (the gains of the gate records
-    from before the run and every look this run screened: `screened_gains`); ``priors``
-    keeps the priors learned so far, by the gains they were learned from."""
-    base_key, cand_key = session.context(tip).key, session.context(commit).key
-    gains = tuple(screened_gains(session, gates, (base_key.harness, cand_key.harness)))
-    prior = priors.get(gains) or priors.setdefault(gains, screened_prior(gains))
-    return chance_on(
-        session.book.scored(base_key, session.selection),
-        session.book.scored(cand_key, session.selection),
-        prior,
-        session.config.gate.min_effect,
-    )
-
-
-def chance_on(base: Scored, candidate: Scored, prior: Prior, min_effect: float) -> float | None:
-    """The chance the bayes policy states on these scores: that the candidate gains more
-    than ``min_effect`` under ``prior``; None when fewer than two instances are scored on
-    both sides."""
-    paired = pair_scores(base, candidate)
-    if paired is None:
-        return None
-    difference = compare(paired).difference
-    return chance_above(posterior(prior, difference.mean, difference.se), min_effect)
-
-
-def most_likely(chances: dict[str, float]) -> str:
-    """The candidate of ``chances`` (in the order proposed) most likely to gain: the
-    highest chance, ties to the first proposed, as GEPA's best is the first program with
-    the best mean (not the candidate id, which is random: a run with one seed adopts the
-    same candidate every time).
-
-    Why the chance rather than the selection mean: of two members with the same mean on
-    the selection split, one winning 4 instances and losing none is likelier a gain than
-    one winning 7 and losing 3, and the chance is the quantity the gate then decides
-    on; choosing the member with the highest posterior chance is the Bayes choice under
-    the prior (it needs no further correction for choosing among the members). Chosen on
-    seeds 100-119 of tests/bench/bench_vs_gepa.py (not the reported 0-19), on the same
-    search paths (docs/benchmarks.md, "ev7")."""
-    return max(chances, key=lambda cid: chances[cid])
+    rows = [(row.mean, row.candidate) for row in view.frontier.rows if row.candidate != view.base]
+    return min(rows, key=lambda row: (-row[0], order[row[1]])) if rows else None
 
 
 def adopt(session: Session) -> IterationRecord | None:
     """At the end of a run that gates at the end: gate (with ``auto_merge``: merge) the
-    frontier member most likely to gain (`best_member`) once, when the policy would pass
-    it. Its iteration record (``move`` "adopt"; ``not-gated`` with the policy's numbers
-    when it would not pass), or None when no member is above the base."""
+    frontier's best member once, when the policy would pass it. Its iteration record
+    (``move`` "adopt"; ``not-gated`` with the policy's numbers when it would not pass),
+    or None when no member is above the base."""
     if not session.at_end or not session.written:  # a run that looked at nothing gates nothing
         return None
     number, mark = session.begin()
@@ -195,12 +120,12 @@ def adopt(session: Session) -> IterationRecord | None:
         session.unbegin()
         return None
     tip = session.base_commit()
-    best, mean = found.candidate, found.mean
+    best, mean, base_mean = found
     verdict = verdict_on(session, tip, best.commit, count=False)
     note = (
-        f"end of the run: {best.candidate}, the frontier member most likely to gain "
-        f"({points(mean - found.base_mean)} points over {session.config.harness.base} on the selection "
-        f"split; of {found.considered}); {verdict.reason} ({session.source})"
+        f"end of the run: {best.candidate}, the frontier's best on the selection split "
+        f"({points(mean - base_mean)} points over {session.config.harness.base}); {verdict.reason} "
+        f"({session.source})"
     )
     # Not passed: on record as not gated, with the chance that decided (no gate attempt).
     outcome, reason = gate(session, best, best, note=note) if verdict.gate else ("not-gated", "")
