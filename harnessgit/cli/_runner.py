@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from harnessgit.check_findings import CheckReport
-    from harnessgit.config import CheckSections, Config
+    from harnessgit.config import CheckSections
     from harnessgit.evaluation.evaluators import Evaluators
-    from harnessgit.evaluation.execution import Execution, Scoring
-    from harnessgit.evaluation.scores import ScoreBook
+    from harnessgit.evaluation.execution import Work
     from harnessgit.store import Store
 
 
@@ -30,25 +29,16 @@ class BatchRunner:
         self.evaluators: Evaluators | None = None
         self._making = threading.Lock()  # batches of two evaluations may start in two threads
 
-    def __call__(
-        self,
-        store: Store,
-        config: Config,
-        scoring: Scoring,
-        execution: Execution,
-        pending: list[tuple[str, int]],
-        book: ScoreBook,
-        /,
-    ) -> tuple[int, float]:
+    def __call__(self, work: Work, /) -> tuple[int, float]:
         from harnessgit.evaluation.eval import run_batches
         from harnessgit.evaluation.evaluators import Evaluators
 
-        if execution.evaluators is None:  # evolve brings its own
+        if work.execution.evaluators is None:  # evolve brings its own
             with self._making:
                 if self.evaluators is None:
                     self.evaluators = Evaluators()
-            execution = replace(execution, evaluators=self.evaluators)
-        return run_batches(store, config, scoring, execution, pending, book)
+            work = replace(work, execution=replace(work.execution, evaluators=self.evaluators))
+        return run_batches(work)
 
     def close(self) -> None:
         if self.evaluators is not None:

@@ -30,7 +30,7 @@ from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evaluation.execution import EvalRequest as EvalRequest
 from harnessgit.evaluation.execution import Evaluation as Evaluation
 from harnessgit.evaluation.execution import Execution as Execution
-from harnessgit.evaluation.execution import Scoring, executor_of
+from harnessgit.evaluation.execution import Work, executor_of
 from harnessgit.evaluation.execution import evaluate as evaluate_recorded
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import Manifest
@@ -88,26 +88,21 @@ def evaluate(
 def with_batches(execution: Execution = Execution()) -> Execution:
     """``execution``, with `run_batches` as its runner unless it names one: what the
     commands that take their runner from their caller (the gate, merge) are given by the
-    Python API and evolve (the CLI gives its own, `harnessgit.cli._base.BatchRunner`)."""
+    Python API and evolve (the CLI gives its own, `harnessgit.cli._runner.BatchRunner`)."""
     return execution if execution.runner is not None else replace(execution, runner=run_batches)
 
 
-def run_batches(
-    store: Store,
-    config: Config,
-    scoring: Scoring,
-    execution: Execution,
-    pending: list[tuple[str, int]],
-    book: ScoreBook,
-) -> tuple[int, float]:
-    """Run the ``pending`` (instance, repeat) pairs in batches, each recorded as it
+def run_batches(work: Work) -> tuple[int, float]:
+    """Run ``work``'s pending (instance, repeat) pairs in batches, each recorded as it
     finishes; (how many batches, the evaluator time summed). The evaluators are
-    ``execution``'s, or made here for this evaluation."""
+    ``work.execution``'s, or made here for this evaluation."""
+    store, config, execution, pending = work.store, work.config, work.execution, work.pending
     executor = executor_of(config, execution)
     with contextlib.ExitStack() as stack:
         evaluators = execution.evaluators or stack.enter_context(Evaluators())
         jobs = execution.jobs or (evaluators.ray.cpus() if executor == "ray" else config.evaluator.jobs)
         batches = _plan(pending, config.evaluator.batch_size, jobs)
-        runner = Batches(store, config, scoring, evaluators, executor=executor, on_stderr=execution.on_stderr)
+        on_stderr = execution.on_stderr
+        runner = Batches(store, config, work.scoring, evaluators, executor=executor, on_stderr=on_stderr)
         with runner.scrubber.errors():  # an evaluator's failure quotes its output and stderr
-            return len(batches), runner.run(Plan(batches, jobs, book, execution.progress, len(pending)))
+            return len(batches), runner.run(Plan(batches, jobs, work.book, execution.progress, len(pending)))

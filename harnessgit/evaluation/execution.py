@@ -50,19 +50,10 @@ class Scoring:
 
 
 class Runner(Protocol):
-    """Runs the ``pending`` (instance, repeat) pairs of one evaluation and records them
+    """Runs the pairs of one evaluation that are not on record and records them
     (`harnessgit.evaluation.eval.run_batches`); returns (batches run, evaluator time)."""
 
-    def __call__(
-        self,
-        store: Store,
-        config: Config,
-        scoring: Scoring,
-        execution: Execution,
-        pending: list[tuple[str, int]],
-        book: ScoreBook,
-        /,
-    ) -> tuple[int, float]: ...
+    def __call__(self, work: Work, /) -> tuple[int, float]: ...
 
 
 @dataclass(frozen=True)
@@ -118,6 +109,19 @@ class Evaluation:
     grader: str | None = None  # the commit whose evaluator scored it, when not its own
 
 
+@dataclass(frozen=True)
+class Work:
+    """What a `Runner` is handed: the ``pending`` (instance, repeat) pairs of one
+    evaluation that are not on record, what scores them, and where they are recorded."""
+
+    store: Store
+    config: Config
+    scoring: Scoring
+    execution: Execution
+    pending: list[tuple[str, int]]
+    book: ScoreBook  # the pairs' scores join it as their batches finish
+
+
 def evaluate(
     store: Store,
     config: Config,
@@ -157,7 +161,7 @@ def evaluate(
     pending = wanted if request.no_cache else [item for item in wanted if item not in have]
     started = time.monotonic()
     scoring = Scoring(context, manifest, split, fresh=request.no_cache)
-    batches, evaluator_time = _run(store, config, scoring, execution, pending, book)
+    batches, evaluator_time = _run(Work(store, config, scoring, execution, pending, book))
     return Evaluation(
         commit=context.commit,
         **context.key.fields(),
@@ -174,27 +178,21 @@ def evaluate(
     )
 
 
-def _run(
-    store: Store,
-    config: Config,
-    scoring: Scoring,
-    execution: Execution,
-    pending: list[tuple[str, int]],
-    book: ScoreBook,
-) -> tuple[int, float]:
-    """Hand the ``pending`` pairs to the runner; with nothing to run (every score on
-    record, as for a gate after evolve) nothing is set up (issue 26)."""
-    executor_of(config, execution)
-    if not pending:
+def _run(work: Work) -> tuple[int, float]:
+    """Hand the pending pairs to the runner; with nothing to run (every score on record,
+    as for a gate after evolve) nothing is set up (issue 26)."""
+    execution = work.execution
+    executor_of(work.config, execution)
+    if not work.pending:
         if execution.progress:
             execution.progress(0, 0)
         return 0, 0.0
     if execution.runner is None:
         raise HarnessgitError(
-            f"{len(pending)} scores of {scoring.context.commit[:12]} are not on record and no "
+            f"{len(work.pending)} scores of {work.scoring.context.commit[:12]} are not on record and no "
             "evaluator runner was given (Execution.runner)"
         )
-    return execution.runner(store, config, scoring, execution, pending, book)
+    return execution.runner(work)
 
 
 def executor_of(config: Config, execution: Execution) -> str:
