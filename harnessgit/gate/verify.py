@@ -219,13 +219,14 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
     three verdicts (no prior on record) is re-checked as it was: the bound and pass."""
     problems: list[str] = []
     prior = DEFAULT_PRIOR
+    known = _known_to(gate, all_gates)
     if gate.prior_looks is not None and gate.prior_mean is not None and gate.prior_sd is not None:
         # The algorithm that decided: a record from before names none, and was algorithm 1's.
         algorithm = gate.prior_algorithm or 1
         if algorithm not in PRIOR_ALGORITHMS:
             return [*problems, f"its prior algorithm {algorithm} is not one this version knows"]
         prior = (
-            prior_before(all_gates, (gate.base_harness, gate.harness), gate.ts, algorithm=algorithm)
+            prior_before(known, (gate.base_harness, gate.harness), gate.ts, algorithm=algorithm)
             if gate.prior_gains is None
             else screened_prior(gate.prior_gains, algorithm=algorithm)
         )
@@ -243,7 +244,7 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
         stop = stopped_where_settled(gate, paired, gate.selection_size)
         problems += [stop] if stop else []
     pair = (gate.base_harness, gate.harness)
-    before = passes_before(all_gates, gate.split_hash, pair, gate.ts)
+    before = passes_before(known, gate.split_hash, pair, gate.ts)
     if gate.passed_before is not None and gate.passed_before != before:
         problems.append(
             f"it counts {gate.passed_before} comparisons that passed on its selection set before it; "
@@ -278,6 +279,19 @@ def _recomputed(gate: GateRecord, paired: PairedScores, all_gates: list[GateReco
             f"{again.bound.lower_bound:+.4f} ({expected})"
         )
     return problems + _stated(gate, again)
+
+
+def _known_to(gate: GateRecord, all_gates: list[GateRecord]) -> list[GateRecord]:
+    """The gate records ``gate``'s prior and pass count could have read: not those of
+    another comparison that took its attempt on its selection set, which a clone gated
+    before the two synced their gate notes (a shared attempt, `_attempt_counted`), so
+    that neither knew the other."""
+    pair = (gate.base_harness, gate.harness)
+    return [
+        r
+        for r in all_gates
+        if r.split_hash != gate.split_hash or r.attempt != gate.attempt or (r.base_harness, r.harness) == pair
+    ]
 
 
 def _prior_source(gate: GateRecord) -> str:
