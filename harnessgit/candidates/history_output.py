@@ -4,8 +4,11 @@
 harnessgit.toml's settings: a fact of the refs (which commits), the configuration file
 (which rules and limits), harnessgit's version and the options. A repeat run whose key
 is the same prints the text the last run printed without judging or sizing anything,
-and without importing the checks or reading the configuration's sections: what it pays
-is Python, one `git for-each-ref` and one file read (docs/benchmarks.md). Any other key
+and without importing the checks, the store or the configuration's sections: what it
+pays is Python and click, one `git rev-parse` (the repository's place) and a few file
+reads (the refs from git's ref files, this file), through `harnessgit.readstore`
+(docs/benchmarks.md, hist3). When a transaction journal or a ref lock is there, the
+store opens first, as for any command (`readstore.inflight.settled`). Any other key
 (a branch moved, a label made, harnessgit.toml edited) runs the audit, whose per-commit
 cache (`history_cache`) then judges only the commits it has not judged.
 
@@ -24,13 +27,13 @@ import hashlib
 import importlib.util
 import os
 import stat
+from pathlib import Path
 
 import harnessgit
 from harnessgit import layout
 from harnessgit.canonical import sha256_canonical
-from harnessgit.store import Store
-from harnessgit.store.index import index_path, save_derived
-from harnessgit.store.index_file import IndexUnreadable, seal, unseal
+from harnessgit.readstore import Repository
+from harnessgit.readstore.derived import IndexUnreadable, derived_path, seal, unseal
 
 NAME = "history-output"
 FORMAT = 1
@@ -38,7 +41,7 @@ CONFIG_FILE = "harnessgit.toml"  # harnessgit.checkconfig.reader's (not imported
 _CONFIG_MAX = 1 << 20  # a larger (or irregular) harnessgit.toml is left to the reader's checks
 
 
-def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bool) -> str | None:
+def output_key(store: Repository, *, base: str | None, limit: int | None, as_json: bool) -> str | None:
     """The key of the audit these options would print now; None when it cannot be
     known without running it (no regular harnessgit.toml, tiktoken installed)."""
     path = store.root / CONFIG_FILE
@@ -56,10 +59,10 @@ def output_key(store: Store, *, base: str | None, limit: int | None, as_json: bo
     return sha256_canonical(facts)
 
 
-def read_output(store: Store, key: str) -> str | None:
+def read_output(common_dir: Path, key: str) -> str | None:
     """The text printed under ``key`` by the last run, or None."""
     try:
-        data = index_path(store, NAME).read_bytes()
+        data = derived_path(common_dir, NAME).read_bytes()
         header, start = unseal(data, FORMAT)
         if header.get("key") != key:
             return None
@@ -68,6 +71,7 @@ def read_output(store: Store, key: str) -> str | None:
         return None  # missing or damaged: the audit runs
 
 
-def save_output(store: Store, key: str, text: str) -> None:
+def sealed_output(key: str, text: str) -> bytes:
+    """The file that keeps ``text`` under ``key`` (`store.index.save_derived` writes it)."""
     body = text.encode("utf-8", "surrogatepass")  # a path git gave as bytes
-    save_derived(store, NAME, seal({"format": FORMAT, "key": key}, body))
+    return seal({"format": FORMAT, "key": key}, body)

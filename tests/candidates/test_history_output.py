@@ -20,12 +20,15 @@ from harnessgit.candidates.history_cache import NAME as CACHE
 from harnessgit.candidates.history_output import NAME as OUTPUT
 from harnessgit.candidates.history_render import history_text
 from harnessgit.config import load_config
+from harnessgit.readstore.inflight import JOURNAL_DIR
 from harnessgit.render import to_json
 from harnessgit.store import Store
+from harnessgit.store import repo as repo_module
 from harnessgit.store.index import index_path
 from tests.candidates.test_history_cache import judged
 from tests.cli.runner import run
 from tests.conftest import git, write
+from tests.store.kill_fixtures import left_lock
 
 TOML = """\
 [harness]
@@ -162,3 +165,30 @@ def test_what_the_output_depends_on_makes_it_audit_again(
     assert again.exit_code == 0 and len(audits) == 1
     monkeypatch.undo()
     assert again.stdout == history_text(audit(collection, cache=False)) + "\n"
+
+
+def test_a_repeat_run_under_a_stale_lock_warns_as_every_reader_does(collection: Path) -> None:
+    """The repeat run reads the refs without the store; a lock a killed git left makes
+    it open the store first, whose preflight names the lock (and the output is the same)."""
+    first = run(collection, "log", "--all-history")
+    left_lock(collection, "refs/heads/main.lock", 125)
+    again = run(collection, "log", "--all-history")
+    assert again.exit_code == 0 and again.stdout == first.stdout
+    assert "stale lock" in again.stderr and "refs/heads/main.lock" in again.stderr
+
+
+def test_a_repeat_run_with_a_journal_lets_the_store_recover_first(
+    collection: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transaction journal (a write interrupted, or under way) is the store's to roll
+    forward before anything reads the refs: the repeat run goes through it."""
+    first = run(collection, "log", "--all-history")
+    recoveries: list[object] = []
+    monkeypatch.setattr(repo_module, "recover", lambda refs: recoveries.append(refs) or [])
+    assert run(collection, "log", "--all-history").stdout == first.stdout
+    assert recoveries == []  # settled: the last output, the store never opened
+    journal = collection / ".git" / JOURNAL_DIR
+    journal.mkdir(parents=True, exist_ok=True)
+    (journal / "left-by-a-killed-writer.json").write_text("{}\n")
+    assert run(collection, "log", "--all-history").stdout == first.stdout
+    assert len(recoveries) == 1
