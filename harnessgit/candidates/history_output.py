@@ -14,11 +14,13 @@ cache (`history_cache`) then judges only the commits it has not judged.
 
 The key covers every branch and label ref (so a move of any of them, the base or not,
 only costs a run through the per-commit cache), the bytes of harnessgit.toml, the
-version, the options. It is not used when tiktoken is installed: which tokenizer the
-checks count with is then known only by loading it. ``<common git dir>/harnessgit/
-index/history-output`` holds one output, sealed as the other derived files are
-(`store.index_file.seal`: a JSON header with the format, the key and the body's
-sha256, then the text); written by rename; a file that does not check out is not used.
+version, the options, and the source the audit's verdicts, defaults and text come from
+(`source_digest`: an edited rule is another output even before a release). It is not
+used when tiktoken is installed: which tokenizer the checks count with is then known
+only by loading it. ``<common git dir>/harnessgit/index/history-output`` holds one
+output, sealed as the other derived files are (`readstore.derived.seal`: a JSON header
+with the format, the key and the body's sha256, then the text); written by rename; a
+file that does not check out is not used.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from harnessgit.canonical import sha256_canonical
 from harnessgit.readstore import Repository
 from harnessgit.readstore.derived import IndexUnreadable, derived_path, seal, unseal
 
+# What the audit's verdicts, default settings and text come from, under harnessgit/.
+AUDIT_SOURCES = ("candidates", "checkconfig", "checks", "check_rules.py", "fences.py", "render.py")
+_PACKAGE = Path(harnessgit.__file__).parent
 NAME = "history-output"
 FORMAT = 1
 CONFIG_FILE = "harnessgit.toml"  # harnessgit.checkconfig.reader's (not imported: see the module)
@@ -56,7 +61,23 @@ def output_key(store: Repository, *, base: str | None, limit: int | None, as_jso
         return None
     refs = sorted(store.refs.listing("refs/heads", layout.LABELS).items())
     facts = [harnessgit.__version__, FORMAT, hashlib.sha256(config).hexdigest(), refs, base, limit, as_json]
-    return sha256_canonical(facts)
+    return sha256_canonical([*facts, source_digest(AUDIT_SOURCES)])
+
+
+def source_digest(names: tuple[str, ...]) -> str:
+    """A digest of the source of ``names`` (folders and modules of harnessgit) and
+    of markdown-it-py's version (its ``__init__``, which names it): the parser whose
+    structure the rules read. A millisecond or two: some forty files read."""
+    digest = hashlib.sha256()
+    for name in names:
+        found = _PACKAGE / name
+        for path in sorted(found.rglob("*.py")) if found.is_dir() else [found]:
+            digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    parser = importlib.util.find_spec("markdown_it")
+    if parser is not None and parser.origin is not None:
+        digest.update(Path(parser.origin).read_bytes())
+    return digest.hexdigest()
 
 
 def read_output(common_dir: Path, key: str) -> str | None:

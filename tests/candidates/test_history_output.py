@@ -8,13 +8,14 @@ and anything it depends on moving makes it audit again."""
 from __future__ import annotations
 
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harnessgit.candidates import history
+from harnessgit.candidates import history, history_output
 from harnessgit.candidates.history import harness_history
 from harnessgit.candidates.history_cache import NAME as CACHE
 from harnessgit.candidates.history_output import NAME as OUTPUT
@@ -192,3 +193,27 @@ def test_a_repeat_run_with_a_journal_lets_the_store_recover_first(
     (journal / "left-by-a-killed-writer.json").write_text("{}\n")
     assert run(collection, "log", "--all-history").stdout == first.stdout
     assert len(recoveries) == 1
+
+
+def test_an_edited_rule_judges_every_commit_again(
+    collection: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The same harnessgit version with a rule's source edited (a checkout between
+    releases) is another output and another per-commit cache: judged again, not the
+    verdicts of the rule before the edit."""
+    first = run(collection, "log", "--all-history")
+    package = tmp_path / "harnessgit"
+    for name in history_output.AUDIT_SOURCES:
+        source = history_output._PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, package / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, package / name)
+    monkeypatch.setattr(history_output, "_PACKAGE", package)
+    calls = judged(monkeypatch)
+    assert run(collection, "log", "--all-history").stdout == first.stdout  # the same source
+    assert calls == []
+    rule = package / "checks" / "duplication.py"
+    rule.write_text(rule.read_text() + "\n# edited\n")
+    assert run(collection, "log", "--all-history").stdout == first.stdout  # same verdicts here
+    assert len(calls) >= 12  # every commit that changed a harness file, judged again
