@@ -174,20 +174,24 @@ def _template(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 def _earlier(units: list[Unit], near: float, lineage: str | None) -> dict[int, tuple[int, bool]]:
     """For each sentence that repeats an earlier one: (that one's index, exactly)."""
-    seen: dict[Words, list[int]] = defaultdict(list)
+    seen: dict[Words, list[int]] = {}
     found: dict[int, tuple[int, bool]] = {}
     for index, unit in enumerate(units):
-        same = next((other for other in seen[unit.words] if not _exclusive(unit, units[other])), None)
+        indexes = seen.get(unit.words)
+        if indexes is None:
+            seen[unit.words] = [index]
+            continue
+        same = next((other for other in indexes if not _exclusive(unit, units[other])), None)
         if same is not None:
             found[index] = (same, True)
-        seen[unit.words].append(index)
+        indexes.append(index)
     if near < 1 and len(units) <= _NEAR_UP_TO:
         unique = [indexes[0] for indexes in seen.values()]
         position = {words: number for number, words in enumerate(seen)}
-        near_ones = _near_graph(list(seen), near, lineage)
-        for number, words in enumerate(seen):
+        for words, others in _near_graph(list(seen), near, lineage).items():
             # The first earlier sentence it nearly repeats that is not apart from it.
-            for other in sorted(position[o] for o in near_ones.get(words, ()) if position[o] < number):
+            number = position[words]
+            for other in sorted(position[o] for o in others if position[o] < number):
                 a, b = units[unique[number]], units[unique[other]]
                 if not (_exclusive(a, b) or _template(a.words, b.words)):
                     found.setdefault(unique[number], (unique[other], False))
@@ -241,17 +245,20 @@ def _parallel_items_apart(
 
 @dataclass(frozen=True)
 class _Graph:
-    """The sentences of one text (by their words) and, for those that have some, the
-    others there they nearly repeat: Jaccard similarity of their word sets >= near."""
+    """The sentences of one text (by their words): each one's set of words, which of
+    them hold each word, and, for those that have some, the others there they nearly
+    repeat (Jaccard similarity of their word sets >= near)."""
 
-    known: frozenset[Words]
+    sets: dict[Words, frozenset[str]]
+    holding: dict[str, set[Words]]
     partners: dict[Words, frozenset[Words]]
 
 
 # The graph of the last version of each file judged, by (path, near): a file's next
 # version (a history audit judges every one) shares most of its sentences, and whether
 # two sentences nearly repeat depends on those two alone, so only its new sentences are
-# compared with the others. Bounded by count (a few hundred sentences each).
+# compared, each with the sentences that share a word with it. Taken out while a
+# version is judged (so that no other thread changes it meanwhile), bounded by count.
 _GRAPHS: dict[tuple[str, float], _Graph] = {}
 _GRAPHS_MAX = 4096
 # More new sentences than this: the whole text's pairs by prefix filtering instead.
@@ -261,31 +268,66 @@ _NEW_UP_TO = 32
 def _near_graph(sentences: list[Words], near: float, lineage: str | None) -> dict[Words, frozenset[Words]]:
     """Each sentence's near repeats among ``sentences`` (distinct), from the graph of the
     last version of ``lineage`` when there is one: what both versions hold keeps its
-    pairs, each new sentence is compared with every sentence."""
-    before = _GRAPHS.get((lineage, near)) if lineage is not None else None
-    sets = {words: frozenset(words) for words in sentences}
-    new = sentences if before is None else [words for words in sentences if words not in before.known]
+    pairs, each new sentence is compared with the sentences sharing a word with it."""
+    before = _GRAPHS.pop((lineage, near), None) if lineage is not None else None
+    new = sentences if before is None else [words for words in sentences if words not in before.sets]
     if before is None or len(new) > _NEW_UP_TO:
+        sets = {words: frozenset(words) for words in sentences}
         graph = _all_near_pairs(sentences, sets, near)
+        holding: dict[str, set[Words]] = defaultdict(set)
+        if lineage is not None:
+            for sentence, words in sets.items():
+                for word in words:
+                    holding[word].add(sentence)
     else:
-        present = sets.keys()
-        graph = defaultdict(set)
-        for words, others in before.partners.items():
-            if words in present:
-                graph[words].update(others & present)
-        for words in new:
-            mine = sets[words]
-            for other, theirs in sets.items():
-                shared = len(mine & theirs)
-                if other != words and shared / (len(mine) + len(theirs) - shared) >= near:
-                    graph[words].add(other)
-                    graph[other].add(words)
+        sets, holding, graph = before.sets, before.holding, _carried(before, sentences, new)
+        for sentence in new:
+            words = sets[sentence] = frozenset(sentence)
+            for word in words:
+                holding[word].add(sentence)
+        for sentence in new:
+            _add_near(sentence, sets, holding, near, graph)
     partners = {words: frozenset(others) for words, others in graph.items() if others}
     if lineage is not None:
         if len(_GRAPHS) >= _GRAPHS_MAX:
             _GRAPHS.clear()
-        _GRAPHS[(lineage, near)] = _Graph(frozenset(sentences), partners)
+        _GRAPHS[(lineage, near)] = _Graph(sets, holding, partners)
     return partners
+
+
+def _carried(before: _Graph, sentences: list[Words], new: list[Words]) -> dict[Words, set[Words]]:
+    """The pairs of ``before`` between sentences both versions hold; the sentences it
+    held that are gone are taken out of its sets and word lists (updated in place)."""
+    present = set(sentences)
+    for gone in before.sets.keys() - present:
+        for word in before.sets.pop(gone):
+            before.holding[word].discard(gone)
+    graph: dict[Words, set[Words]] = defaultdict(set)
+    for sentence, others in before.partners.items():
+        if sentence in present:
+            graph[sentence].update(others & present)
+    return graph
+
+
+def _add_near(
+    sentence: Words,
+    sets: dict[Words, frozenset[str]],
+    holding: dict[str, set[Words]],
+    near: float,
+    graph: dict[Words, set[Words]],
+) -> None:
+    """The pairs of ``sentence`` with every sentence of ``sets``. A sentence whose
+    similarity with it reaches ``near`` holds one of any |words| - ceil(near * |words|) + 1
+    of its words (the prefix filter of `_all_near_pairs`): its rarest here are looked up."""
+    words = sets[sentence]
+    ranked = sorted(words, key=lambda word: len(holding[word]))
+    prefix = ranked[: len(ranked) - math.ceil(near * len(ranked)) + 1]
+    for other in set().union(*(holding[word] for word in prefix)):
+        theirs = sets[other]
+        shared = len(words & theirs)
+        if other != sentence and shared / (len(words) + len(theirs) - shared) >= near:
+            graph[sentence].add(other)
+            graph[other].add(sentence)
 
 
 def _all_near_pairs(

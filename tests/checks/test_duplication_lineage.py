@@ -84,3 +84,18 @@ def test_another_file_or_setting_lends_nothing(monkeypatch: pytest.MonkeyPatch) 
             assert find_repeats(texts[-1 - number], near, lineage="same.md") == find_repeats(
                 texts[-1 - number], near
             )
+
+
+def test_a_new_sentence_finds_a_partner_that_lacks_its_rarest_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the threshold: a new 20-word sentence whose 4 rarest words (its own) the
+    earlier one lacks still nearly repeats it (16/20 = 0.8): the words looked up for a new
+    sentence are |words| - ceil(near * |words|) + 1 of them, one fewer would miss it."""
+    monkeypatch.setattr(duplication, "_GRAPHS", {})
+    common = [f"w{chr(97 + a)}{chr(97 + b)}" for a, b in zip(range(16), range(3, 19), strict=True)]
+    own = ["solo", "lone", "only", "sole"]
+    earlier = "- " + " ".join(common) + ".\n\nSomething else entirely here.\n"
+    later = earlier + "\n- " + " ".join(common[:8] + own + common[8:]) + ".\n"
+    assert find_repeats(earlier, 0.8, lineage="t.md") == find_repeats(earlier, 0.8)
+    [repeat] = find_repeats(later, 0.8)
+    assert repeat.kind == "passage" and not repeat.exact
+    assert find_repeats(later, 0.8, lineage="t.md") == [repeat]
