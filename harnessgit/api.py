@@ -37,10 +37,11 @@ from harnessgit import layout
 from harnessgit.candidates.edits import edit_from_files
 from harnessgit.candidates.propose import CandidateRequest, Proposal, propose, stage_proposal
 from harnessgit.canonical import dumps_canonical
+from harnessgit.checks import check_change
 from harnessgit.config import Config, load_config
 from harnessgit.errors import HarnessgitError
 from harnessgit.evaluation.context import Key, eval_context
-from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate
+from harnessgit.evaluation.eval import EvalRequest, Evaluation, evaluate, with_batches
 from harnessgit.evaluation.fingerprint import harness_tree_id
 from harnessgit.evaluation.splits import Manifest, parse_manifest
 from harnessgit.gate.frontier import FrontierView, frontier_view, update_frontier
@@ -299,11 +300,13 @@ class Repository:
 
     def gate(self, name: str, *, allow_small: bool = False) -> GateOutcome:
         """`harnessgit gate NAME`: evaluates what is missing, decides and records the attempt."""
-        return run_gate(self.store, self.config, GateRequest(name, allow_small=allow_small))
+        request = GateRequest(name, allow_small=allow_small)
+        return run_gate(self.store, self.config, request, execution=with_batches(), check=check_change)
 
     def merge(self, name: str, *, allow_small: bool = False) -> MergeResult:
         """`harnessgit merge NAME`: gate, then land on the base branch if it passes."""
-        return merge(self.store, self.config, GateRequest(name, allow_small=allow_small))
+        request = GateRequest(name, allow_small=allow_small)
+        return merge(self.store, self.config, request, execution=with_batches(), check=check_change)
 
 
 def jsonable(value: Any) -> Any:

@@ -14,16 +14,16 @@ so a command that runs some rules loads only their tables and regular expression
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 # The names, in the order every list shows them. Spelt here for the type checker only:
 # RULES below is read from the table, and the assert at the end keeps the two equal.
 Rule = Literal["length", "growth", "collapse", "format", "duplication", "edit-size"]
 
 
-@dataclass(frozen=True)
-class RuleSpec:
+# Records the hook builds at start-up are NamedTuples: immutable like a frozen dataclass,
+# without the methods a dataclass generates (and compiles) when its class is created.
+class RuleSpec(NamedTuple):
     """One rule. ``name`` is also its key everywhere a user writes one: ``[checks.severity]``,
     ``[[checks.overrides]]`` ``allow`` and ``severity``, comments, trailers, ``--rule``."""
 

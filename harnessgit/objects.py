@@ -9,8 +9,8 @@ writing it. SHA-1, as the store's object writer (gitdb) uses.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import NamedTuple
 
 ZERO = "0" * 40
 MODE_FILE = "100644"
@@ -20,8 +20,7 @@ MODE_TREE = "40000"
 MODE_GITLINK = "160000"
 
 
-@dataclass(frozen=True)
-class TreeEntry:
+class TreeEntry(NamedTuple):
     """One entry of a git tree: mode, name and object id."""
 
     mode: str
@@ -64,8 +63,7 @@ def format_tree(entries: Iterable[TreeEntry]) -> bytes:
     )
 
 
-@dataclass(frozen=True)
-class CommitInfo:
+class CommitInfo(NamedTuple):
     """One commit as `git log` describes it."""
 
     sha: str

@@ -31,7 +31,7 @@ LAYERS = [
         "check_rules",
     },
     # shared pieces built on the leaves: records, names, evidence files, processes
-    {"records", "names", "evidence", "processes", "confine", "object_ids"},
+    {"records", "names", "evidence", "processes", "confine", "object_ids", "check_findings"},
     {"stats"},  # pure: numbers in, decisions out
     {"readstore"},  # runs git to read: opening a repository, its objects, refs, index, diffs
     {"store"},  # the store: readstore's parts, with writes, transactions and notes

@@ -15,7 +15,7 @@ from typing import Literal
 
 from harnessgit.bisect.judge import Criterion
 from harnessgit.evaluation.scores import ScoreSummary
-from harnessgit.records import GateRecord, OverrideRecord
+from harnessgit.records import GateRecord, OverrideRecord, view_of
 from harnessgit.render import points
 from harnessgit.stats.decision import compare
 from harnessgit.stats.pairing import Scored, pair_scores
@@ -54,16 +54,14 @@ def own_effect(before: ScoreSummary, after: ScoreSummary) -> OwnEffect:
     if paired is None:
         return _one_instance(old, new, before.mean, after.mean)
     c = compare(paired)
-    return OwnEffect(
-        n=c.n,
+    # n, wins, losses, ties and regressed: the comparison's own
+    return view_of(
+        OwnEffect,
+        c,
         before=c.base.mean,
         after=c.candidate.mean,
         difference=c.difference.mean,
         se=c.difference.se,
-        wins=c.wins,
-        losses=c.losses,
-        ties=c.ties,
-        regressed=c.regressed,
     )
 
 

@@ -16,19 +16,28 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, Protocol
 
 import harnessgit
 from harnessgit import layout
 from harnessgit.canonical import dumps_canonical, sha256_canonical
-from harnessgit.checks import CheckReport, FileSummary, Finding, check_change
-from harnessgit.checks.findings import Unread
+from harnessgit.check_findings import CheckReport, FileSummary, Finding, Unread
 from harnessgit.config import CheckSections
 from harnessgit.errors import HarnessgitError
 from harnessgit.records import ProposalRecord, RecordedChecks
 from harnessgit.store import Store
 
 FORMAT = 1
+
+
+class Checker(Protocol):
+    """The harness checks on the change from commit ``old`` to commit ``new``
+    (`harnessgit.checks.check_change`), given by the caller of `judge_proposal` and of
+    the gate: a gate that reads the verdict back (`reuse`) imports no rule (issue 26)."""
+
+    def __call__(
+        self, store: Store, config: CheckSections, old: str | None, new: str | None, /
+    ) -> CheckReport: ...
 
 
 def settings_digest(store: Store, config: CheckSections, base: str) -> str:
@@ -46,14 +55,17 @@ def settings_digest(store: Store, config: CheckSections, base: str) -> str:
     return sha256_canonical(facts)
 
 
-def judge_proposal(store: Store, config: CheckSections, parent: str, commit: str) -> RecordedChecks | None:
-    """The verdict to keep in the proposal record of ``commit``, judged against its
-    ``parent`` when that is the base branch's tip (the base the gate will judge it
-    against); None otherwise, or when the checks cannot judge it now (the gate will say why)."""
+def judge_proposal(
+    store: Store, config: CheckSections, parent: str, commit: str, check: Checker
+) -> RecordedChecks | None:
+    """The verdict to keep in the proposal record of ``commit``, judged by ``check``
+    against its ``parent`` when that is the base branch's tip (the base the gate will
+    judge it against); None otherwise, or when the checks cannot judge it now (the gate
+    will say why)."""
     if store.refs.value(layout.branch_ref(config.harness.base)) != parent:
         return None
     try:
-        report = check_change(store, config, parent, commit)
+        report = check(store, config, parent, commit)
     except HarnessgitError:
         return None
     return recorded(store, config, parent, report)

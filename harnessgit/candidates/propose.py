@@ -21,6 +21,7 @@ from harnessgit.candidates.edits import (
     edit_from_patch,
     edit_from_worktree,
 )
+from harnessgit.checks import check_change
 from harnessgit.config import Config
 from harnessgit.errors import CarryConflict, ConcurrentUpdate, ProposalError
 from harnessgit.evidence import encode_evidence
@@ -151,7 +152,7 @@ def stage_proposal(
         source=request.source or edit.source,
         proposer=proposer,
         other_parent=other_parent,
-        checks=judge_proposal(store, config, parent_sha, commit) if archived is None else None,
+        checks=judge_proposal(store, config, parent_sha, commit, check_change) if archived is None else None,
     )
     if archived is None:
         txn.create(layout.candidate_ref(candidate), commit)

@@ -21,8 +21,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from harnessgit import globs
+from harnessgit.checkconfig.folders import SKILL_FILE, VENDORED_FOLDERS
 
-SKILL_FILE = "SKILL.md"
 # The folders the Agent Skills specification names inside a skill.
 SKILL_PARTS = ("references", "scripts", "assets")
 # Agent instruction files, wherever they are (a monorepo has one per package).
@@ -37,10 +37,6 @@ DOC_FOLDERS = frozenset({"docs", "doc", ".github", "examples", "evals", "benchma
 # Folders whose Markdown files are agent definitions or commands (Claude Code's
 # .claude/agents and .claude/commands, and plugin collections laid out the same way).
 DEFINITION_FOLDERS = ("agents", "commands")
-# Copies of other projects: never harness text of this one.
-VENDORED_FOLDERS = frozenset(
-    {"node_modules", "vendor", ".venv", "venv", "site-packages", "dist", "build", ".git"}
-)
 # Test inputs are not the harness, even when they are prompts (a skills repository's
 # tests/*/prompts/ holds the requests its tests send).
 TEST_FOLDERS = frozenset({"tests", "test", "__tests__", "fixtures", "testdata"})

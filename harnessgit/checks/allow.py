@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import cast
+from dataclasses import replace
+from typing import NamedTuple, cast
 
 from harnessgit import globs
 from harnessgit.checkconfig.sections import CheckOverride, KindChecks
@@ -26,12 +26,11 @@ _ALLOW = re.compile(r"\s*allow\b(?P<names>.*)", re.DOTALL)
 _HINT = f"write <!-- harnessgit: allow RULE, ... --> with rules among: {', '.join(RULES)}"
 
 
-@dataclass(frozen=True)
-class Allowed:
+class Allowed(NamedTuple):
     """The rules one file may break, each with why (shown on the suppressed finding)."""
 
-    by: dict[Rule, str] = field(default_factory=dict)
-    errors: list[Finding] = field(default_factory=list)  # malformed comments
+    by: dict[Rule, str]
+    errors: list[Finding]  # malformed comments
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -52,9 +51,9 @@ def _code_lines(text: str) -> set[int]:
 def comments(path: str, text: str) -> Allowed:
     """The ``<!-- harnessgit: allow ... -->`` comments of ``text`` outside code blocks."""
     if "harnessgit" not in text:
-        return Allowed()
+        return Allowed({}, [])
     code = _code_lines(text)
-    allowed = Allowed()
+    allowed = Allowed({}, [])
     for match in _COMMENT.finditer(text):
         line = _line_of(text, match.start())
         if line in code:

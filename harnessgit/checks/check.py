@@ -7,7 +7,8 @@ rules on them (`core.check_files`).
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from harnessgit.checkconfig import CheckSections
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
@@ -17,8 +18,7 @@ from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.readstore import Repository
 
 
-@dataclass(frozen=True)
-class CheckRequest:
+class CheckRequest(NamedTuple):
     """What to check and how: `harnessgit check`'s options, built once at the edge."""
 
     # The new side: a commit or tree (``new``, what the gate checks), the index (as the

@@ -19,11 +19,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from harnessgit import globs
 from harnessgit.checkconfig import CheckSections
-from harnessgit.checkconfig.detect import SKILL_FILE
+from harnessgit.checkconfig.folders import SKILL_FILE
 from harnessgit.checks.findings import Content, FileVersion, Finding, failure
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
@@ -36,8 +36,7 @@ Source = Literal["tree", "index", "worktree"]
 _REGULAR = ("100644", "100755")
 
 
-@dataclass(frozen=True)
-class _Ref:
+class _Ref(NamedTuple):
     """Where one side of a file is: a blob, or a path in the working tree."""
 
     sha: str | None = None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # difflib's "autojunk" treats lines that make up over 1% of a long text as junk,
 # which keeps matching fast but splits real matches around them. Exact matching
@@ -34,8 +34,7 @@ def words(line: str) -> list[str]:
     return _WORD.findall(line)
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(NamedTuple):
     """How much of a file's non-blank lines one change kept, added and removed."""
 
     old_lines: int  # non-blank lines before

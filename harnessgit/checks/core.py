@@ -17,7 +17,7 @@ from typing import cast
 
 from harnessgit import globs
 from harnessgit.check_rules import BY_NAME, RULES
-from harnessgit.checkconfig.detect import VENDORED_FOLDERS
+from harnessgit.checkconfig.folders import VENDORED_FOLDERS
 from harnessgit.checkconfig.sections import CheckOverride, ChecksSection, KindChecks
 from harnessgit.checks import allow
 from harnessgit.checks.compare import compare
@@ -268,7 +268,7 @@ class _Run:
         assert new is not None
         levels = allow.levels(overrides)
         findings = [_with_severity(self.config, finding, levels) for finding in findings]
-        comments = allow.comments(path, new.text) if new.text is not None else allow.Allowed()
+        comments = allow.comments(path, new.text) if new.text is not None else allow.Allowed({}, [])
         findings = allow.suppress(allow.suppress(findings, allow.configured(overrides)), comments.by)
         errors = [error for error in comments.errors if error.rule in self.wanted]
         if self.ratchet and old is not None and old.text is not None and errors:

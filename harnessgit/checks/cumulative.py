@@ -11,7 +11,8 @@ not grow the file further is not blocked by it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from harnessgit import layout
 from harnessgit.checkconfig import CheckSections
@@ -46,8 +47,7 @@ def check_since(path: str, kind: KindChecks, reference: str, text: str, since: s
     ]
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """The commit cumulative growth is measured against, and how findings name it."""
 
     commit: str

@@ -7,7 +7,7 @@ which a skill stops being cheap to load, not a suggestion.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.findings import Finding
@@ -24,8 +24,7 @@ _HINTS = {
 _GENERIC_HINT = "shorten the file, or raise the limit in [checks.kinds.{kind}] of harnessgit.toml"
 
 
-@dataclass(frozen=True)
-class Size:
+class Size(NamedTuple):
     """A text's characters, lines and tokens."""
 
     chars: int

@@ -16,9 +16,8 @@ on a file that is not Markdown (a tool's JSON) does not pay for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from harnessgit.checks.text import split_frontmatter
 
@@ -36,8 +35,9 @@ _NUMBERING = re.compile(
 _MARKUP = str.maketrans("", "", "*_`")
 
 
-@dataclass(frozen=True)
-class Heading:
+# Headings, blocks and sections are NamedTuples (immutable records, cheaper to create
+# than frozen dataclasses at the hook's start-up: harnessgit.check_rules says why).
+class Heading(NamedTuple):
     """One ATX or setext heading."""
 
     level: int
@@ -57,8 +57,7 @@ class Heading:
         return " ".join(self.text.translate(_MARKUP).split()).lower().rstrip(":")
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One leaf block of the Markdown body: a paragraph, code, HTML, a table, ..."""
 
     kind: BlockKind
@@ -75,8 +74,7 @@ class Block:
     opener: str = ""  # a fence's opening line as written
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A heading and the lines under it."""
 
     heading: int  # index in Document.headings
@@ -85,17 +83,16 @@ class Section:
     body: str  # the lines after the heading, up to end_line
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """A Markdown file parsed into headings and blocks (`parse`)."""
 
     lines: list[str]  # the whole file, frontmatter included
-    headings: list[Heading] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
-    body_line: int = 1  # where the Markdown starts (after a YAML frontmatter)
+    headings: list[Heading]
+    blocks: list[Block]
+    body_line: int  # where the Markdown starts (after a YAML frontmatter)
     # The top-level blocks' lines in the body (0-based, end exclusive, as markdown-it maps
     # them): where `markdown_edit.parse_edit` may take up the parse of an edited version.
-    tops: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+    tops: tuple[tuple[int, int], ...]
 
     @property
     def sections(self) -> list[Section]:
@@ -238,7 +235,7 @@ def walk(
 def _placed(block: Block, quoted: bool, items: tuple[tuple[int, int], ...]) -> Block:
     if not quoted and not items:
         return block
-    return replace(block, quoted=quoted, in_list=bool(items), items=items)
+    return block._replace(quoted=quoted, in_list=bool(items), items=items)
 
 
 def _block(token: Token, tokens: list[Token], position: int, lines: list[str], offset: int) -> Block | None:

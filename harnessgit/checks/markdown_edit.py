@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import replace
 
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
@@ -150,14 +149,14 @@ def _tokenize(state: StateBlock, taken: _Taken) -> list[tuple[int, int, int | No
 def _moved_heading(heading: Heading, lines: int) -> Heading:
     if not lines:
         return heading
-    return replace(heading, line=heading.line + lines, end_line=heading.end_line + lines)
+    return heading._replace(line=heading.line + lines, end_line=heading.end_line + lines)
 
 
 def _moved_block(block: Block, lines: int) -> Block:
     if not lines:
         return block
     items = tuple((a + lines, b + lines) for a, b in block.items)
-    return replace(block, line=block.line + lines, end_line=block.end_line + lines, items=items)
+    return block._replace(line=block.line + lines, end_line=block.end_line + lines, items=items)
 
 
 def _read_up_to(lines: list[str], end: int) -> int:
@@ -177,6 +176,6 @@ def _parented(headings: list[Heading]) -> list[Heading]:
         while open_headings and found[open_headings[-1]].level >= heading.level:
             open_headings.pop()
         parent = open_headings[-1] if open_headings else None
-        found.append(heading if heading.parent == parent else replace(heading, parent=parent))
+        found.append(heading if heading.parent == parent else heading._replace(parent=parent))
         open_headings.append(len(found) - 1)
     return found

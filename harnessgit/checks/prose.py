@@ -41,8 +41,7 @@ _CODE_TERM = re.compile(r"^`[^`]+`\s*(?:\([^)]*\)\s*)?[:\u2013\u2014-]")
 
 
 class Unit(NamedTuple):
-    """A paragraph or list item's words, where the duplication rule compares passages
-    (a tuple: a history audit makes one per sentence of every version, 130,000 for ccsp)."""
+    """A paragraph or list item's words, where the duplication rule compares passages."""
 
     line: int
     end_line: int

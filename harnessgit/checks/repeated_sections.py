@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from harnessgit.checks.markdown import Document
 
@@ -29,8 +28,7 @@ _MAX_SAME_HEADINGS = 2
 Kind = Literal["passage", "section", "heading"]
 
 
-@dataclass(frozen=True)
-class Repeat:
+class Repeat(NamedTuple):
     """A section, heading or passage that repeats an earlier one in the same file."""
 
     kind: Kind

@@ -6,11 +6,10 @@ headings, sections, tables) is `harnessgit.checks.markdown`'s, read by a CommonM
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """A document split at its YAML frontmatter (``---`` ... ``---`` at the very top)."""
 
     yaml: str | None  # None when the document has no frontmatter

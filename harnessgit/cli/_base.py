@@ -29,7 +29,7 @@ from harnessgit.errors import EXIT_INTERRUPTED, HarnessgitError
 
 if TYPE_CHECKING:
     from harnessgit.config import Config
-    from harnessgit.evaluation.eval import Execution
+    from harnessgit.evaluation.execution import Execution
     from harnessgit.scrub import Scrubber
     from harnessgit.store import Store
 
@@ -66,26 +66,26 @@ class State:
 
     def execution(self, jobs: int | None, progress: str | None) -> Execution:
         """How this command's evaluations run: ``--jobs``, a progress display labelled
-        ``progress`` on standard error (None, or -q: none), and the evaluator's standard
-        error shown (logged at debug level with -q)."""
-        from harnessgit.evaluation.eval import Execution
-        from harnessgit.evaluation.evaluators import Evaluators
+        ``progress`` on standard error (None, or -q: none), the evaluator's standard
+        error shown (logged at debug level with -q), and the batch runner
+        (`harnessgit.cli._runner.BatchRunner`)."""
+        from harnessgit.evaluation.execution import Execution
 
         display: Callable[[int, int], None] | None = None
         if progress is not None and not self.quiet:  # -q and --json draw nothing, load nothing
             from harnessgit.evaluation.render import ProgressDisplay
 
             display = ProgressDisplay(progress)
-        # One set of evaluators for the whole command (a persistent process starts once),
-        # closed with the command's context however it ends.
-        evaluators = Evaluators()
-        click.get_current_context().call_on_close(evaluators.close)
+        from harnessgit.cli._runner import BatchRunner
+
+        runner = BatchRunner()
+        click.get_current_context().call_on_close(runner.close)
         return Execution(
             jobs=jobs,
             executor=self.executor,
             progress=display,
             on_stderr=stderr_sink(self),
-            evaluators=evaluators,
+            runner=runner,
         )
 
     def open(self, *, writes: bool = True) -> tuple[Store, Config]:

@@ -8,6 +8,7 @@ import click
 
 from harnessgit.cli._base import State, cli, echo
 from harnessgit.cli._options import gate_options
+from harnessgit.cli._runner import checker
 from harnessgit.errors import verdict_exit
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def gate(
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
         request = GateRequest(candidate, base=base, allow_small=allow_small, models=models)
-        outcome = run_gate(store, config, request, execution=execution)
+        outcome = run_gate(store, config, request, execution=execution, check=checker)
         calibration = None if as_json else _calibration(store, outcome.record)
     echo(to_json(outcome) if as_json else render_gate.gate_text(outcome))
     if calibration is not None:

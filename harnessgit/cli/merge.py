@@ -6,6 +6,7 @@ import click
 
 from harnessgit.cli._base import State, cli, echo
 from harnessgit.cli._options import gate_options
+from harnessgit.cli._runner import checker
 from harnessgit.errors import EXIT_NO, EXIT_OK, verdict_exit
 
 
@@ -28,9 +29,8 @@ def merge(
     store, config = state.open()
     execution = state.execution(jobs, None if as_json else "eval selection")
     with store:
-        result = run(
-            store, config, GateRequest(candidate, base=base, allow_small=allow_small), execution=execution
-        )
+        request = GateRequest(candidate, base=base, allow_small=allow_small)
+        result = run(store, config, request, execution=execution, check=checker)
     echo(to_json(result) if as_json else render_gate.merge_text(result))
     if result.merge or result.outcome is None:
         return EXIT_OK if result.merge else EXIT_NO

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from pathlib import Path
 
 from harnessgit import layout
@@ -30,11 +29,10 @@ from harnessgit.evaluation.batch import (
     first_failure,
 )
 from harnessgit.evaluation.command import command_job, run_command
-from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.evaluators import Evaluators
+from harnessgit.evaluation.execution import Scoring as Scoring
 from harnessgit.evaluation.ray_executor import RayConnection, run_on_ray
 from harnessgit.evaluation.scores import ScoreBook
-from harnessgit.evaluation.splits import Manifest
 from harnessgit.processes.scratch import ScratchDir, sweep
 from harnessgit.records import EvalRecord, this_worker
 from harnessgit.render import listing
@@ -48,19 +46,6 @@ log = logging.getLogger("harnessgit")
 # ref update (one `git update-ref` is 5-15 ms, issue 13); a batch of a slower
 # evaluator is written as soon as it ends.
 WRITE_EVERY = 1.0
-
-
-@dataclass(frozen=True)
-class Scoring:
-    """What one evaluation's batches score, and where their records go."""
-
-    context: EvalContext  # the commit, its harness and the evaluator that scores it
-    manifest: Manifest
-    split: str
-    fresh: bool = False  # the rows run again although on record (--no-cache)
-    # Finished batches go to this list, not to the notes, and write no evidence blob:
-    # `calibrate`'s fresh draws must not become the cache's scores.
-    keep: list[EvalRecord] | None = None
 
 
 class Batches:
@@ -265,9 +250,7 @@ class Batches:
             commit=self.context.commit,
             grader=self.context.grader,
             **self.context.key.fields(),
-            split=self.split,
-            split_hash=self.manifest.split_hash(self.split),
-            manifest=self.manifest.hash,
+            **self.manifest.fields(self.split),
             instances=[r.instance for r in results],
             repeats=[repeat for _instance, repeat in batch],
             scores=[r.score for r in results],

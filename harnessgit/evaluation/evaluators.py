@@ -11,7 +11,9 @@ errors too: it is a context manager).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from types import TracebackType
+from typing import Generic, TypeVar
 
 from harnessgit.config import Config
 from harnessgit.evaluation.adapter import AdapterEvaluator
@@ -21,31 +23,42 @@ from harnessgit.evaluation.ray_executor import RayConnection
 from harnessgit.scrub import Scrubber
 from harnessgit.store import Store
 
+T = TypeVar("T")
+
+
+class OnFirstUse(Generic[T]):
+    """A thing made the first time it is asked for, once however many threads ask
+    (batches run in threads); ``made``: it, or None while nobody has asked."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._making = threading.Lock()
+        self.made: T | None = None
+
+    def get(self) -> T:
+        with self._making:
+            if self.made is None:
+                self.made = self._make()
+            return self.made
+
 
 class Evaluators:
     def __init__(self) -> None:
         self._python: dict[str, PythonEvaluator] = {}
         # Made on first use: a command whose scores are all on record (a gate after
         # evolve) starts no process and sets up nothing (issue 26).
-        self._servers: Servers | None = None  # the persistent evaluator processes
-        self._ray: RayConnection | None = None  # executor = "ray": connected on first use
-        self._making = threading.Lock()  # batches run in threads: one of each, however many ask
+        self._servers = OnFirstUse(Servers)  # the persistent evaluator processes
+        self._ray = OnFirstUse(RayConnection)  # executor = "ray"
         self.swept = False  # whether what killed runs left was cleaned up (once per command)
         self._scrubbers: dict[int, tuple[Config, Scrubber]] = {}  # id(config) -> it, its scrubber
 
     @property
     def servers(self) -> Servers:
-        with self._making:
-            if self._servers is None:
-                self._servers = Servers()
-            return self._servers
+        return self._servers.get()
 
     @property
     def ray(self) -> RayConnection:
-        with self._making:
-            if self._ray is None:
-                self._ray = RayConnection()
-            return self._ray
+        return self._ray.get()
 
     def python(self, store: Store, config: Config) -> PythonEvaluator:
         """The ``[evaluator] python`` function (or ``adapter``) of ``store``'s repository,
@@ -67,11 +80,11 @@ class Evaluators:
     def close(self) -> None:
         self._python.clear()
         try:
-            if self._servers is not None:
-                self._servers.close()
+            if self._servers.made is not None:
+                self._servers.made.close()
         finally:
-            if self._ray is not None:
-                self._ray.close()
+            if self._ray.made is not None:
+                self._ray.made.close()
 
     def __enter__(self) -> Evaluators:
         return self

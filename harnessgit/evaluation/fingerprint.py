@@ -8,11 +8,10 @@ candidate into main, and for a revert to identical text: none is evaluated twice
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 
 from harnessgit import globs
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.config import CONFIG_FILE, Config
 from harnessgit.object_ids import tree_id
 from harnessgit.objects import TreeEntry
@@ -84,5 +83,4 @@ def evaluator_fingerprint(files: Mapping[str, TreeEntry], config: Config) -> str
     if config.evaluator.adapter:  # the adapter and which file each component reads
         payload["adapter"] = config.evaluator.adapter
         payload["components"] = config.evaluator.components
-    canonical = dumps_canonical(payload)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_canonical(payload)

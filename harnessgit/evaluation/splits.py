@@ -8,12 +8,12 @@ split decides (frontier, gate), the test split is reported and never decides
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.confine import check_relative, leads_out
 from harnessgit.errors import HarnessgitError
 
@@ -23,6 +23,15 @@ MAX_ID_LENGTH = 512
 
 class ManifestError(HarnessgitError):
     pass
+
+
+class SplitFields(TypedDict):
+    """A split as the records scored on it spell it: its name, its instance set's hash
+    (`Manifest.split_hash`) and the whole manifest's."""
+
+    split: str
+    split_hash: str
+    manifest: str
 
 
 @dataclass(frozen=True)
@@ -42,12 +51,11 @@ class Manifest:
         Editing the train split must not look like a fresh selection set (that would
         reset the gate's alpha spending), so comparability uses this, not `hash`.
         """
-        return _digest({split: sorted(self.ids(split))})
+        return sha256_canonical({split: sorted(self.ids(split))})
 
-
-def _digest(value: object) -> str:
-    canonical = dumps_canonical(value)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    def fields(self, split: str) -> SplitFields:
+        """``split`` for a record scored on it: ``EvalRecord(**manifest.fields(split), ...)``."""
+        return SplitFields(split=split, split_hash=self.split_hash(split), manifest=self.hash)
 
 
 def parse_manifest(data: bytes, name: str = "manifest") -> Manifest:
@@ -80,7 +88,7 @@ def parse_manifest(data: bytes, name: str = "manifest") -> Manifest:
             seen.add(value)
             owner[value] = split
         splits[split] = list(ids)
-    return Manifest(splits, _digest({split: sorted(ids) for split, ids in splits.items()}))
+    return Manifest(splits, sha256_canonical({split: sorted(ids) for split, ids in splits.items()}))
 
 
 def load_manifest(root: Path, relative: str) -> Manifest:

@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnessgit.config import Config, require_evaluator
-from harnessgit.evaluation.eval import Execution
+from harnessgit.evaluation.eval import Execution, with_batches
 from harnessgit.evaluation.evaluators import Evaluators
 from harnessgit.evolve.adopt import Rules, adopt, evolve_rules
 from harnessgit.evolve.iteration import iterate
@@ -60,6 +60,7 @@ def evolve(
     with contextlib.ExitStack() as stack:
         if execution.evaluators is None:  # one set for the run: a persistent process starts once
             execution = replace(execution, evaluators=stack.enter_context(Evaluators()))
+        execution = with_batches(execution)  # the gate takes its runner from its caller
         return _evolve(store, rules, request, execution, on_iteration)
 
 

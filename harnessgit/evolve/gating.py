@@ -15,6 +15,7 @@ from typing import Any
 
 from harnessgit import layout
 from harnessgit.candidates.propose import Proposal, rebase
+from harnessgit.checks import check_change
 from harnessgit.errors import CarryConflict, GateRefused, ProposalError
 from harnessgit.evolve.policy import (
     Look,
@@ -246,7 +247,12 @@ def _gate_or_merge(session: Session, gated: Proposal, note: str) -> tuple[str, s
     else:
         request = GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override)
         checked = run_gate(
-            session.store, session.config, request, execution=session.options.execution, book=session.book
+            session.store,
+            session.config,
+            request,
+            execution=session.options.execution,
+            check=check_change,
+            book=session.book,
         )
         outcome = _OUTCOMES[checked.verdict]
     return outcome, "; ".join(checked.record.reasons)
@@ -263,6 +269,7 @@ def _merge(session: Session, gated: Proposal, note: str) -> tuple[bool, GateOutc
         session.config,
         GateRequest(gated.candidate, prior_gains=session.prior_gains, policy=session.override),
         execution=session.options.execution,
+        check=check_change,
         note=f"Evolve: {note}" if note else "",
     )
     assert merged.outcome is not None  # only an override (revert --no-gate) has none

@@ -32,12 +32,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from harnessgit.candidates.checked import reuse
-from harnessgit.checks import CheckReport, check_change
+from harnessgit.candidates.checked import Checker, reuse
+from harnessgit.check_findings import CheckReport
 from harnessgit.config import Config, require, require_evaluator
 from harnessgit.errors import ConcurrentUpdate, ConfigError, GateRefused, HarnessgitError
 from harnessgit.evaluation.context import eval_context
-from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
+from harnessgit.evaluation.execution import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.evaluation.splits import ManifestError, load_manifest
 from harnessgit.gate.attempts import attempt_on_record, record_gate, synced_before_counting
@@ -87,17 +87,22 @@ def run_gate(
     config: Config,
     request: GateRequest,
     *,
-    execution: Execution = Execution(),
+    execution: Execution,
+    check: Checker,
     book: ScoreBook | None = None,
 ) -> GateOutcome:
     """The gate command: check the preconditions (a refusal evaluates and records
-    nothing), evaluate what is missing, decide, and record the attempt. ``book``: a
-    score book already loaded (None: load it)."""
+    nothing), evaluate what is missing with ``execution``'s runner, decide, and record
+    the attempt. The caller gives the runner and ``check`` (`harnessgit.checks.check_change`,
+    run when the proposal record kept no verdict on this base; the CLI's, or
+    `harnessgit.evaluation.eval.with_batches` in Python): a gate with every score and the
+    verdict on record imports neither (issue 26). ``book``: a score book already loaded
+    (None: load it)."""
     config = require_evaluator(config, "`harnessgit gate`")
     sides = gate_sides(store, config, request.name, base=request.base)
     if request.policy is not None:
         sides = _deciding_with(sides, *request.policy)
-    pre = preconditions(store, sides, allow_small=request.allow_small)
+    pre = preconditions(store, sides, allow_small=request.allow_small, check=check)
     if pre.refused:
         raise GateRefused(f"{sides.label} against {sides.shown}: " + "; ".join(pre.refused))
     book = book if book is not None else ScoreBook.load(store)
@@ -190,7 +195,13 @@ def _evaluate(store: Store, sides: Sides, book: ScoreBook, execution: Execution)
 
 
 def preview_gate(
-    store: Store, config: Config, name: str, *, base_commit: str | None = None, book: ScoreBook | None = None
+    store: Store,
+    config: Config,
+    name: str,
+    *,
+    check: Checker,
+    base_commit: str | None = None,
+    book: ScoreBook | None = None,
 ) -> GateOutcome:
     """What the gate would decide about ``name`` now, from the scores on record: read
     and decided, never evaluated and never recorded (no attempt is spent); a refusal
@@ -198,7 +209,7 @@ def preview_gate(
     config = require(config)
     sides = gate_sides(store, config, name, base_commit=base_commit)
     book = book if book is not None else ScoreBook.load(store)
-    pre = preconditions(store, sides, allow_small=False)
+    pre = preconditions(store, sides, allow_small=False, check=check)
     return _Decider(store, sides, book, pre, other_models(sides), False, None).decide(_sample(sides))
 
 
@@ -247,7 +258,7 @@ def evaluate_sides(
     store: Store,
     sides: Sides,
     book: ScoreBook,
-    execution: Execution = Execution(),
+    execution: Execution,
 ) -> None:
     """Run the evaluator on whatever selection scores either side lacks (through the cache)."""
     settings = sides.settings
@@ -272,14 +283,14 @@ class Preconditions:
     refused: list[str]  # each unmet precondition in a sentence; empty: the gate may compare
 
 
-def preconditions(store: Store, sides: Sides, *, allow_small: bool) -> Preconditions:
+def preconditions(store: Store, sides: Sides, *, allow_small: bool, check: Checker) -> Preconditions:
     """The candidate must descend from the base (and not be in it already), keep the
     grader, pass the checks, and the selection set must be large enough. Checked
     before anything is evaluated or recorded: a refusal spends no gate attempt."""
     label, branch, shown = sides.label, sides.branch, sides.shown
     # Judged once when proposed on this base under these settings (`candidates.checked`).
     base, config = sides.base.commit, sides.settings.config
-    checks = reuse(store, config, base, sides.candidate.commit) or check_change(
+    checks = reuse(store, config, base, sides.candidate.commit) or check(
         store, config, base, sides.candidate.commit
     )
     # Only what the candidate brings blocks: a failure its base already had is

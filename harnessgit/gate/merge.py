@@ -15,10 +15,11 @@ from typing import ClassVar
 
 from harnessgit import layout
 from harnessgit.candidates.chain import Measure, own_effects
+from harnessgit.candidates.checked import Checker
 from harnessgit.candidates.render import effect_text
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import ConcurrentUpdate
-from harnessgit.evaluation.eval import Execution
+from harnessgit.evaluation.execution import Execution
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.checkout import (
     UnfinishedCheckout,
@@ -65,19 +66,31 @@ class MergeResult:
 
 
 def merge(
-    store: Store, config: Config, request: GateRequest, *, execution: Execution = Execution(), note: str = ""
+    store: Store,
+    config: Config,
+    request: GateRequest,
+    *,
+    execution: Execution,
+    check: Checker,
+    note: str = "",
 ) -> MergeResult:
     """Gate ``request.name`` against the base branch and, if it passes, merge it;
     ``note`` (a caller's line, e.g. evolve's gain corrected for selection) joins the
-    message."""
+    message; ``execution`` and ``check`` are the gate's (`run_gate`)."""
     config = require_evaluator(config, "`harnessgit merge` (it gates first; `override` moves without it)")
     branch = request.base or config.harness.base
     with store.refs.landing(branch):  # before the gate spends an attempt (issue 28, defect 5)
-        return _merge(store, config, request, branch, execution, note)
+        return _merge(store, config, request, branch, execution, check, note)
 
 
 def _merge(
-    store: Store, config: Config, request: GateRequest, branch: str, execution: Execution, note: str
+    store: Store,
+    config: Config,
+    request: GateRequest,
+    branch: str,
+    execution: Execution,
+    check: Checker,
+    note: str,
 ) -> MergeResult:
     target = resolve(store.refs, request.name).sha
     # Merged already, by a run killed before the working tree followed: finish that.
@@ -88,7 +101,9 @@ def _merge(
     # A checkout the merge cannot move is refused before the gate spends anything.
     checkout_ready(store, branch, base_tip(store.refs, branch), target)
     book = ScoreBook.load(store)  # the gate's scores, which the merge message reads too
-    outcome = run_gate(store, config, replace(request, base=branch), execution=execution, book=book)
+    outcome = run_gate(
+        store, config, replace(request, base=branch), execution=execution, check=check, book=book
+    )
     if not outcome.passed:
         return MergeResult(branch, None, False, outcome)
     record = outcome.record

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from harnessgit.evaluation.context import EvalContext, eval_context
-from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
+from harnessgit.evaluation.execution import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.models import for_model
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import GateInputs, Sides

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harnessgit.checks import CheckReport, Finding
+from harnessgit.check_findings import CheckReport, Finding
 from harnessgit.evaluation.context import EvalContext
 from harnessgit.evaluation.scores import ScoreSummary
 from harnessgit.gate.settings import Settings

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate
+from harnessgit.evaluation.execution import EvalRequest, Execution, evaluate
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.outcome import Sides
 from harnessgit.records import GateRecord

@@ -1,4 +1,5 @@
-"""Temporary directories that name their owner, and the sweep of those left behind.
+"""Temporary directories that name their owner (`ScratchDir`, made in
+`harnessgit.processes.scratch_dir`), and the sweep of those left behind.
 
 Every scratch directory (``$TMPDIR/harnessgit-<kind>-XXXXXXXX``) holds a marker file
 naming the harnessgit process that made it (`Owner`). It is removed on every exit path
@@ -26,22 +27,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import stat
 import tempfile
 import time
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 from harnessgit.processes.group import RUN_VARIABLE, family, processes, token_owner
 from harnessgit.processes.owner import Owner
+from harnessgit.processes.scratch_dir import MARKER as MARKER
+from harnessgit.processes.scratch_dir import PREFIX as PREFIX
+from harnessgit.processes.scratch_dir import ScratchDir as ScratchDir
+from harnessgit.processes.scratch_dir import remove_dir
 
-PREFIX = "harnessgit-"
-MARKER = ".harnessgit-owner"
 # Directories of harnessgit versions that wrote no marker: their owner cannot be
 # checked, so only their age says they are abandoned. An evaluation touches its
 # directories when it starts a batch; a day is far past any batch's timeout.
@@ -51,33 +51,6 @@ MAX_AGE = 24 * 3600.0
 # removed when a kill came (either takes milliseconds), or it is an empty one of any kind.
 MARKED_PREFIXES = ("harnessgit-index-", "harnessgit-merge-", "harnessgit-server-")
 CUT_SHORT_AGE = 60.0
-
-
-class ScratchDir:
-    """A temporary directory ``harnessgit-<kind>-XXXXXXXX`` with its owner marker; a
-    context manager, or `cleanup` when it is done (also called when it is collected)."""
-
-    def __init__(self, kind: str, *, parent: Path | None = None) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=parent))
-        try:
-            (self.path / MARKER).write_text(Owner.current().dumps() + "\n", encoding="utf-8")
-        except BaseException:
-            shutil.rmtree(self.path, ignore_errors=True)
-            raise
-        # Also when collected, or at exit, as tempfile.TemporaryDirectory does; but with
-        # the marker last (`_remove`), which TemporaryDirectory's rmtree does not keep.
-        self._finalizer = weakref.finalize(self, _remove_if_there, self.path)
-
-    def cleanup(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> Path:
-        return self.path
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.cleanup()
 
 
 @dataclass(frozen=True)
@@ -181,7 +154,7 @@ def remove_temp_dirs(stale: Iterable[StaleDir]) -> Sweep:
     result = Sweep()
     for found in stale:
         try:
-            _remove(found.path)
+            remove_dir(found.path)
         except FileNotFoundError:  # another sweep got there first
             result.removed.append(found)
         except OSError as exc:
@@ -208,32 +181,3 @@ def sweep(tmpdir: Path | None = None, *, max_age: float = MAX_AGE, now: float | 
     killed = kill_processes(stale_processes())
     done = remove_temp_dirs(stale_temp_dirs(tmpdir, max_age=max_age, now=now))
     return Sweep(removed=done.removed, failed=done.failed, killed=killed)
-
-
-def _remove_if_there(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        _remove(path)
-
-
-def _remove(path: Path) -> None:
-    # An evaluator may leave read-only directories: each is made writable before it is
-    # entered (top-down), never through a symbolic link.
-    for top, dirs, _files in os.walk(path):
-        for name in dirs:
-            inner = os.path.join(top, name)
-            if not os.path.islink(inner):
-                os.chmod(inner, 0o700)
-    # The marker goes last: a sweep killed halfway leaves a directory still marked as
-    # abandoned, for the next sweep.
-    for child in path.iterdir():
-        if child.name == MARKER:
-            continue
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            os.unlink(child)
-    # os.unlink and os.rmdir, not Path's: on Python 3.10 pathlib holds its own reference to
-    # them, which tests/processes/test_scratch.py could not watch for the order.
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path / MARKER)
-    os.rmdir(path)

@@ -3,7 +3,7 @@ and `first_parent_changes` parse. NUL-separated, so any file name survives."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Plumbing-stable raw diffs: no colour, no external diff, no renames limit surprises,
 # paths relative to the repository root whatever diff.relative says.
@@ -21,8 +21,7 @@ RAW_DIFF = [
 ]
 
 
-@dataclass(frozen=True)
-class Side:
+class Side(NamedTuple):
     """One side of a changed path: its mode and blob id. The id is ZERO for a
     working-tree file that git has not hashed (read it from disk)."""
 
@@ -30,8 +29,7 @@ class Side:
     sha: str
 
 
-@dataclass(frozen=True)
-class RawChange:
+class RawChange(NamedTuple):
     """One file's change between two sides, as `git diff --raw` gives it."""
 
     status: str  # A added, M modified, D deleted, R renamed, T type changed

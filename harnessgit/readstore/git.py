@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from harnessgit.errors import GitFailed, HarnessgitError
 
@@ -61,8 +61,7 @@ def trusted() -> bool:
     return os.environ.get(TRUST_VARIABLE, "") not in ("", "0")
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """What one git process returned."""
 
     returncode: int

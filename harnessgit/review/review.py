@@ -157,7 +157,7 @@ def review(store: Store, config: Config, base: str | None = None, head: str | No
         )
     manifest = load_manifest(store.root, config.splits.manifest)
     book = ScoreBook.load(store)
-    outcome = preview_gate(store, config, head_name, base_commit=base_sha, book=book)
+    outcome = preview_gate(store, config, head_name, check=check_change, base_commit=base_sha, book=book)
     notes = []
     if outcome.base.key.fingerprint != outcome.candidate.key.fingerprint:
         chain = [base_sha, *reversed(store.history.first_parent_chain(head_target.sha, stop=base_sha))]

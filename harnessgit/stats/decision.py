@@ -228,6 +228,7 @@ def decide(
         verdict=verdict,
         min_effect=gate.min_effect,
         levels=rule.levels,
+        df=degrees_of_freedom(comparison),
     )
     online = rule.online
     return GateDecision(
@@ -402,7 +403,9 @@ def _bayes_rule(comparison: PairedComparison, gate: GateRules, prior: Prior) -> 
     under the prior learned from the repository's recorded gains, is at least 1 - q;
     fail when it is at most q; else inconclusive."""
     q = gate.q if gate.q is not None else 0.1
-    post = posterior(prior, comparison.difference.mean, comparison.difference.se)
+    post = posterior(
+        prior, comparison.difference.mean, comparison.difference.se, degrees_of_freedom(comparison)
+    )
     chance = chance_above(post, gate.min_effect)
     said = (
         f"the chance that the edit gains more than min_effect {points(gate.min_effect)} points is"
@@ -414,6 +417,12 @@ def _bayes_rule(comparison: PairedComparison, gate: GateRules, prior: Prior) -> 
     if chance <= q:
         return "fail", said + ": at most q"
     return "inconclusive", said + ": neither at least 1 - q nor at most q"
+
+
+def degrees_of_freedom(comparison: PairedComparison) -> int:
+    """The degrees of freedom of the difference's standard error: its units (clusters,
+    or instances when they are independent) less one."""
+    return (comparison.clusters if comparison.clusters is not None else comparison.n) - 1
 
 
 def _sign_test_misuse(gate: GateRules, comparison: PairedComparison) -> list[str]:

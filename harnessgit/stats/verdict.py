@@ -17,10 +17,10 @@ The posterior's prior is learned from the gains the repository's gate records
 measured (`learn_prior`; the A/B testing literature: Deng 2015; Azevedo et al. 2020): a
 run whose edits rarely help shrinks a lucky selection gain towards what edits usually
 gain. The posterior mean is the gain reported for a selected candidate, corrected for
-selection (item 5 of issue 25: the winner's curse). Fewer than MIN_LOOKS recorded
-gains leave the default prior (DEFAULT_PRIOR).
+selection (item 5 of issue 25: the winner's curse). Before it has enough recorded
+gains (LOOKS_TO_LEARN) an algorithm uses the default prior (DEFAULT_PRIOR).
 
-Two algorithms learn the prior; a gate record names the one that decided it
+Three algorithms learn the prior; a gate record names the one that decided it
 (``prior_algorithm``) and `verify` recomputes it with that one:
 
 1. (records written before issue 25 item 3; no ``prior_algorithm`` on record) the
@@ -28,14 +28,29 @@ Two algorithms learn the prior; a gate record names the one that decided it
    default. From 5-40 looks with 7 points of noise each it is far too sure of itself:
    on simulated streams whose true gains it was not tuned on, looks stated 75% likely
    to be better were better 34-61% of the time (docs/benchmarks.md, "calib").
-2. (PRIOR_ALGORITHM, the default) hierarchical Bayes over a family of priors: normal
-   true gains (mean HYPER_MEANS, sd HYPER_SDS) of which a share HYPER_NULL_SHARES has
+2. (records of issue 25 item 3's first pass) hierarchical Bayes over a family of
+   priors: normal true gains (mean HYPER_MEANS, sd HYPER_SDS) of which a share HYPER_NULL_SHARES has
    no effect at all (an edit that changes nothing measurable: the spike at 0 of
    spike-and-slab priors). The looks weigh each member by how well it predicts them;
    the prior is their weighted average (the predictive distribution of the next
    edit's true gain). Integrating over the members the looks cannot tell apart,
    instead of choosing one, is what keeps the stated chances honest when the prior is
    learned from few looks.
+3. (PRIOR_ALGORITHM, the default) algorithm 2's family and hyperprior, with two
+   things it got wrong put right. Its stated chances of 90% and more were 6-16 points
+   too high on simulated runs (docs/benchmarks.md, "calib"); the diagnosis
+   (docs/benchmarks.md, "calib2") found two causes, both in how a look is read:
+   - with 1-4 looks algorithm 2 fell back to DEFAULT_PRIOR, whose fat tail (a tenth of
+     edits with sd 25 points) and missing noise floor let one lucky large gain be
+     believed, though 1-4 looks already say how large a run's gains are. Algorithm 3
+     learns the hierarchical prior from the first look on (LOOKS_TO_LEARN);
+   - a look's standard error is itself estimated, from its n instances or its few
+     clusters (12 on the simulated judge), so how far the observed gain lies from the
+     true one in standard errors follows Student's t with (units - 1) degrees of
+     freedom, not the normal: a look whose own se came out small by chance was
+     believed as if that se were exact. Algorithm 3's likelihood of a look decided on
+     its own se is that t (`posterior`'s ``df``); one decided on the floor (the looks'
+     root-mean-square se, pooled over many looks) stays normal.
 """
 
 from __future__ import annotations
@@ -43,9 +58,10 @@ from __future__ import annotations
 import functools
 import math
 import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from statistics import NormalDist
+from types import MappingProxyType
 from typing import Any, Literal
 
 Verdict = Literal["pass", "fail", "inconclusive"]
@@ -76,8 +92,10 @@ EM_ROUNDS = 300
 # Algorithm 2: the family of priors the looks weigh (points / 100), and the hyperprior:
 # uniform over means and sds, and over the share of edits with no effect as listed
 # (share, weight): half the weight on "every edit has some effect".
-PRIOR_ALGORITHM = 2
-PRIOR_ALGORITHMS = (1, 2)
+PRIOR_ALGORITHM = 3
+PRIOR_ALGORITHMS = (1, 2, 3)
+# Recorded gains each algorithm needs before it learns the prior (fewer: DEFAULT_PRIOR).
+LOOKS_TO_LEARN: Mapping[int, int] = MappingProxyType({1: MIN_LOOKS, 2: MIN_LOOKS, 3: 1})
 # evolve's prior from the looks it screened stays algorithm 1: against GEPA on both
 # simulated tasks (tests/bench/bench_vs_gepa.py, 20 seeds; docs/benchmarks.md, "After the
 # merges") both met the same 10 of item 6's 16 conditions, with the same regressions and
@@ -105,7 +123,8 @@ class Prior:
     # The root-mean-square standard error of the looks: the floor of a look's standard
     # error (on 0/1 scores a look with few discordant pairs understates its own).
     noise: float = 0.0
-    # Which algorithm learned it (`learn_prior`); the default prior is algorithm 1's.
+    # Which algorithm learned it (`learn_prior`); the default prior is algorithm 1's
+    # (algorithm 3 with no looks marks it 3: the look is then read with 3's likelihood).
     algorithm: int = 1
 
 
@@ -139,17 +158,19 @@ def learn_prior(
     gains: Sequence[tuple[float, float]], pseudo_looks: int = PSEUDO_LOOKS, algorithm: int = PRIOR_ALGORITHM
 ) -> Prior:
     """The prior of true gains from recorded (gain, standard error) pairs, by
-    ``algorithm`` (module docstring): 2, the hierarchical prior (`hierarchical_prior`);
-    1, the nonparametric maximum-likelihood mixing distribution on GRID
-    (Kiefer-Wolfowitz; EM as in Jiang & Zhang 2009) smoothed with ``pseudo_looks``
-    looks' worth of the default prior (algorithm 2 ignores ``pseudo_looks``).
-    Fewer than MIN_LOOKS pairs: DEFAULT_PRIOR."""
+    ``algorithm`` (module docstring): 2 and 3, the hierarchical prior
+    (`hierarchical_prior`); 1, the nonparametric maximum-likelihood mixing distribution
+    on GRID (Kiefer-Wolfowitz; EM as in Jiang & Zhang 2009) smoothed with
+    ``pseudo_looks`` looks' worth of the default prior (2 and 3 ignore ``pseudo_looks``).
+    Fewer pairs than the algorithm's LOOKS_TO_LEARN: DEFAULT_PRIOR."""
     if algorithm not in PRIOR_ALGORITHMS:
         raise ValueError(f"prior algorithm {algorithm}: must be one of {PRIOR_ALGORITHMS}")
-    if len(gains) < MIN_LOOKS:
+    if not gains and algorithm >= 3:  # the default prior, decided under algorithm 3's likelihood
+        return replace(DEFAULT_PRIOR, algorithm=algorithm)
+    if len(gains) < LOOKS_TO_LEARN[algorithm]:
         return DEFAULT_PRIOR
-    if algorithm == 2:
-        return hierarchical_prior(gains)
+    if algorithm >= 2:
+        return hierarchical_prior(gains, algorithm)
     import numpy as np
 
     grid = np.array(GRID)
@@ -168,8 +189,8 @@ def learn_prior(
     return _grid_prior(tuple(float(w) for w in mixed / mixed.sum()), looks, noise)
 
 
-def hierarchical_prior(gains: Sequence[tuple[float, float]]) -> Prior:
-    """Algorithm 2: the prior of true gains as the average of the family's members
+def hierarchical_prior(gains: Sequence[tuple[float, float]], algorithm: int = 2) -> Prior:
+    """Algorithms 2 and 3: the prior of true gains as the average of the family's members
     (`prior_family`) weighted by the hyperprior times how likely each makes the
     recorded (gain, standard error) pairs (normal likelihood; a look's standard error
     floored at the looks' root-mean-square one, as algorithm 1 does)."""
@@ -185,13 +206,13 @@ def hierarchical_prior(gains: Sequence[tuple[float, float]]) -> Prior:
     belief = np.exp(log_fit - log_fit.max())
     weights = (belief / belief.sum()) @ members
     weights = weights / weights.sum()
-    return _grid_prior(tuple(float(w) for w in weights), len(gains), noise, algorithm=2)
+    return _grid_prior(tuple(float(w) for w in weights), len(gains), noise, algorithm=algorithm)
 
 
 @functools.cache
 def prior_family() -> tuple[Any, Any]:
-    """Algorithm 2's family of priors on GRID (one row per member) and the log of the
-    hyperprior's weight of each."""
+    """Algorithms 2 and 3's family of priors on GRID (one row per member) and the log of
+    the hyperprior's weight of each."""
     import numpy as np
 
     grid = np.array(GRID)
@@ -234,16 +255,24 @@ def _mixture_prior() -> Prior:
 DEFAULT_PRIOR = _mixture_prior()
 
 
-def posterior(prior: Prior, gain: float, se: float) -> Posterior:
+def posterior(prior: Prior, gain: float, se: float, df: int | None = None) -> Posterior:
     """The posterior of the true gain given an observed ``gain`` with standard error
-    ``se`` (normal likelihood); with ``se`` 0 the observation decides alone."""
+    ``se``, floored at the looks' noise; with ``se`` 0 the observation decides alone.
+    The likelihood is normal, or under a prior of algorithm 3, when the look's own
+    ``se`` is used (not the floor, pooled over many looks) and ``df`` is given,
+    Student's t with ``df`` degrees of freedom (that se was estimated from df + 1
+    instances or clusters)."""
+    student = prior.algorithm >= 3 and df is not None and df >= 1 and se >= prior.noise
     se = max(se, prior.noise)
     if se <= 0:
         return Posterior(gain, 0.0)
     if prior.weights is None:
         weight = prior.sd**2 / (prior.sd**2 + se**2)
         return Posterior(prior.mean + weight * (gain - prior.mean), math.sqrt(weight) * se)
-    logs = [-0.5 * ((gain - g) / se) ** 2 for g in GRID]
+    if student and df is not None:
+        logs = [-(df + 1) / 2 * math.log1p(((gain - g) / se) ** 2 / df) for g in GRID]
+    else:
+        logs = [-0.5 * ((gain - g) / se) ** 2 for g in GRID]
     top = max(logs)
     raw = [w * math.exp(lg - top) for w, lg in zip(prior.weights, logs, strict=True)]
     total = math.fsum(raw)
@@ -294,11 +323,13 @@ def numbers(
     verdict: Verdict,
     min_effect: float,
     levels: tuple[float, float],
+    df: int | None = None,
 ) -> Numbers:
     """The numbers a verdict states. ``sd``: the per-instance spread of the paired
     differences (cluster-robust: se * sqrt(n)); ``levels``: the (pass, fail) levels
-    of this attempt, for what would decide."""
-    post = posterior(prior, gain, se)
+    of this attempt, for what would decide; ``df``: the look's degrees of freedom
+    (`posterior`)."""
+    post = posterior(prior, gain, se, df)
     needed = None
     if verdict == "inconclusive":
         if gain > min_effect:

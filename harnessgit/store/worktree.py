@@ -13,7 +13,7 @@ from pathlib import Path
 from harnessgit.errors import HarnessgitError
 from harnessgit.object_ids import object_id
 from harnessgit.objects import MODE_EXEC, MODE_FILE, MODE_LINK, MODE_TREE, TreeEntry
-from harnessgit.processes.scratch import ScratchDir
+from harnessgit.processes.scratch_dir import ScratchDir
 from harnessgit.readstore.git import Git
 from harnessgit.readstore.worktree import WorktreeReader
 from harnessgit.store.objectdb import Objects

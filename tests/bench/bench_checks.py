@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python tests/bench/bench_checks.py [--runs N]
     .venv/bin/python tests/bench/bench_checks.py --startup   # the hook on one file vs --help
     .venv/bin/python tests/bench/bench_checks.py --startup --baseline /tmp/main-code   # and before
+    .venv/bin/python tests/bench/bench_checks.py --startup --baseline /tmp/main-code --instructions
 
 ``--startup`` times only what issue 26 asks of the hook: `harnessgit check SKILL.md` on
 one small edited SKILL.md against `harnessgit --help`, medians of 9 runs (``--runs``)
@@ -36,6 +37,7 @@ import argparse
 import os
 import platform
 import random
+import re
 import shlex
 import statistics
 import subprocess
@@ -173,7 +175,21 @@ except ImportError:
     import harnessgit.store, harnessgit.config"""
 
 
-def startup(runs: int, baseline: str | None = None) -> None:
+def instructions(argv: list[str], cwd: Path, env: dict[str, str]) -> int:
+    """Instructions one run executes in its Python process (valgrind's callgrind; git's
+    processes are not followed): the same count on every repeat, whatever the load."""
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return int(re.search(r"Collected : (\d+)", out.stderr).group(1))  # type: ignore[union-attr]
+
+
+def startup(runs: int, baseline: str | None = None, instructions_wanted: bool = False) -> None:
     """`check SKILL.md` against `--help`, with and without bytecode (issue 26, item 7);
     with ``baseline`` (a checkout of other code), the same commands run on that code too,
     their runs taken in turn with this code's (before and after in one run)."""
@@ -210,6 +226,13 @@ def startup(runs: int, baseline: str | None = None) -> None:
             }
         figures = interleaved_medians_ms(commands, repo, runs)
         shown = subprocess.run(check, cwd=repo, env=env, capture_output=True, text=True).stdout.strip()
+        helped = [python, "-m", "harnessgit", "--help"]
+        counted = {
+            f"{label}{name}": instructions(argv, repo, tree)
+            for label, tree in trees.items()
+            for name, argv in (("harnessgit --help", helped), ("check", check))
+            if instructions_wanted
+        }
     print(
         f"hook start-up: {platform.python_implementation()} {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, median of {runs} runs, bytecode cached unless said, "
@@ -222,6 +245,14 @@ def startup(runs: int, baseline: str | None = None) -> None:
         for name, (ms, cpu_ms) in figures.items():
             if name.startswith(label) and (label or not name.startswith("baseline: ")):
                 print(f"  {name:62s} {ms:6.1f} ms {ms / wall:5.2f}x  {cpu_ms:6.1f} ms {cpu_ms / cpu:5.2f}x")
+    for label in trees:
+        if counted:
+            help_count, check_count = counted[f"{label}harnessgit --help"], counted[f"{label}check"]
+            print(
+                f"  {label}instructions (callgrind, the Python process only): "
+                f"--help {help_count / 1e6:.1f} M, check SKILL.md {check_count / 1e6:.1f} M, "
+                f"{check_count / help_count:.2f}x"
+            )
     print(f"  the check's own output: {shown}")
     print("target: harnessgit check SKILL.md <= 1.5x harnessgit --help (bytecode cached). On a loaded")
     print("machine the wall times wait for the CPU; the CPU times are what each run costs.")
@@ -237,9 +268,14 @@ def main() -> None:
     parser.add_argument(
         "--baseline", metavar="CODE", help="with --startup: also measure this checkout's code, in turn"
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --startup: also count instructions of --help and the check (needs valgrind)",
+    )
     args = parser.parse_args()
     if args.startup:
-        startup(args.runs or 9, args.baseline)
+        startup(args.runs or 9, args.baseline, args.instructions)
         return
     args.runs = args.runs or 21
     python = sys.executable

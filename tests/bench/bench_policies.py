@@ -4,6 +4,7 @@ Run:  PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py           (abo
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --n 150   ((a), (b) on 150 instances)
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --quick   (a smoke run)
       PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --calibration   ((d) only)
+      PYTHONPATH=. .venv/bin/python tests/bench/bench_policies.py --decisions     ((e) only)
 
 SIMULATED (tests/bench/policy_sim.py): no evaluator runs; 0/1 scores on n selection
 instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmarks.md,
@@ -20,8 +21,9 @@ instances, true gains drawn from a regime. Prints Markdown tables (docs/benchmar
     selection pool of 300, per true gain.
 
 (d) (--calibration) the stated chance that an edit is better against the share truly
-    better, per decile, before (prior algorithm 1, as the gate records and as evolve's
-    screened looks learn it) and after (algorithm 2), on runs of 40 looks whose true
+    better, per decile, before (prior algorithm 2; algorithm 1's figures are in
+    docs/benchmarks.md, "calib") and after (algorithm 3, and algorithm 3 without its Student-t
+    likelihood, which shows what each of its two changes does), on runs of 40 looks whose true
     gains come from regimes it was not tuned on (tests/bench/calib_sim.py), 0/1 and
     partial-credit clustered scores; and the looks a bayes policy passes (stated chance
     >= 1 - q) with the share of them not really better (false merges / merges).
@@ -45,6 +47,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from harnessgit.stats.eprocess import stopping_point
 from tests.bench import calib_sim
 from tests.bench.policy_sim import REGIMES, policies, run_stream, scores, summarise
+
+
+def table_e(streams: int, candidates: int, n: int) -> None:
+    """(a)'s bayes rows through `decide`, prior algorithm 2 against 3 in one run."""
+    print(f"(e) bayes, {streams} streams of {candidates} candidates on {n} instances, q = 0.1\n")
+    print(
+        "| regime | prior algorithm | merges | false merges / merges | fail | inconclusive "
+        "| true points merged |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for rname, regime in REGIMES.items():
+        for algorithm in (2, 3):
+            rules = policies()["bayes"]
+            runs = [
+                run_stream(rules, regime, candidates=candidates, n=n, seed=k, algorithm=algorithm)
+                for k in range(streams)
+            ]
+            s = summarise(runs)
+            print(
+                f"| {rname} | {algorithm} | {s.merges} | {s.false_share:.3f} ({s.false_merges}) "
+                f"| {s.fails} | {s.inconclusive} | {100 * s.merged_gain:+.1f} |"
+            )
 
 
 def table_a(streams: int, candidates: int, n: int) -> None:
@@ -116,18 +140,19 @@ def table_c(runs: int, pool: int, batch: int) -> None:
         )
 
 
-CALIBRATION_METHODS = {  # name -> (prior algorithm, pseudo-looks)
-    "before: algorithm 1, gate records (20 pseudo-looks)": (1, 20),
-    "before: algorithm 1, screened looks (5 pseudo-looks)": (1, 5),
-    "after: algorithm 2": (2, 0),
+CALIBRATION_METHODS = {  # name -> (prior algorithm, pseudo-looks, Student-t likelihood)
+    "before: algorithm 2": (2, 0, False),
+    "algorithm 3 without its t likelihood": (3, 0, False),
+    "after: algorithm 3": (3, 0, True),
 }
 
 
-def table_d(runs: int, looks: int, shapes: tuple[str, ...]) -> None:
+def table_d(runs: int, looks: int, shapes: tuple[str, ...], groups: tuple[str, ...]) -> None:
     """Calibration per decile, before and after, per group of regimes and shape."""
     print(f"\n(d) calibration: {runs} runs of {looks} looks per regime, 36 instances a look\n")
     for shape in shapes:
-        for group, regimes in calib_sim.REGIMES.items():
+        for group in groups:
+            regimes = calib_sim.REGIMES[group]
             drawn = {
                 name: [calib_sim.draw_run(regime, shape, looks, seed=1000 * k + 7) for k in range(runs)]
                 for name, regime in regimes.items()
@@ -140,15 +165,25 @@ def table_d(runs: int, looks: int, shapes: tuple[str, ...]) -> None:
             )
             print("|---|" + "---|" * 11)
             per_regime = []
-            for method, (algorithm, pseudo) in CALIBRATION_METHODS.items():
+            false_merges = []
+            for method, (algorithm, pseudo, student) in CALIBRATION_METHODS.items():
                 said = {
-                    name: [pair for run in rs for pair in calib_sim.stated(run, algorithm, pseudo)]
+                    name: [pair for run in rs for pair in calib_sim.stated(run, algorithm, pseudo, student)]
                     for name, rs in drawn.items()
                 }
                 pooled = [pair for pairs in said.values() for pair in pairs]
                 cells, met, total = _deciles(pooled)
                 print(f"| {method} | " + " | ".join(cells) + f" | {met} of {total} |")
+                false_merges.append(f"| {method} | {_pooled_passes(said)} | {_top_by_look(said, looks)} |")
                 per_regime += [(name, method, pairs) for name, pairs in said.items()]
+            print(
+                "\npasses pooled (q = 0.1: n, false merges / merges | q = 0.3: the same), and the top"
+                " decile (stated >= 90%) split by the look's place in its run (n, stated, truly better):\n"
+            )
+            print(
+                "| method | q = 0.1 | q = 0.3 | top decile, looks 1-5 | top decile, looks 6-40 |\n"
+                "|---|---|---|---|---|\n" + "\n".join(false_merges)
+            )
             print(
                 "\n| regime | method | deciles within 5 | worst decile (stated / true) "
                 "| q = 0.1 passes: n, stated, truly better | q = 0.3 passes: n, stated, truly better |"
@@ -164,8 +199,10 @@ def table_d(runs: int, looks: int, shapes: tuple[str, ...]) -> None:
 
 
 def _short(method: str) -> str:
-    algorithm, pseudo = CALIBRATION_METHODS[method]
-    return f"algorithm {algorithm}" + (f" ({pseudo} pseudo-looks)" if algorithm == 1 else "")
+    algorithm, pseudo, student = CALIBRATION_METHODS[method]
+    if algorithm == 1:
+        return f"algorithm 1 ({pseudo} pseudo-looks)"
+    return f"algorithm {algorithm}" + (" without t" if algorithm == 3 and not student else "")
 
 
 def _bins(pairs: list[tuple[float, bool]]) -> list[list[tuple[float, bool]]]:
@@ -211,6 +248,26 @@ def _passes(pairs: list[tuple[float, bool]], level: float) -> str:
     return f"{len(chosen)}, {100 * stated:.0f}%, {100 * true:.0f}%"
 
 
+def _top_by_look(said: dict[str, list[tuple[float, bool]]], looks: int) -> str:
+    """The top decile split by the look's place in its run: the first five (algorithm
+    2 read them under the default prior) and the rest. `calib_sim.stated` lists a run's
+    looks in order, runs one after another."""
+    early = [pair for pairs in said.values() for k, pair in enumerate(pairs) if k % looks < 5]
+    late = [pair for pairs in said.values() for k, pair in enumerate(pairs) if k % looks >= 5]
+    return f"{_passes(early, 0.9)} | {_passes(late, 0.9)}"
+
+
+def _pooled_passes(said: dict[str, list[tuple[float, bool]]]) -> str:
+    """The pooled passes at q = 0.1 and 0.3: n, share not really better."""
+    pooled = [pair for pairs in said.values() for pair in pairs]
+    cells = []
+    for level in (0.9, 0.7):
+        chosen = [b for c, b in pooled if c >= level]
+        false = 1 - statistics.fmean(float(b) for b in chosen) if chosen else 0.0
+        cells.append(f"{len(chosen)}, {false:.3f}")
+    return " | ".join(cells)
+
+
 def _counts(verdicts: dict[str, int]) -> str:
     return f"{verdicts['pass']} / {verdicts['fail']} / {verdicts['inconclusive']}"
 
@@ -233,12 +290,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--n", type=int, help="only (a) and (b): this many selection instances")
     parser.add_argument("--calibration", action="store_true", help="only (d): calibration before and after")
+    parser.add_argument("--decisions", action="store_true", help="only (e): bayes, prior algorithm 2 and 3")
     parser.add_argument("--runs", type=int, default=25, help="(d): runs per regime")
+    parser.add_argument("--shape", choices=sorted(calib_sim.SHAPES), help="(d): only this shape of scores")
+    parser.add_argument("--groups", default=",".join(calib_sim.REGIMES), help="(d): groups of regimes")
     args = parser.parse_args()
     start = time.perf_counter()
     if args.calibration:
         shapes = ("binary",) if args.quick else ("binary", "judge")
-        table_d(runs=3 if args.quick else args.runs, looks=40, shapes=shapes)
+        shapes = (args.shape,) if args.shape else shapes
+        groups = tuple(args.groups.split(","))
+        table_d(runs=3 if args.quick else args.runs, looks=40, shapes=shapes, groups=groups)
+    elif args.decisions:
+        table_e(streams=25, candidates=40, n=36)
     elif args.n:
         table_a(streams=10, candidates=20, n=args.n)
     elif args.quick:

@@ -17,7 +17,8 @@ scores:
 
 The regimes fall in three groups: ``tuned`` (policy_sim's two, which algorithm 1's
 settings were tuned on), ``chosen`` (looked at while choosing algorithm 2's family),
-``fresh`` (written after algorithm 2 was fixed, never used to choose anything).
+``fresh`` (written after algorithm 2 was fixed, never used to choose anything),
+``held-out`` (written before algorithm 3's diagnosis, never used to choose anything).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harnessgit.stats.decision import compare
+from harnessgit.stats.decision import compare, degrees_of_freedom
 from harnessgit.stats.pairing import PairedScores
 from harnessgit.stats.verdict import chance_above, learn_prior, posterior
 
@@ -90,6 +91,16 @@ REGIMES: dict[str, dict[str, Regime]] = {
         "half null, half about +2": _mix((0.5, _at(0.0)), (0.5, _normal(0.02, 0.04))),
         "uniform -10..+10": _uniform(-0.1, 0.1),
     },
+    # Written by calib2 before its diagnosis of the top decile, and never used to choose
+    # algorithm 3 (that was diagnosed and chosen on "tuned" and "chosen" only).
+    "held-out": {
+        "40% -3, 40% +1, 20% +7": _mix((0.4, _at(-0.03)), (0.4, _at(0.01)), (0.2, _at(0.07))),
+        "normal, +1 sd 4": _normal(0.01, 0.04),
+        "85% null, 15% +6": _mix((0.85, _at(0.0)), (0.15, _at(0.06))),
+        "Laplace 5 about +1": lambda rng: 0.01 + _laplace(0.05)(rng),
+        "skewed: -2 plus exponential 3": lambda rng: -0.02 + rng.expovariate(1 / 0.03),
+        "half -8, half +8": _mix((0.5, _at(-0.08)), (0.5, _at(0.08))),
+    },
 }
 
 
@@ -126,9 +137,10 @@ SHAPES = {"binary": binary_look, "judge": judge_look}
 
 @dataclass(frozen=True)
 class Looks:
-    """One run's looks: (true gain, observed gain, standard error) each."""
+    """One run's looks: (true gain, observed gain, standard error, its degrees of
+    freedom) each."""
 
-    looks: list[tuple[float, float, float]]
+    looks: list[tuple[float, float, float, int]]
 
 
 def draw_run(regime: Regime, shape: str, looks: int, seed: int) -> Looks:
@@ -136,18 +148,20 @@ def draw_run(regime: Regime, shape: str, looks: int, seed: int) -> Looks:
     out = []
     for _ in range(looks):
         gain = regime(rng)
-        difference = compare(SHAPES[shape](rng, gain)).difference
+        comparison = compare(SHAPES[shape](rng, gain))
+        difference = comparison.difference
         # A few 0/1 instances that all tie have se 0: floor it at one instance's flip
         # (as evolve's screening does).
-        out.append((gain, difference.mean, max(difference.se, 1 / N)))
+        out.append((gain, difference.mean, max(difference.se, 1 / N), degrees_of_freedom(comparison)))
     return Looks(out)
 
 
-def stated(run: Looks, algorithm: int, pseudo_looks: int) -> list[tuple[float, bool]]:
+def stated(run: Looks, algorithm: int, pseudo_looks: int, student: bool = True) -> list[tuple[float, bool]]:
     """Per look, (stated chance it is better, truly better) under the prior learned by
-    ``algorithm`` from the looks before it."""
+    ``algorithm`` from the looks before it, as `decide` states it (``student`` False:
+    without the look's degrees of freedom, so algorithm 3's likelihood is normal)."""
     out = []
-    for k, (gain, observed, se) in enumerate(run.looks):
-        prior = learn_prior([(o, s) for _, o, s in run.looks[:k]], pseudo_looks, algorithm=algorithm)
-        out.append((chance_above(posterior(prior, observed, se)), gain > 0))
+    for k, (gain, observed, se, df) in enumerate(run.looks):
+        prior = learn_prior([(o, s) for _, o, s, _ in run.looks[:k]], pseudo_looks, algorithm=algorithm)
+        out.append((chance_above(posterior(prior, observed, se, df if student else None)), gain > 0))
     return out

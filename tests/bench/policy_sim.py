@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from harnessgit.config import GateSection
 from harnessgit.stats.decision import GateDecision, decide
 from harnessgit.stats.pairing import PairedScores
-from harnessgit.stats.verdict import learn_prior
+from harnessgit.stats.verdict import PRIOR_ALGORITHM, learn_prior
 
 # regime -> draw of a true gain (points / 100)
 Regime = Callable[[random.Random], float]
@@ -61,8 +61,17 @@ class Stream:
     decisions: list[tuple[float, GateDecision]] = field(default_factory=list)
 
 
-def run_stream(rules: GateSection, regime: Regime, *, candidates: int, n: int, seed: int) -> Stream:
-    """Gate ``candidates`` candidates of ``regime`` on one selection set of ``n``."""
+def run_stream(
+    rules: GateSection,
+    regime: Regime,
+    *,
+    candidates: int,
+    n: int,
+    seed: int,
+    algorithm: int = PRIOR_ALGORITHM,
+) -> Stream:
+    """Gate ``candidates`` candidates of ``regime`` on one selection set of ``n``, the
+    prior learned by ``algorithm``."""
     rng = random.Random(seed)
     stream = Stream()
     looks: list[tuple[float, float]] = []
@@ -70,7 +79,11 @@ def run_stream(rules: GateSection, regime: Regime, *, candidates: int, n: int, s
     for attempt in range(1, candidates + 1):
         gain = regime(rng)
         decision = decide(
-            scores(rng, n, gain), rules, attempt=attempt, prior=learn_prior(looks), passed_before=passes
+            scores(rng, n, gain),
+            rules,
+            attempt=attempt,
+            prior=learn_prior(looks, algorithm=algorithm),
+            passed_before=passes,
         )
         passes += decision.verdict == "pass"
         looks.append((decision.comparison.difference.mean, decision.comparison.difference.se))

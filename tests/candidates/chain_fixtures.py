@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from harnessgit.candidates.propose import Proposal, propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import evaluate, with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 # (SKILL.md, rationale, evaluated before the merge) per edit, oldest first. The gate
 # evaluates main and the last; the second is never evaluated, so neither it nor the
@@ -35,6 +38,8 @@ def merged_chain(repo: Path) -> tuple[list[Proposal], str]:
             chain.append(propose(store, config, {"SKILL.md": text}, parent=parent, rationale=rationale))
             if evaluated:
                 evaluate(store, config, chain[-1].candidate)
-        landed = merge(store, config, GateRequest(chain[-1].candidate)).merge
+        landed = merge(
+            store, config, GateRequest(chain[-1].candidate), execution=BATCHES, check=check_change
+        ).merge
     assert landed is not None
     return chain, landed

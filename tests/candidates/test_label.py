@@ -8,8 +8,10 @@ import pytest
 
 from harnessgit.candidates.label import list_labels, move_label
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
@@ -17,6 +19,8 @@ from harnessgit.targets import label_moves
 from tests.cli.runner import run
 from tests.conftest import git, snapshot
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
@@ -26,7 +30,9 @@ def test_labels_move_with_an_audit_trail(gate_repo: Path) -> None:
         first = git(gate_repo, "rev-parse", "main").strip()
         move_label(store, "production", "main", reason="first release")
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         record = move_label(store, "production", "main", reason="ship the level change")
         assert (

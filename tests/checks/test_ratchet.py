@@ -13,9 +13,12 @@ from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.checks import FileVersion, check_change, check_files
 from harnessgit.checks.ratchet import ratchet
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.conftest import git, write
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 FRONT = "---\nname: demo\ndescription: A demo skill.\n---\n"
 
@@ -124,7 +127,9 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         better = propose(store, config, {"SKILL.md": skill(30).replace("name: demo", bad_name)})
-        outcome = run_gate(store, config, GateRequest(better.candidate))
+        outcome = run_gate(
+            store, config, GateRequest(better.candidate), execution=BATCHES, check=check_change
+        )
         assert outcome.passed, outcome.record.reasons
         assert [f.state for f in outcome.checks.findings] == ["existing"]
         # A candidate that brings a failure of its own is still refused.
@@ -138,7 +143,7 @@ def test_the_gate_does_not_refuse_a_candidate_for_its_bases_failure(gate_repo: P
             },
         )
         with pytest.raises(GateRefused, match="the harness checks fail on the change"):
-            run_gate(store, config, GateRequest(worse.candidate))
+            run_gate(store, config, GateRequest(worse.candidate), execution=BATCHES, check=check_change)
 
 
 def test_evolve_rejects_an_edit_for_what_it_brings_not_for_what_the_text_had() -> None:

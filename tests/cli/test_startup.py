@@ -79,12 +79,15 @@ def test_reading_stored_scores_loads_no_evaluator_checks_or_statistics(scored: t
 
 @pytest.mark.slow
 def test_gate_loads_what_it_decides_with_and_not_merge_or_verify(scored: tuple[Path, str]) -> None:
-    """The gate runs the checks and the bootstrap (markdown_it, numpy: its work); its
-    text comes without merge, verify and the frontier."""
+    """The gate runs the bootstrap (numpy: its work) and reads back the checks' verdict its
+    proposal kept; with every score on record it loads no rule, no evaluator and no
+    process code (issue 26), and its text comes without merge, verify and the frontier."""
     repo, cand = scored
     modules = loaded(repo, "gate", cand)
-    assert {"numpy", "harnessgit.checks", "harnessgit.stats.bootstrap"} <= modules
+    assert {"numpy", "harnessgit.check_findings", "harnessgit.stats.bootstrap"} <= modules
     unused = ("git", "harnessgit.gate.merge", "harnessgit.gate.verify", "harnessgit.evolve")
+    unused += ("harnessgit.checks", "harnessgit.evaluation.eval", "harnessgit.evaluation.batches")
+    unused += ("harnessgit.evaluation.evaluators", "harnessgit.processes.pipes")
     assert under(modules, unused) == []
 
 
@@ -103,7 +106,46 @@ NOT_FOR_THE_HOOK = (
     "numpy",
     "hashlib",  # loads OpenSSL's libcrypto: only what writes or fingerprints objects hashes
     "harnessgit.checks.trailers",  # commit messages: read with --rev or a message file only
+    "harnessgit.checkconfig.detect",  # what `init` finds; the hook reads two names (checkconfig.folders)
 )
+# The dataclasses the hook may create (issue 26, item 7): each compiles its generated
+# methods when its module is imported, 2.5-4 M instructions a class, so the records the
+# hook builds are NamedTuples. These stay dataclasses: the configuration's sections (the
+# reader reads their fields' metadata), the report and its parts (`--json` renders their
+# fields), the tokenizers (a `count` method, which a tuple has), the history's file
+# stats (`show --json` renders them), the collector's mutable gathering and the CLI's state.
+HOOK_DATACLASSES = {
+    "harnessgit.checkconfig.CheckConfig",
+    "harnessgit.checkconfig.sections.HarnessSection",
+    "harnessgit.checkconfig.sections.KindChecks",
+    "harnessgit.checkconfig.sections.SeverityOverrides",
+    "harnessgit.checkconfig.sections.CheckOverride",
+    "harnessgit.checkconfig.sections.ChecksSection",
+    "harnessgit.check_findings.Content",
+    "harnessgit.check_findings.FileVersion",
+    "harnessgit.check_findings.Finding",
+    "harnessgit.check_findings.FileSummary",
+    "harnessgit.check_findings.Unread",
+    "harnessgit.check_findings.CheckReport",
+    "harnessgit.checks.tokens.Estimate",
+    "harnessgit.checks.tokens.Tiktoken",
+    "harnessgit.readstore.history.FileStat",
+    "harnessgit.checks.collect.Collected",
+    "harnessgit.cli._base.State",
+}
+LIST_DATACLASSES = """
+import dataclasses, json, sys
+from harnessgit.cli import main
+code = main(sys.argv[1:])
+found = [
+    f"{name}.{cls.__qualname__}"
+    for name, module in sorted(sys.modules.items())
+    if name.startswith("harnessgit")
+    for cls in vars(module).values()
+    if isinstance(cls, type) and cls.__module__ == name and dataclasses.is_dataclass(cls)
+]
+print(json.dumps({"code": code, "dataclasses": found}))
+"""
 
 
 def test_check_one_file_reads_without_the_store_or_the_whole_configuration(repo: Path) -> None:
@@ -111,3 +153,13 @@ def test_check_one_file_reads_without_the_store_or_the_whole_configuration(repo:
     modules = loaded(repo, "check", "SKILL.md")
     assert {"harnessgit.readstore", "harnessgit.checkconfig", "harnessgit.checks.core"} <= modules
     assert under(modules, NOT_FOR_THE_HOOK) == []
+
+
+def test_check_one_file_creates_only_the_dataclasses_it_must(repo: Path) -> None:
+    write(repo, "SKILL.md", skill(20) + "- One more step.\n")
+    argv = [sys.executable, "-c", LIST_DATACLASSES, "-C", str(repo), "check", "SKILL.md"]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.splitlines()[-1])
+    assert result["code"] == 0, out
+    assert set(result["dataclasses"]) <= HOOK_DATACLASSES
+    assert "harnessgit.check_findings.Finding" in result["dataclasses"]  # the listing sees them

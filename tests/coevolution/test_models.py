@@ -11,7 +11,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.records import GateRecord
 from harnessgit.stats.holm import holm
@@ -19,6 +21,8 @@ from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.coevolution.fixtures import MODELS_CONFIG, SPLITS, models_repo, skill
 from tests.conftest import git
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 __all__ = ["models_repo"]
 
@@ -80,7 +84,7 @@ def test_the_gate_refuses_a_significant_loss_on_a_listed_model(models_repo: Path
     with Store.discover(models_repo) as store:
         config = load_config(models_repo)
         # [gate] models unset: only alpha, the primary, decides
-        alone = run_gate(store, config, GateRequest(cand))
+        alone = run_gate(store, config, GateRequest(cand), execution=BATCHES, check=check_change)
         assert alone.passed and alone.record.models is None
     git(models_repo, "branch", "-f", "plain", "main")
     (models_repo / "harnessgit.toml").write_text(
@@ -90,7 +94,7 @@ def test_the_gate_refuses_a_significant_loss_on_a_listed_model(models_repo: Path
     with Store.discover(models_repo) as store:
         config = load_config(models_repo)
         cand2 = propose(store, config, {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan").candidate
-        outcome = run_gate(store, config, GateRequest(cand2))
+        outcome = run_gate(store, config, GateRequest(cand2), execution=BATCHES, check=check_change)
         record = outcome.record
         assert not outcome.passed
         assert record.model == "alpha" and record.difference == pytest.approx(0.375)

@@ -245,13 +245,13 @@ def test_with_every_score_on_record_nothing_is_set_up(
                 evaluators=evaluators, progress=lambda done, total: told.append((done, total))
             )
             again = evaluate(store, config, "main", request, execution=execution)
-            assert evaluators._servers is None and evaluators._ray is None
+            assert evaluators._servers.made is None and evaluators._ray.made is None
     assert (again.evaluated, again.cached, again.batches, again.evaluator_time) == (0, 1, 0, 0.0)
     assert again.summary == first.summary and told == [(0, 0)] and calls(tmp_path) == 1
 
 
 def test_evaluators_make_their_pool_and_connection_once_on_first_use() -> None:
     with Evaluators() as evaluators:
-        assert evaluators._servers is None and evaluators._ray is None
+        assert evaluators._servers.made is None and evaluators._ray.made is None
         assert evaluators.servers is evaluators.servers and evaluators.ray is evaluators.ray
         assert evaluators.servers.started == 0

@@ -12,8 +12,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import EvalRequest, evaluate
+from harnessgit.evaluation.eval import EvalRequest, evaluate, with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.render import to_json
 from harnessgit.store import Store
@@ -24,6 +25,8 @@ from tests.conftest import git
 # keyword, and counts its own calls in a file outside the repository.
 from tests.evaluation.conftest import SPLITS
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def test_repeats_average_per_instance(make_repo: Callable[..., Path]) -> None:
@@ -83,7 +86,7 @@ def test_a_nan_score_on_record_never_reaches_the_gate(gate_repo: Path) -> None:
         cand = propose(store, config, {"SKILL.md": skill(30)})
         evaluate(store, config, cand.candidate)
         forge(gate_repo, cand.commit, scores=[math.nan] * 20)
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert outcome.passed and outcome.record.candidate_mean == pytest.approx(0.75)
 
 

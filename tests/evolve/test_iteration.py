@@ -9,7 +9,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import Config, load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.evolve.evolve import evolve
 from harnessgit.evolve.iteration import check_failure
 from harnessgit.evolve.record import Draw
@@ -22,6 +24,8 @@ from harnessgit.targets import candidate_tips, proposal_chain
 from tests.conftest import CONFIG, git, write
 from tests.evolve.evolve_fixtures import assert_on_record, records, two_file_repo
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 REJECTING = """
 import json, sys
@@ -166,7 +170,9 @@ def test_a_chain_gated_by_hand_is_not_gated_again_by_evolve(make_repo: Callable[
     with Store.discover(repo) as store:
         config = load_config(repo)
         mine = propose(store, config, {"SKILL.md": skill(12)}, rationale="by hand: raise the level")
-        assert run_gate(store, config, GateRequest(mine.candidate)).passed
+        assert run_gate(
+            store, config, GateRequest(mine.candidate), execution=BATCHES, check=check_change
+        ).passed
         report = evolve(store, config, EvolveRequest(budget=Budget(max_proposals=3), seed=0))
         for record in (r for r in report.iterations if r.outcome.startswith("gate-")):
             chain = [origin.commit for origin in proposal_chain(store, record.commit or "", "main")]

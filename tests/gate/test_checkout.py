@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import evaluate, with_batches
 from harnessgit.gate.checkout import finish_checkout, unfinished_checkout
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
@@ -29,6 +30,8 @@ from harnessgit.store import Store
 from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot, write
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def harnessgit(repo: Path, *args: str, kill_at: str) -> subprocess.CompletedProcess[str]:
@@ -163,7 +166,9 @@ def test_nothing_else_lands_on_an_unfinished_checkout(gate_repo: Path) -> None:
 def test_rerunning_revert_no_gate_finishes_its_checkout(gate_repo: Path) -> None:
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     with Store.discover(gate_repo) as store:
-        accepted = merge(store, load_config(gate_repo), GateRequest(cand)).merge
+        accepted = merge(
+            store, load_config(gate_repo), GateRequest(cand), execution=BATCHES, check=check_change
+        ).merge
     assert accepted is not None
     args = ("revert", accepted, "--no-gate", "--reason", "incident 42")
     killed = harnessgit(gate_repo, *args, kill_at="after-branch-move")
@@ -225,7 +230,7 @@ def test_a_file_put_back_by_hand_is_no_unfinished_checkout(gate_repo: Path) -> N
     cand = candidate(gate_repo, {"SKILL.md": skill(30)})
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
-        assert merge(store, config, GateRequest(cand)).merge
+        assert merge(store, config, GateRequest(cand), execution=BATCHES, check=check_change).merge
         write(gate_repo, "SKILL.md", skill(10))
         assert unfinished_checkout(store) is None
         back = propose(store, config).candidate

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.records import GateRecord
@@ -22,13 +24,19 @@ from tests.cli.runner import run
 from tests.conftest import git
 from tests.gating_fixtures import skill
 
+BATCHES = with_batches()  # the runner the gate takes from its caller
+
 
 def forged(repo: Path) -> tuple[str, str]:
     """A gated merge, then a direct commit carrying a copy of its gate record: (merge, forged)."""
     with Store.discover(repo) as store:
         config = load_config(repo)
         landed = merge(
-            store, config, GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate)
+            store,
+            config,
+            GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate),
+            execution=BATCHES,
+            check=check_change,
         ).merge
         assert landed is not None
         (record,) = [

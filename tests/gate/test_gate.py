@@ -9,9 +9,11 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.check_findings import CheckReport
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, HarnessgitError
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import EvalRequest, Execution, evaluate, with_batches
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import GateRequest, evaluate_sides, gate_sides, preview_gate, run_gate
 from harnessgit.records import GateRecord
@@ -20,12 +22,14 @@ from harnessgit.store import Store
 from tests.conftest import CONFIG, git, write
 from tests.gating_fixtures import SPLITS, skill
 
+BATCHES = with_batches()  # the runner the gate takes from its caller
+
 
 def test_a_real_improvement_passes_and_is_recorded(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise the level")
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         record = outcome.record
         assert outcome.passed and record.reasons == []
         assert record.n == 40 and record.base_mean == pytest.approx(0.25)
@@ -42,7 +46,7 @@ def test_no_effect_is_rejected_with_the_reason(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(10, "3. Be polite.")})
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert not outcome.passed
     assert any("lower bound" in reason for reason in outcome.record.reasons)
     assert outcome.record.difference == 0.0
@@ -52,7 +56,7 @@ def test_regressions_are_named(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30, "break s-3", "break s-4")})
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert outcome.record.regressed == ["s-3", "s-4"] and outcome.record.regressed_count == 2
     assert outcome.record.losses == 2
 
@@ -72,7 +76,7 @@ def test_a_candidate_that_does_not_descend_from_the_tip_is_refused_before_anythi
         git(gate_repo, "commit", "-qam", "main moves on")
         before = written(gate_repo)
         with pytest.raises(GateRefused, match=r"does not descend.*propose the edit again") as refused:
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert refused.value.exit_code == 1
     assert written(gate_repo) == before  # no evaluation, no gate record: no attempt spent
 
@@ -94,9 +98,15 @@ def test_small_selection_sets_need_allow_small(make_repo: object) -> None:
         cand = propose(store, config, {"SKILL.md": skill(12)})
         before = written(repo)
         with pytest.raises(GateRefused, match=r"12 instances.*min_instances"):
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         assert written(repo) == before  # a refusal is not an attempt
-        allowed = run_gate(store, config, GateRequest(cand.candidate, allow_small=True))
+        allowed = run_gate(
+            store,
+            config,
+            GateRequest(cand.candidate, allow_small=True),
+            execution=BATCHES,
+            check=check_change,
+        )
         assert allowed.passed and allowed.record.attempt == 1
         assert "on 12 instances" in str(getattr(allowed.decision, "detectable", ""))
 
@@ -108,8 +118,14 @@ def test_attempts_spend_alpha_and_a_regate_keeps_its_k(gate_repo: Path) -> None:
         attempts = []
         for level in (10, 11, 12):
             cand = propose(store, config, {"SKILL.md": skill(level, f"# try {level}")})
-            attempts.append(run_gate(store, config, GateRequest(cand.candidate)).record.attempt)
-        again = run_gate(store, config, GateRequest(cand.candidate)).record
+            attempts.append(
+                run_gate(
+                    store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+                ).record.attempt
+            )
+        again = run_gate(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).record
     assert attempts == [1, 2, 3] and again.attempt == 3
     assert again.alpha_spent == pytest.approx(sum(alpha_for_attempt(0.05, k) for k in (1, 2, 3)))
 
@@ -124,20 +140,20 @@ def test_a_changed_evaluator_is_not_comparable(gate_repo: Path) -> None:
     git(gate_repo, "commit", "-qam", "change the grader")
     before = written(gate_repo)
     with Store.discover(gate_repo) as store, pytest.raises(GateRefused, match="evaluator fingerprint"):
-        run_gate(store, config, GateRequest("HEAD"))
+        run_gate(store, config, GateRequest("HEAD"), execution=BATCHES, check=check_change)
     assert written(gate_repo) == before
 
 
 def test_gating_the_tip_itself_is_an_error(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store, pytest.raises(HarnessgitError, match="nothing to gate"):
-        run_gate(store, load_config(gate_repo), GateRequest("main"))
+        run_gate(store, load_config(gate_repo), GateRequest("main"), execution=BATCHES, check=check_change)
 
 
 def test_unevaluated_without_evaluating_says_what_to_run(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        outcome = preview_gate(store, config, cand.candidate)
+        outcome = preview_gate(store, config, cand.candidate, check=check_change)
     assert not outcome.passed
     assert outcome.not_evaluated == [
         "harnessgit eval main --split selection",
@@ -149,7 +165,7 @@ def test_unevaluated_without_evaluating_says_what_to_run(gate_repo: Path) -> Non
 def test_config_needed(make_repo: object) -> None:
     repo = make_repo(config=CONFIG.replace('command = ["python3", "eval.py"]\n', ""))  # type: ignore[operator]
     with Store.discover(repo) as store, pytest.raises(HarnessgitError):
-        run_gate(store, load_config(repo), GateRequest("main"))
+        run_gate(store, load_config(repo), GateRequest("main"), execution=BATCHES, check=check_change)
 
 
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
@@ -161,12 +177,14 @@ def test_a_base_commit_other_than_the_tip_is_compared_without_recording(gate_rep
         step = propose(store, config, {"SKILL.md": skill(20)})
         git(gate_repo, "update-ref", "refs/heads/main", step.commit)  # main moves past `first`
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        unevaluated = preview_gate(store, config, cand.candidate, base_commit=first)
+        unevaluated = preview_gate(store, config, cand.candidate, base_commit=first, check=check_change)
         assert unevaluated.not_evaluated[0] == f"harnessgit eval {first[:12]} --split selection"
         book = ScoreBook.load(store)
         sides = gate_sides(store, config, cand.candidate, base_commit=first)
-        evaluate_sides(store, sides, book)
-        outcome = preview_gate(store, config, cand.candidate, base_commit=first, book=book)
+        evaluate_sides(store, sides, book, execution=BATCHES)
+        outcome = preview_gate(
+            store, config, cand.candidate, base_commit=first, book=book, check=check_change
+        )
         assert git(gate_repo, "for-each-ref", "refs/notes/harnessgit/gate") == ""
     assert outcome.passed and outcome.base.commit == first
     assert outcome.record.base_mean == pytest.approx(0.25) and outcome.record.candidate_mean == pytest.approx(
@@ -226,7 +244,9 @@ def test_the_gate_reads_its_settings_from_the_base_commit_not_the_working_tree(
         assert config.gate.min_effect == -0.5  # what the working tree says
         worse = propose(store, config, {"SKILL.md": skill(5)})  # 10 -> 5 of 40 instances: -12.5 points
         with caplog.at_level("WARNING", logger="harnessgit"):
-            outcome = run_gate(store, config, GateRequest(worse.candidate))
+            outcome = run_gate(
+                store, config, GateRequest(worse.candidate), execution=BATCHES, check=check_change
+            )
         main = git(gate_repo, "rev-parse", "main").strip()
     assert not outcome.passed and outcome.record.min_effect == 0.0
     assert outcome.record.settings == main
@@ -242,7 +262,7 @@ def test_the_gate_names_uncommitted_evaluator_edits_as_ignored(
         better = propose(store, config, {"SKILL.md": skill(30)})
         write(gate_repo, "eval.py", (gate_repo / "eval.py").read_text() + "# regrade, not committed\n")
         with caplog.at_level("WARNING", logger="harnessgit"):
-            run_gate(store, config, GateRequest(better.candidate))
+            run_gate(store, config, GateRequest(better.candidate), execution=BATCHES, check=check_change)
         main = git(gate_repo, "rev-parse", "main").strip()
     assert [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()] == [
         f"the gate against main: the working tree's eval.py differs from {main[:12]}'s and is ignored: "
@@ -257,7 +277,12 @@ def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: 
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         first = propose(store, config, {"SKILL.md": skill(30)})
-        assert run_gate(store, config, GateRequest(first.candidate)).record.attempt == 1
+        assert (
+            run_gate(
+                store, config, GateRequest(first.candidate), execution=BATCHES, check=check_change
+            ).record.attempt
+            == 1
+        )
         moved = {
             **SPLITS,
             "train": SPLITS["train"][1:],
@@ -265,5 +290,30 @@ def test_an_uncommitted_manifest_does_not_make_a_fresh_selection_set(gate_repo: 
         }
         write(gate_repo, "splits.json", json.dumps(moved))
         second = propose(store, config, {"SKILL.md": skill(31)})
-        record = run_gate(store, config, GateRequest(second.candidate)).record
+        record = run_gate(
+            store, config, GateRequest(second.candidate), execution=BATCHES, check=check_change
+        ).record
     assert record.attempt == 2 and record.n == len(SPLITS["selection"])
+
+
+def _no_checking(*_args: object) -> CheckReport:
+    raise AssertionError("the gate ran the checks although its proposal kept the verdict")
+
+
+def test_the_gate_runs_only_with_what_its_caller_gives(gate_repo: Path) -> None:
+    """The runner and the checker are the caller's (issue 26): with scores missing and no
+    runner, the gate says so and records nothing; with every score and the checks'
+    verdict on record, it decides without either."""
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        before = written(gate_repo)
+        with pytest.raises(HarnessgitError, match=r"not on record and no evaluator runner was given"):
+            run_gate(store, config, GateRequest(cand.candidate), execution=Execution(), check=check_change)
+        assert written(gate_repo) == before
+        for rev in ("main", cand.candidate):
+            evaluate(store, config, rev, EvalRequest(split="selection"))
+        outcome = run_gate(
+            store, config, GateRequest(cand.candidate), execution=Execution(), check=_no_checking
+        )
+    assert outcome.passed and outcome.record.attempt == 1

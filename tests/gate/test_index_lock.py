@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.store import Store
@@ -24,6 +26,8 @@ from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot
 from tests.gate.test_checkout import candidate
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 pytestmark = pytest.mark.usefixtures("own_temp_dir")
 
@@ -40,7 +44,9 @@ def killed_gits_lock(repo: Path, age: float = 300) -> Path:
 def accepted(repo: Path) -> str:
     cand = candidate(repo, {"SKILL.md": skill(30)})
     with Store.discover(repo) as store:
-        landed = merge(store, load_config(repo), GateRequest(cand)).merge
+        landed = merge(
+            store, load_config(repo), GateRequest(cand), execution=BATCHES, check=check_change
+        ).merge
     assert landed is not None
     return landed
 

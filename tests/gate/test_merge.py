@@ -11,8 +11,10 @@ import pytest
 from harnessgit import layout
 from harnessgit.candidates.log import accepted_log
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, HarnessgitError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.records import GateRecord, RetireRecord
@@ -20,6 +22,8 @@ from harnessgit.store import Store
 from tests.candidates.chain_fixtures import merged_chain
 from tests.conftest import git, write
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def test_merge_lands_one_readable_merge_with_its_gate_record(gate_repo: Path) -> None:
@@ -33,7 +37,7 @@ def test_merge_lands_one_readable_merge_with_its_gate_record(gate_repo: Path) ->
             rationale="Raise the level\n\nIt helps.",
             evidence=[{"kind": "critique", "text": "levels too low"}],
         )
-        result = merge(store, config, GateRequest(cand.candidate))
+        result = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         assert result.merge is not None and result.worktree_updated
         merge_commit = result.merge
         parents = git(gate_repo, "rev-list", "--parents", "-n1", merge_commit).split()[1:]
@@ -69,7 +73,7 @@ def test_a_rejected_merge_changes_nothing_on_main(gate_repo: Path) -> None:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(10, "3. Be polite.")})
         main_before = git(gate_repo, "rev-parse", "main")
-        result = merge(store, config, GateRequest(cand.candidate))
+        result = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert result.merge is None and git(gate_repo, "rev-parse", "main") == main_before
     assert git(gate_repo, "rev-parse", f"harnessgit/cand/{cand.candidate}").strip() == cand.commit
 
@@ -86,7 +90,7 @@ def test_merge_refuses_to_clobber_local_edits_before_the_gate_spends_anything(ga
         write(gate_repo, "SKILL.md", skill(10, "my local notes"))
         before = written(gate_repo)
         with pytest.raises(HarnessgitError, match=r"uncommitted changes to SKILL\.md"):
-            merge(store, config, GateRequest(cand.candidate))
+            merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     # Refused first: no evaluation (no evals note), no gate attempt (no gate note).
     assert written(gate_repo) == before
     assert "my local notes" in (gate_repo / "SKILL.md").read_text()
@@ -99,7 +103,7 @@ def test_the_readme_flow_edit_propose_merge(gate_repo: Path) -> None:
         config = load_config(gate_repo)
         cand = propose(store, config)  # from the working tree, which it leaves as it is
         assert (gate_repo / "SKILL.md").read_text() == skill(30)
-        result = merge(store, config, GateRequest(cand.candidate))
+        result = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert result.merge is not None and result.worktree_updated
     assert git(gate_repo, "status", "--porcelain") == ""  # index and files follow main
     assert git(gate_repo, "rev-parse", "HEAD").strip() == result.merge
@@ -110,10 +114,10 @@ def test_merging_a_merged_candidate_again_is_refused_and_spends_nothing(gate_rep
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        assert merge(store, config, GateRequest(cand.candidate)).merge
+        assert merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change).merge
         before = written(gate_repo)
         with pytest.raises(GateRefused, match="merged into main already"):
-            merge(store, config, GateRequest(cand.candidate))
+            merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert written(gate_repo) == before
 
 
@@ -203,5 +207,5 @@ def test_merge_refuses_a_conflicted_index_before_the_gate_spends_anything(gate_r
         with pytest.raises(
             HarnessgitError, match=r"in the middle of a conflicted merge \(prompts/system\.md\)"
         ):
-            merge(store, config, GateRequest(cand.candidate))
+            merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
     assert written(gate_repo) == before

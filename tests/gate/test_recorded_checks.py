@@ -15,12 +15,14 @@ from harnessgit.candidates.propose import propose
 from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused
-from harnessgit.gate import gate as gate_module
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.records import ProposalRecord
 from harnessgit.store import Store
 from tests.conftest import git
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 pytestmark = pytest.mark.usefixtures("gate_repo")
 
@@ -36,9 +38,7 @@ def _no_checking(*_args: Any, **_kwargs: Any) -> Any:
     raise AssertionError("the gate ran the checks again")
 
 
-def test_the_gate_reads_the_verdict_the_proposal_kept(
-    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_gate_reads_the_verdict_the_proposal_kept(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
@@ -46,24 +46,20 @@ def test_the_gate_reads_the_verdict_the_proposal_kept(
         assert kept is not None and kept.base == cand.parent
         fresh = check_change(store, config, cand.parent, cand.commit)
         assert reuse(store, config, cand.parent, cand.commit) == fresh
-        monkeypatch.setattr(gate_module, "check_change", _no_checking)
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=_no_checking)
     assert outcome.passed and outcome.checks == fresh
 
 
-def test_a_failing_verdict_on_record_refuses_as_checking_does(
-    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failing_verdict_on_record_refuses_as_checking_does(gate_repo: Path) -> None:
     grown = skill(30).replace("name: demo", "name: Not A Valid Name!")  # the format rule fails it
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": grown})
         assert check_change(store, config, cand.parent, cand.commit).failed
         with pytest.raises(GateRefused) as checked:
-            run_gate(store, config, GateRequest(cand.candidate))
-        monkeypatch.setattr(gate_module, "check_change", _no_checking)
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         with pytest.raises(GateRefused) as reused:
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=_no_checking)
     assert "the harness checks fail" in str(reused.value) and str(reused.value) == str(checked.value)
 
 

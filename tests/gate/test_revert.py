@@ -8,8 +8,10 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.revert import revert
@@ -19,13 +21,17 @@ from harnessgit.store import Store
 from tests.conftest import git
 from tests.gating_fixtures import skill
 
+BATCHES = with_batches()  # the runner the gate takes from its caller
+
 
 @pytest.mark.slow  # over half a second idle: the fast tier leaves it out
 def test_revert_proposes_the_inverse_and_no_gate_records_an_override(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         proposal, none = revert(store, config, landed)
         assert none is None

@@ -14,11 +14,13 @@ from click.testing import CliRunner
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.cli import cli
 from harnessgit.cli._base import State
 from harnessgit.config import load_config
 from harnessgit.config.sections import GateSection
 from harnessgit.errors import ConfigError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import GateRequest, preview_gate, run_gate
 from harnessgit.gate.merge import merge
@@ -31,6 +33,8 @@ from harnessgit.stats.pairing import PairedScores
 from harnessgit.store import Store, Transaction
 from tests.conftest import CONFIG, snapshot
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 POOLED = CONFIG + "batch_size = 20\n\n[gate]\nsample = 10\nbatch = 10\nmin_instances = 10\n"
 ORDER = reading_order(SPLITS["selection"], 0)  # the pool's reading order at seed 0
@@ -80,7 +84,7 @@ def test_an_inconclusive_sample_reads_the_pool_on_and_verify_rechecks_it(
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, *fixes(wins))})
-        landed = merge(store, config, GateRequest(cand.candidate))
+        landed = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         record = landed.outcome.record if landed.outcome else None
         assert landed.merge and record is not None and record.verdict == "pass", record
         assert record.sample == 10 and record.sample_verdict == "inconclusive"
@@ -112,7 +116,7 @@ def test_a_sample_that_settles_reads_no_further(make_repo: Callable[..., Path]) 
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(40)})  # wins on 8 of the sample's 10
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         r = outcome.record
         assert r.verdict == "pass" and r.sample_verdict == "pass" and r.n == 10 and r.pool_batch is None
 
@@ -137,12 +141,12 @@ def test_a_loss_found_in_the_pool_fails(make_repo: Callable[..., Path]) -> None:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, *breaks)})
-        r = run_gate(store, config, GateRequest(cand.candidate)).record
+        r = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change).record
         assert r.sample_verdict == "inconclusive" and r.verdict == "fail" and not r.passed
         assert r.pool_e_fail is not None and r.pool_e_fail >= 1 / r.alpha
         assert any("the e-value against a gain reached" in reason for reason in r.reasons)
         # review's preview decides the same way from the scores on record, evaluating nothing.
-        seen = preview_gate(store, config, cand.candidate).record
+        seen = preview_gate(store, config, cand.candidate, check=check_change).record
         assert (seen.verdict, seen.n, seen.sample_verdict) == ("fail", r.n, "inconclusive")
 
 
@@ -183,7 +187,7 @@ def test_an_inconclusive_sample_with_no_pool_left_says_so(make_repo: Callable[..
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, *fixes([ORDER[0], ORDER[12]]))})
-        r = run_gate(store, config, GateRequest(cand.candidate)).record
+        r = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change).record
         assert r.verdict == "inconclusive" and r.n == 40 and r.sample == 40 and r.pool_batch is None
         assert any(reason.startswith("no pool left") for reason in r.reasons), r.reasons
 
@@ -194,7 +198,7 @@ def test_elond_reads_the_pool_as_one_e_process_and_verify_rechecks_it(make_repo:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, *fixes(wins))})
-        landed = merge(store, config, GateRequest(cand.candidate))
+        landed = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         r = landed.outcome.record if landed.outcome else None
         assert landed.merge and r is not None and r.policy == "elond" and r.verdict == "pass"
         # The pool is tested at elond's own level, alpha_t, not at strict's alpha_k.

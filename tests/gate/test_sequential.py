@@ -11,7 +11,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.evaluation.scores import ScoreBook
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
@@ -20,6 +22,8 @@ from harnessgit.records import GateRecord
 from harnessgit.store import Store, Transaction
 from tests.conftest import CONFIG
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 SEQUENTIAL = CONFIG + 'batch_size = 20\n\n[gate]\npolicy = "elond"\nbatch = 10\nmin_instances = 10\n'
 
@@ -37,7 +41,7 @@ def test_a_clear_gain_stops_early_and_verify_rechecks_the_stopping_point(
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(40)})
-        landed = merge(store, config, GateRequest(cand.candidate))
+        landed = merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         record = landed.outcome.record if landed.outcome else None
         assert landed.merge and record is not None and record.verdict == "pass"
         assert record.batch == 10 and record.selection_size == 40 and record.n < 40
@@ -67,5 +71,5 @@ def test_no_clear_evidence_reads_the_whole_split(make_repo: Callable[..., Path])
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(10, "fix s-30")})
-        outcome = run_gate(store, config, GateRequest(cand.candidate))
+        outcome = run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
         assert outcome.verdict == "inconclusive" and outcome.record.n == 40

@@ -8,7 +8,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.used import evals_listing
@@ -18,6 +20,8 @@ from harnessgit.store import Store, Transaction
 from tests.cli.runner import run
 from tests.conftest import git
 from tests.gating_fixtures import skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def eval_records(store: Store) -> list[EvalRecord]:
@@ -31,7 +35,13 @@ def test_a_gate_record_names_every_eval_record_it_decided_with(gate_repo: Path) 
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        record = run_gate(store, config, GateRequest(cand.candidate, models=["sim-2"])).record
+        record = run_gate(
+            store,
+            config,
+            GateRequest(cand.candidate, models=["sim-2"]),
+            execution=BATCHES,
+            check=check_change,
+        ).record
         assert record.evals is not None
         named = store.objects.read_blob(record.evals).decode().split("\n")[:-1]
         on_record = eval_records(store)
@@ -46,7 +56,11 @@ def landed_gate(repo: Path) -> tuple[str, GateRecord]:
     with Store.discover(repo) as store:
         config = load_config(repo)
         landed = merge(
-            store, config, GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate)
+            store,
+            config,
+            GateRequest(propose(store, config, {"SKILL.md": skill(30)}).candidate),
+            execution=BATCHES,
+            check=check_change,
         ).merge
         assert landed
         (record,) = [

@@ -11,8 +11,10 @@ import pytest
 import harnessgit.gate.gate as gate_module
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import ConfigError, GateRefused
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
@@ -25,12 +27,14 @@ from harnessgit.store import Store, Transaction
 from tests.conftest import git, write
 from tests.gating_fixtures import skill
 
+BATCHES = with_batches()  # the runner the gate takes from its caller
+
 
 def test_verify_finds_a_commit_that_skipped_the_gate(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        assert merge(store, config, GateRequest(cand.candidate)).merge
+        assert merge(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change).merge
         assert verify(store, config).ok
         write(gate_repo, "SKILL.md", skill(35))
         git(gate_repo, "commit", "-qam", "sneaky direct edit")
@@ -42,7 +46,9 @@ def test_verify_finds_a_forged_gate_record(gate_repo: Path) -> None:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         # A merge by hand of another edit, with a copy of the real gate record pasted on it.
@@ -63,7 +69,9 @@ def verify_tampered(gate_repo: Path, **changes: object) -> list[str]:
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         txn = Transaction("tamper")
@@ -195,7 +203,9 @@ def test_verify_reads_a_merge_whose_gate_note_another_commit_shares(gate_repo: P
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed and verify(store, config).ok
         # A commit whose id sorts after the merge's: the one that kept the blob before. A
         # merge id near ffff... may leave none in reach (64 tries missed once in CI): then
@@ -218,9 +228,16 @@ def test_verify_finds_an_attempt_number_counted_too_low(gate_repo: Path) -> None
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         first = propose(store, config, {"SKILL.md": skill(20)})
-        assert run_gate(store, config, GateRequest(first.candidate)).record.attempt == 1
+        assert (
+            run_gate(
+                store, config, GateRequest(first.candidate), execution=BATCHES, check=check_change
+            ).record.attempt
+            == 1
+        )
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.attempt == 2
@@ -267,12 +284,17 @@ def test_verify_names_an_attempt_two_clones_shared(
     ci = tmp_path / "ci"
     gated = clone_and_propose(origin, ci, "ci-runner", 20, monkeypatch)
     with Store.discover(ci) as store:
-        assert run_gate(store, load_config(ci), GateRequest(gated)).record.attempt == 1
+        assert (
+            run_gate(
+                store, load_config(ci), GateRequest(gated), execution=BATCHES, check=check_change
+            ).record.attempt
+            == 1
+        )
     laptop = tmp_path / "laptop"
     merged = clone_and_propose(origin, laptop, "laptop", 30, monkeypatch)
     with Store.discover(laptop) as store:
         config = load_config(laptop)
-        landed = merge(store, config, GateRequest(merged)).merge
+        landed = merge(store, config, GateRequest(merged), execution=BATCHES, check=check_change).merge
         assert landed
         share_gate_notes(ci, origin)
         share_gate_notes(laptop, origin)
@@ -291,7 +313,7 @@ def test_verify_names_an_attempt_two_clones_shared(
         monkeypatch.setenv("HARNESSGIT_MACHINE", "laptop")
         cand = propose(store, config, {"SKILL.md": skill(35)})
         with pytest.raises(GateRefused, match="has spent its alpha"):
-            run_gate(store, config, GateRequest(cand.candidate))
+            run_gate(store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change)
 
 
 def test_verify_learns_a_given_prior_again_from_the_gains_the_record_lists(gate_repo: Path) -> None:
@@ -302,7 +324,13 @@ def test_verify_learns_a_given_prior_again_from_the_gains_the_record_lists(gate_
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate, prior_gains=gains)).merge
+        landed = merge(
+            store,
+            config,
+            GateRequest(cand.candidate, prior_gains=gains),
+            execution=BATCHES,
+            check=check_change,
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.prior_gains == [tuple(g) for g in gains] and real.prior_looks == 12
@@ -327,7 +355,13 @@ def test_verify_learns_the_prior_with_the_algorithm_the_record_names(
     with Store.discover(gate_repo) as store:
         config = load_config(gate_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)})
-        landed = merge(store, config, GateRequest(cand.candidate, prior_gains=gains)).merge
+        landed = merge(
+            store,
+            config,
+            GateRequest(cand.candidate, prior_gains=gains),
+            execution=BATCHES,
+            check=check_change,
+        ).merge
         assert landed
         (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
         assert real.prior_algorithm == 1
@@ -343,3 +377,34 @@ def test_verify_learns_the_prior_with_the_algorithm_the_record_names(
             found[name] = [finding.problem for finding in verify(store, config).findings]
     assert found["before"] == []
     assert any("does not recompute from the gains it lists" in problem for problem in found["wrong"])
+
+
+def test_verify_recomputes_a_record_of_prior_algorithm_3(
+    gate_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 item 3, second pass: algorithm 3 learns the prior from the first gain on
+    (algorithm 2 from the fifth) and states the chance of a look decided on its own se
+    under Student's t; a record of algorithm 3 verifies, and the same record claiming
+    algorithm 2 does not recompute."""
+    gains = [(-0.03, 0.01), (0.01, 0.01), (0.05, 0.01)]
+    monkeypatch.setattr(gate_module, "screened_prior", partial(screened_prior, algorithm=3))
+    with Store.discover(gate_repo) as store:
+        config = load_config(gate_repo)
+        cand = propose(store, config, {"SKILL.md": skill(30)})
+        landed = merge(
+            store,
+            config,
+            GateRequest(cand.candidate, prior_gains=gains),
+            execution=BATCHES,
+            check=check_change,
+        ).merge
+        assert landed
+        (real,) = [r for r in store.notes.records_on(layout.NOTES_GATE, landed) if isinstance(r, GateRecord)]
+        assert real.prior_algorithm == 3 and real.prior_looks == 3
+        assert verify(store, config).ok
+        txn = Transaction("tamper")
+        copy = real.model_copy(update={"prior_algorithm": 2, "id": "w" * 32, "supersedes": real.id})
+        txn.append(layout.NOTES_GATE, landed, [copy])
+        store.refs.commit(txn)
+        problems = [finding.problem for finding in verify(store, config).findings]
+    assert any("does not recompute from the gains it lists" in problem for problem in problems)

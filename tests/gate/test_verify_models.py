@@ -8,7 +8,9 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
@@ -17,6 +19,8 @@ from harnessgit.store import Store, Transaction
 from tests.cli.runner import run
 from tests.coevolution.fixtures import models_repo, skill
 from tests.conftest import git
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 __all__ = ["models_repo"]
 
@@ -33,7 +37,7 @@ def merged(repo: Path, level: int, *extra: str) -> str:
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(level, *extra)}, rationale="Edit").candidate
-        landed = merge(store, config, GateRequest(cand)).merge
+        landed = merge(store, config, GateRequest(cand), execution=BATCHES, check=check_change).merge
     assert landed
     return landed
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.render import sparkline
@@ -23,6 +25,8 @@ from tests.cli.runner import one_error_line, run
 from tests.conftest import git, snapshot
 from tests.gating_fixtures import skill
 
+BATCHES = with_batches()  # the runner the gate takes from its caller
+
 HOSTILE = "</script><img src=x onerror=alert(1)><script>alert(2)</script>"
 
 
@@ -31,9 +35,14 @@ def landed_and_rejected(repo: Path) -> tuple[str, str]:
     with Store.discover(repo) as store:
         config = load_config(repo)
         good = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise the level")
-        assert merge(store, config, GateRequest(good.candidate)).merge
+        assert merge(store, config, GateRequest(good.candidate), execution=BATCHES, check=check_change).merge
         bad = propose(store, config, {"SKILL.md": skill(30, "break s-1", "break s-2")}, rationale=HOSTILE)
-        assert merge(store, load_config(repo), GateRequest(bad.candidate)).merge is None
+        assert (
+            merge(
+                store, load_config(repo), GateRequest(bad.candidate), execution=BATCHES, check=check_change
+            ).merge
+            is None
+        )
     return good.candidate, bad.candidate
 
 

@@ -16,13 +16,17 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.report.page import CSP
 from harnessgit.store import Store
 from tests.cli.runner import run
 from tests.coevolution.fixtures import EVALUATOR, MODELS_CONFIG, SPLITS, skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 CLASSED = EVALUATOR.replace(
     '"failure_class": None if good else "planning"',
@@ -53,7 +57,9 @@ def test_the_report_shows_each_models_failure_classes_before_and_after_a_merge(c
     with Store.discover(classed_repo) as store:
         config = load_config(classed_repo)
         cand = propose(store, config, {"SKILL.md": skill(20, "STRICT PLAN")}, rationale="Plan").candidate
-        assert merge(store, config, GateRequest(cand)).merge  # alpha, the primary, gains: it lands
+        assert merge(
+            store, config, GateRequest(cand), execution=BATCHES, check=check_change
+        ).merge  # alpha, the primary, gains: it lands
     for rev in ("main^", "main"):
         assert run(classed_repo, "eval", rev, "--model", "beta").exit_code == 0
     out = classed_repo.parent / "report.html"
@@ -82,7 +88,7 @@ def test_a_report_without_failure_classes_says_so(make_repo: Callable[..., Path]
     with Store.discover(repo) as store:
         config = load_config(repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale="Raise").candidate
-        assert merge(store, config, GateRequest(cand)).merge
+        assert merge(store, config, GateRequest(cand), execution=BATCHES, check=check_change).merge
     out = repo.parent / "report.html"
     assert run(repo, "report", "-o", str(out)).exit_code == 0
     section = out.read_text().split('<section id="shifts">')[1].split("</section>")[0]

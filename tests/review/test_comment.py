@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.review.budget import COMMENT_LIMIT
 from harnessgit.review.comment import MARKER, md_code, md_text, review_markdown
 from harnessgit.review.review import review
@@ -13,6 +15,8 @@ from harnessgit.review.scores import Flip
 from harnessgit.store import Store
 from tests.conftest import git, write
 from tests.review.review_fixtures import odd_change, result_with, reviewed_candidate, unpaired_row
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def balanced(md: str) -> None:
@@ -117,7 +121,9 @@ def test_the_comment_draws_the_score_history_as_a_sparkline(gate_repo: Path) -> 
         config = load_config(gate_repo)
         for level in (20, 30):  # two gated merges: 25% -> 50% -> 75% of the selection split
             cand = propose(store, config, {"SKILL.md": skill(level)}, rationale=f"level {level}")
-            assert merge(store, config, GateRequest(cand.candidate)).merge
+            assert merge(
+                store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+            ).merge
         head = propose(store, config, {"SKILL.md": skill(40)}, rationale="level 40")
         evaluate(store, config, head.candidate, EvalRequest(split="selection"))
         result = review(store, config, base="main", head=head.candidate)

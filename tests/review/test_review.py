@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 
 from harnessgit.candidates.propose import propose
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import HarnessgitError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest
 from harnessgit.gate.merge import merge
 from harnessgit.gate.override import override
@@ -20,6 +22,8 @@ from tests.candidates.chain_fixtures import merged_chain
 from tests.conftest import git
 from tests.gating_fixtures import skill
 from tests.review.review_fixtures import CRITIQUE, RATIONALE, odd_change, reviewed_candidate
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 
 def test_review_of_an_evaluated_candidate(
@@ -130,7 +134,9 @@ def test_a_merge_shows_the_rationale_of_the_candidate_it_merged(review_repo: Pat
     with Store.discover(review_repo) as store:
         config = load_config(review_repo)
         cand = propose(store, config, {"SKILL.md": skill(30)}, rationale=RATIONALE, evidence=[CRITIQUE])
-        landed = merge(store, config, GateRequest(cand.candidate)).merge
+        landed = merge(
+            store, config, GateRequest(cand.candidate), execution=BATCHES, check=check_change
+        ).merge
         assert landed
         result = review(store, config, "main~1", "main")
     (edit,) = result.edits

@@ -87,7 +87,8 @@ def test_the_prior_is_learned_from_recorded_gains() -> None:
         looks.append((rng.gauss(true, 0.04), 0.04))
     prior = learn_prior(looks)
     assert abs(prior.mean + 0.02) < 0.005 and abs(prior.sd - 0.05) < 0.005 and prior.looks == 4000
-    assert learn_prior(looks[:4]) == DEFAULT_PRIOR
+    assert learn_prior(looks[:4], algorithm=2) == DEFAULT_PRIOR
+    assert learn_prior([]).weights == DEFAULT_PRIOR.weights
 
 
 def test_policy_bayes_passes_on_the_chance_of_a_gain() -> None:

@@ -15,8 +15,9 @@ from harnessgit import layout
 from harnessgit.candidates.label import move_label
 from harnessgit.candidates.propose import propose
 from harnessgit.candidates.status import status
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
-from harnessgit.evaluation.eval import evaluate
+from harnessgit.evaluation.eval import evaluate, with_batches
 from harnessgit.gate import gate as gate_module
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.verify import verify
@@ -29,6 +30,8 @@ from harnessgit.targets import retire
 from tests.cli.runner import one_error_line, run
 from tests.conftest import CONFIG, git
 from tests.gating_fixtures import EVALUATOR, SPLITS, skill
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 TEMPLATE = Path(__file__).parent.parent.parent / "templates" / "sync" / "harnessgit-sync.sh"
 
@@ -266,7 +269,9 @@ def gated(repo: Path, level: int, machine: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("HARNESSGIT_MACHINE", machine)
     candidate, _commit = make(repo, level)
     with Store.discover(repo) as store:
-        return run_gate(store, load_config(repo), GateRequest(candidate)).record
+        return run_gate(
+            store, load_config(repo), GateRequest(candidate), execution=BATCHES, check=check_change
+        ).record
 
 
 @pytest.mark.slow

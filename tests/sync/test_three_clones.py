@@ -13,14 +13,18 @@ import pytest
 
 from harnessgit import layout
 from harnessgit.candidates.label import LabelUnchanged, move_label
+from harnessgit.checks import check_change
 from harnessgit.config import load_config
 from harnessgit.errors import GateRefused, ProposalError
+from harnessgit.evaluation.eval import with_batches
 from harnessgit.gate.gate import GateRequest, run_gate
 from harnessgit.gate.merge import merge
 from harnessgit.gate.verify import verify
 from harnessgit.store import Store
 from tests.conftest import git
 from tests.sync.test_sync import candidates, clones, make, record_ids, refs, retire_here, synced
+
+BATCHES = with_batches()  # the runner the gate takes from its caller
 
 SHARED = ("refs/heads/harnessgit", "refs/harnessgit", "refs/notes/harnessgit")
 
@@ -32,9 +36,9 @@ def step(repo: Path, what: str, rng: random.Random) -> None:
         config = load_config(repo)
         try:
             if what == "gate" and pick:
-                run_gate(store, config, GateRequest(pick))
+                run_gate(store, config, GateRequest(pick), execution=BATCHES, check=check_change)
             elif what == "merge" and pick:
-                merge(store, config, GateRequest(pick))
+                merge(store, config, GateRequest(pick), execution=BATCHES, check=check_change)
             elif what == "label" and pick:
                 move_label(store, rng.choice(["production", "staging"]), layout.candidate_ref(pick))
         except (GateRefused, LabelUnchanged):

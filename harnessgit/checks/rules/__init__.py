@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from harnessgit.check_rules import BY_NAME, Rule
 from harnessgit.checkconfig.sections import ChecksSection, KindChecks
@@ -25,8 +25,7 @@ from harnessgit.checks.length import Size
 from harnessgit.checks.tokens import Tokenizer
 
 
-@dataclass(frozen=True)
-class Version:
+class Version(NamedTuple):
     """One version of a file under its kind: what a rule judges of it alone."""
 
     path: str
@@ -42,8 +41,7 @@ class Version:
     since: str | None = None
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """One file's change, both sides readable text: what a rule judges of the change."""
 
     path: str

@@ -27,7 +27,7 @@ from typing import Any
 from harnessgit import globs, layout
 from harnessgit.candidates.edits import normalise_component
 from harnessgit.candidates.propose import SUBJECT_WIDTH
-from harnessgit.canonical import dumps_canonical
+from harnessgit.canonical import sha256_canonical
 from harnessgit.config import Config, require_evaluator
 from harnessgit.errors import HarnessgitError, ProposalError
 from harnessgit.evaluation.context import Key, eval_context
@@ -317,9 +317,7 @@ def _write_scores(
             ts=store.clock(),
             commit=commit,
             **key.fields(),
-            split=SELECTION,
-            split_hash=manifest.split_hash(SELECTION),
-            manifest=manifest.hash,
+            **manifest.fields(SELECTION),
             instances=[i for i, _s in rows],
             repeats=[0] * len(rows),
             scores=[s for _i, s in rows],
@@ -367,5 +365,4 @@ def _import_fingerprint(seed: Program, ids: list[str]) -> str:
         "valset": ids,
         "seed_scores": seed.scores,
     }
-    canonical = dumps_canonical(payload)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_canonical(payload)
