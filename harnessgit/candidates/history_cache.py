@@ -5,9 +5,10 @@ a commit and its first parent are immutable, so what the checks say about that c
 a fact of the objects under the rules and settings that judged it. The cache holds, per
 commit, the entry `harness_history` built (files, sizes, sections, findings, the files no
 rule read), under a fingerprint of everything else the verdict depends on: harnessgit's
-version, ``[harness] paths`` and every ``[checks]`` setting, the tokenizer, and the labels
-cumulative growth can be measured from. Another fingerprint is another file's worth:
-the file is replaced, never mixed.
+version and the source of the audit and its rules (`history_output.source_digest`:
+an edited rule judges again even before a release), ``[harness] paths`` and every
+``[checks]`` setting, the tokenizer, and the labels cumulative growth can be measured
+from. Another fingerprint is another file's worth: the file is replaced, never mixed.
 
 Derived, like the notes indexes (docs/design.md, "Reading fast"):
 ``<common git dir>/harnessgit/index/history-checks``, a JSON header (format, fingerprint,
@@ -26,6 +27,7 @@ from typing import Any
 import harnessgit
 from harnessgit import layout
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
+from harnessgit.candidates.history_output import AUDIT_SOURCES, source_digest
 from harnessgit.checks.findings import Finding, Unread
 from harnessgit.checks.section_changes import SectionChanges
 from harnessgit.config import Config
@@ -41,6 +43,7 @@ def fingerprint(refs: Refs, config: Config, tokenizer: str) -> str:
     labels = sorted(refs.listing(layout.LABELS).items())
     facts = [
         harnessgit.__version__,
+        source_digest(AUDIT_SOURCES),
         FORMAT,
         list(config.harness.paths),
         repr(config.checks),

@@ -28,16 +28,15 @@ Never a source of truth: deleting it costs one slower run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Iterator, MutableMapping
 from dataclasses import asdict
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import harnessgit
+from harnessgit.candidates.history_output import source_digest
 from harnessgit.canonical import sha256_canonical
 from harnessgit.checks.findings import Finding
 from harnessgit.config import Config
@@ -53,14 +52,7 @@ log = logging.getLogger("harnessgit")
 
 def rules_digest() -> str:
     """A digest of the source of every module the rules' verdicts come from."""
-    root = Path(harnessgit.__file__).parent
-    digest = hashlib.sha256()
-    for name in _RULE_SOURCES:
-        found = root / name
-        for path in sorted(found.rglob("*.py")) if found.is_dir() else [found]:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return source_digest(_RULE_SOURCES)
 
 
 def fingerprint(config: Config) -> str:

@@ -43,8 +43,7 @@ import itertools
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from harnessgit.checks.findings import Finding
 from harnessgit.checks.markdown import parse
@@ -60,6 +59,7 @@ from harnessgit.checks.text import shorten
 # Above this many sentences only exact repeats are looked for (near-duplicate search
 # can go quadratic on text of few distinct words; such a file fails its length limit).
 _NEAR_UP_TO = 3000
+Words = tuple[str, ...]  # a sentence as `prose.sentence_words` normalises it
 # Paragraphs whose first sentences open with this many words alike are built alike.
 _OPENING_WORDS = 3
 MAX_FINDINGS = 25  # per file
@@ -71,17 +71,20 @@ _BLANK = re.compile(r"\[([^\[\]]*)\](?![(\[:])|_{3,}")
 _NEGATION = re.compile(r"^(?:not|no|never|none|nor|cannot|without|\w+n't)$")
 
 
-def find_repeats(text: str, near: float) -> list[Repeat]:
+def find_repeats(text: str, near: float, *, lineage: str | None = None) -> list[Repeat]:
+    """The repeats in ``text``. ``lineage`` (a path) names the versions of one file, of
+    which the last one judged lends its near repeats (`_near_graph`): the answer is the
+    same with or without it, only faster for a file's next version."""
     document = parse(text)
     sections = repeated_sections(document, near)
     covered = {number for repeat in sections for number in range(repeat.line, repeat.end_line + 1)}
     headings = repeated_headings(document, covered, branches(document))
-    passages = _repeated_passages(sentences(document, covered), near, document.lines)
+    passages = _repeated_passages(sentences(document, covered), near, document.lines, lineage)
     return sorted(sections + headings + passages, key=lambda repeat: repeat.line)
 
 
-def _repeated_passages(units: list[Unit], near: float, lines: list[str]) -> list[Repeat]:
-    earlier = _earlier(units, near)
+def _repeated_passages(units: list[Unit], near: float, lines: list[str], lineage: str | None) -> list[Repeat]:
+    earlier = _earlier(units, near, lineage)
     found = []
     index = 0
     while index < len(units):
@@ -169,25 +172,30 @@ def _template(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return True
 
 
-def _earlier(units: list[Unit], near: float) -> dict[int, tuple[int, bool]]:
+def _earlier(units: list[Unit], near: float, lineage: str | None) -> dict[int, tuple[int, bool]]:
     """For each sentence that repeats an earlier one: (that one's index, exactly)."""
-    seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    seen: dict[Words, list[int]] = {}
     found: dict[int, tuple[int, bool]] = {}
     for index, unit in enumerate(units):
-        same = next((other for other in seen[unit.words] if not _exclusive(unit, units[other])), None)
+        indexes = seen.get(unit.words)
+        if indexes is None:
+            seen[unit.words] = [index]
+            continue
+        same = next((other for other in indexes if not _exclusive(unit, units[other])), None)
         if same is not None:
             found[index] = (same, True)
-        seen[unit.words].append(index)
+        indexes.append(index)
     if near < 1 and len(units) <= _NEAR_UP_TO:
         unique = [indexes[0] for indexes in seen.values()]
-        sets = [frozenset(units[index].words) for index in unique]
-
-        def apart(one: int, other: int) -> bool:
-            a, b = units[unique[one]], units[unique[other]]
-            return _exclusive(a, b) or _template(a.words, b.words)
-
-        for index, other in _near_pairs(sets, near, apart):
-            found.setdefault(unique[index], (unique[other], False))
+        position = {words: number for number, words in enumerate(seen)}
+        for words, others in _near_graph(list(seen), near, lineage).items():
+            # The first earlier sentence it nearly repeats that is not apart from it.
+            number = position[words]
+            for other in sorted(position[o] for o in others if position[o] < number):
+                a, b = units[unique[number]], units[unique[other]]
+                if not (_exclusive(a, b) or _template(a.words, b.words)):
+                    found.setdefault(unique[number], (unique[other], False))
+                    break
     return _parallel_items_apart(units, found)
 
 
@@ -235,31 +243,119 @@ def _parallel_items_apart(
     return kept
 
 
-def _near_pairs(
-    sets: list[frozenset[str]], near: float, apart: Callable[[int, int], bool]
-) -> list[tuple[int, int]]:
+@dataclass(frozen=True)
+class _Graph:
+    """The sentences of one text (by their words): each one's set of words, which of
+    them hold each word, and, for those that have some, the others there they nearly
+    repeat (Jaccard similarity of their word sets >= near)."""
+
+    sets: dict[Words, frozenset[str]]
+    holding: dict[str, set[Words]]
+    partners: dict[Words, frozenset[Words]]
+
+
+# The graph of the last version of each file judged, by (path, near): a file's next
+# version (a history audit judges every one) shares most of its sentences, and whether
+# two sentences nearly repeat depends on those two alone, so only its new sentences are
+# compared, each with the sentences that share a word with it. Taken out while a
+# version is judged (so that no other thread changes it meanwhile), bounded by count.
+_GRAPHS: dict[tuple[str, float], _Graph] = {}
+_GRAPHS_MAX = 4096
+# More new sentences than this: the whole text's pairs by prefix filtering instead.
+_NEW_UP_TO = 32
+
+
+def _near_graph(sentences: list[Words], near: float, lineage: str | None) -> dict[Words, frozenset[Words]]:
+    """Each sentence's near repeats among ``sentences`` (distinct), from the graph of the
+    last version of ``lineage`` when there is one: what both versions hold keeps its
+    pairs, each new sentence is compared with the sentences sharing a word with it."""
+    before = _GRAPHS.pop((lineage, near), None) if lineage is not None else None
+    new = sentences if before is None else [words for words in sentences if words not in before.sets]
+    if before is None or len(new) > _NEW_UP_TO:
+        sets = {words: frozenset(words) for words in sentences}
+        graph = _all_near_pairs(sentences, sets, near)
+        holding: dict[str, set[Words]] = defaultdict(set)
+        if lineage is not None:
+            for sentence, words in sets.items():
+                for word in words:
+                    holding[word].add(sentence)
+    else:
+        sets, holding, graph = before.sets, before.holding, _carried(before, sentences, new)
+        for sentence in new:
+            words = sets[sentence] = frozenset(sentence)
+            for word in words:
+                holding[word].add(sentence)
+        for sentence in new:
+            _add_near(sentence, sets, holding, near, graph)
+    partners = {words: frozenset(others) for words, others in graph.items() if others}
+    if lineage is not None:
+        if len(_GRAPHS) >= _GRAPHS_MAX:
+            _GRAPHS.clear()
+        _GRAPHS[(lineage, near)] = _Graph(sets, holding, partners)
+    return partners
+
+
+def _carried(before: _Graph, sentences: list[Words], new: list[Words]) -> dict[Words, set[Words]]:
+    """The pairs of ``before`` between sentences both versions hold; the sentences it
+    held that are gone are taken out of its sets and word lists (updated in place)."""
+    present = set(sentences)
+    for gone in before.sets.keys() - present:
+        for word in before.sets.pop(gone):
+            before.holding[word].discard(gone)
+    graph: dict[Words, set[Words]] = defaultdict(set)
+    for sentence, others in before.partners.items():
+        if sentence in present:
+            graph[sentence].update(others & present)
+    return graph
+
+
+def _add_near(
+    sentence: Words,
+    sets: dict[Words, frozenset[str]],
+    holding: dict[str, set[Words]],
+    near: float,
+    graph: dict[Words, set[Words]],
+) -> None:
+    """The pairs of ``sentence`` with every sentence of ``sets``. A sentence whose
+    similarity with it reaches ``near`` holds one of any |words| - ceil(near * |words|) + 1
+    of its words (the prefix filter of `_all_near_pairs`): its rarest here are looked up."""
+    words = sets[sentence]
+    ranked = sorted(words, key=lambda word: len(holding[word]))
+    prefix = ranked[: len(ranked) - math.ceil(near * len(ranked)) + 1]
+    for other in set().union(*(holding[word] for word in prefix)):
+        theirs = sets[other]
+        shared = len(words & theirs)
+        if other != sentence and shared / (len(words) + len(theirs) - shared) >= near:
+            graph[sentence].add(other)
+            graph[other].add(sentence)
+
+
+def _all_near_pairs(
+    sentences: list[Words], sets: dict[Words, frozenset[str]], near: float
+) -> dict[Words, set[Words]]:
     # Prefix filtering (Bayardo et al., "Scaling up all pairs similarity search",
     # WWW 2007): with each set's words ordered rarest first, two sets whose Jaccard
     # similarity reaches `near` share a word among the first
     # |words| - ceil(near * |words|) + 1 of each. Only those pairs are compared.
-    frequency = Counter(word for words in sets for word in words)
+    frequency = Counter(word for words in sets.values() for word in words)
     rarest_first = sorted(frequency, key=lambda word: (frequency[word], word))
     rank = {word: position for position, word in enumerate(rarest_first)}
-    index: dict[str, list[int]] = defaultdict(list)
-    found = []
-    for position, words in enumerate(sets):
+    index: dict[str, list[Words]] = defaultdict(list)
+    graph: dict[Words, set[Words]] = defaultdict(set)
+    for sentence in sentences:
+        words = sets[sentence]
         ordered = sorted(words, key=rank.__getitem__)
         prefix = ordered[: len(ordered) - math.ceil(near * len(ordered)) + 1]
         candidates = {other for word in prefix for other in index[word]}
         for word in prefix:
-            index[word].append(position)
-        for other in sorted(candidates):
+            index[word].append(sentence)
+        for other in candidates:
             other_words = sets[other]
             shared = len(words & other_words)
-            if shared / (len(words) + len(other_words) - shared) >= near and not apart(position, other):
-                found.append((position, other))
-                break
-    return found
+            if shared / (len(words) + len(other_words) - shared) >= near:
+                graph[sentence].add(other)
+                graph[other].add(sentence)
+    return graph
 
 
 def _span(line: int, end_line: int) -> str:
@@ -303,7 +399,7 @@ def _finding(path: str, repeat: Repeat) -> Finding:
 
 
 def check_duplication(path: str, text: str, near: float, max_duplicates: int) -> list[Finding]:
-    repeats = find_repeats(text, near)
+    repeats = find_repeats(text, near, lineage=path)
     if len(repeats) <= max_duplicates:
         return []
     findings = [_finding(path, repeat) for repeat in repeats[:MAX_FINDINGS]]

@@ -46,13 +46,13 @@ def repeated_sections(document: Document, near: float) -> list[Repeat]:
     bodies: list[tuple[int, int, Counter[str], str]] = []  # (line, end_line, lines, key)
     holding: dict[str, list[int]] = defaultdict(list)  # line -> bodies that hold it
     covered_until = 0
-    normal = [line.split() for line in document.lines]  # each line once, not once per enclosing section
+    normal = [_normal(line) for line in document.lines]  # each line once, not once per enclosing section
     for section in document.sections[:_MAX_SECTIONS]:
         heading = document.headings[section.heading]
-        words = [line for line in normal[max(heading.line, heading.end_line) : section.end_line] if line]
-        if len(words) < _MIN_SECTION_LINES or sum(map(len, words)) < MIN_PASSAGE_WORDS:
+        body = [line for line in normal[max(heading.line, heading.end_line) : section.end_line] if line[1]]
+        if len(body) < _MIN_SECTION_LINES or sum(words for _line, words in body) < MIN_PASSAGE_WORDS:
             continue
-        lines = [" ".join(line).lower() for line in words]
+        lines = [line for line, _words in body]
         key, counts = "\n".join(lines), Counter(lines)
         match = None
         if section.line > covered_until:  # a section inside a reported copy is part of it
@@ -67,6 +67,23 @@ def repeated_sections(document: Document, near: float) -> list[Repeat]:
             for line in counts:
                 holding[line].append(len(bodies))
             bodies.append((section.line, section.end_line, counts, key))
+    return found
+
+
+# A line's words, single-spaced and lowercased, and how many there are, by the line: a
+# history audit reads every version of a file, whose lines are mostly the last
+# version's. Bounded by count: a few MB.
+_NORMAL: dict[str, tuple[str, int]] = {}
+_NORMAL_MAX = 1 << 17
+
+
+def _normal(line: str) -> tuple[str, int]:
+    found = _NORMAL.get(line)
+    if found is None:
+        if len(_NORMAL) >= _NORMAL_MAX:
+            _NORMAL.clear()
+        words = line.split()
+        found = _NORMAL[line] = (" ".join(words).lower(), len(words))
     return found
 
 

@@ -55,24 +55,30 @@ def log(state: State, base: str | None, limit: int | None, all_history: bool, as
 
 def _audit_text(state: State, base: str | None, limit: int | None, as_json: bool) -> str:
     """`log --all-history`'s output: the last run's when nothing it depends on changed
-    (read without importing the checks), else the audit's, kept for the next run."""
-    from harnessgit.candidates.history_output import output_key, read_output, save_output
-    from harnessgit.store import Store
+    (read without importing the checks or the store), else the audit's, kept for the next run."""
+    from harnessgit.candidates.history_output import output_key, read_output
+    from harnessgit.readstore import ReadStore
+    from harnessgit.readstore.inflight import settled
 
-    with Store.discover(state.directory, writes=False) as store:
-        key = output_key(store, base=base, limit=limit, as_json=as_json)
-        text = read_output(store, key) if key is not None else None
-    if text is not None:
-        return text
+    with ReadStore.discover(state.directory) as repo:
+        # A journal or a lock: the store's preflight finishes or reports it first (below).
+        if settled(repo.common_dir, repo.git_dir):
+            key = output_key(repo, base=base, limit=limit, as_json=as_json)
+            text = read_output(repo.common_dir, key) if key is not None else None
+            if text is not None:
+                return text
     from harnessgit.candidates.history import harness_history
+    from harnessgit.candidates.history_output import NAME, sealed_output
     from harnessgit.candidates.history_render import history_text
     from harnessgit.render import to_json
+    from harnessgit.store.index import save_derived
 
     store, config = state.open(writes=False)
     with store:
+        key = output_key(store, base=base, limit=limit, as_json=as_json)
         audit = harness_history(store, config, base=base, limit=limit)
         text = to_json(audit) if as_json else history_text(audit)
         # Kept only when nothing moved while the audit ran.
         if key is not None and output_key(store, base=base, limit=limit, as_json=as_json) == key:
-            save_output(store, key, text)
+            save_derived(store, NAME, sealed_output(key, text))
     return text

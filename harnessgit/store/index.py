@@ -41,6 +41,7 @@ from urllib.parse import quote
 
 from harnessgit import layout
 from harnessgit.errors import GitFailed
+from harnessgit.readstore.derived import derived_path
 from harnessgit.render import listing
 from harnessgit.store.index_file import ANY, Entry, IndexUnreadable, NotesIndex, parse_index
 
@@ -104,7 +105,7 @@ def eval_tags(text: bytes) -> frozenset[str]:
 
 
 def index_path(store: Store, ref: str) -> Path:
-    return store.common_dir / "harnessgit" / "index" / ref.removeprefix("refs/notes/").replace("/", "-")
+    return derived_path(store.common_dir, ref)
 
 
 def read_index(store: Store, ref: str) -> NotesIndex:

@@ -8,12 +8,13 @@ parsed only to update it. Keeping it up to date is `harnessgit.store.index`'s.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+
+from harnessgit.readstore.derived import IndexUnreadable as IndexUnreadable
+from harnessgit.readstore.derived import seal as seal
+from harnessgit.readstore.derived import unseal as unseal
 
 FORMAT = 3  # 1: one line per note (never released); 2: exports not under `peek`
 SEARCHES = 16  # more tags than this at once: parse the whole index instead of one search each
@@ -144,33 +145,6 @@ class NotesIndex:
                 by_tag.setdefault(tag, []).append(f"{target}:{entry.blob}")
         body = "".join(f"{tag} {' '.join(pairs)}\n" for tag, pairs in sorted(by_tag.items())).encode()
         return seal({"format": FORMAT, "ref": self.ref, "commit": self.commit, "tree": self.tree}, body)
-
-
-class IndexUnreadable(Exception):
-    """The index file is missing, truncated, tampered with or of another format."""
-
-
-def seal(header: dict[str, object], body: bytes) -> bytes:
-    """A derived file as both are written (this index and the frontier's pool cache):
-    a JSON header line, ``header`` with the sha256 of the body, then the body."""
-    sealed = {**header, "sha256": hashlib.sha256(body).hexdigest()}
-    return json.dumps(sealed, sort_keys=True).encode() + b"\n" + body
-
-
-def unseal(data: bytes, format: int) -> tuple[dict[str, Any], int]:
-    """A file `seal` wrote: (its header, where its body starts) once the header is JSON
-    of ``format`` and the body matches its checksum. The body is not copied: the pool
-    cache's means are 48 MB at 20,000 candidates, and each copy cost ~40 ms."""
-    end = data.find(b"\n")
-    try:
-        header = json.loads(data[:end]) if end >= 0 else None
-    except ValueError:
-        raise IndexUnreadable("its header is not JSON") from None
-    if not isinstance(header, dict) or header.get("format") != format:
-        raise IndexUnreadable("its header is missing or of another format")
-    if header.get("sha256") != hashlib.sha256(memoryview(data)[end + 1 :]).hexdigest():
-        raise IndexUnreadable("its checksum does not match (truncated or edited)")
-    return header, end + 1
 
 
 def _line(line: bytes) -> tuple[str, dict[str, str]]:

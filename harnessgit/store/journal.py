@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
+from harnessgit.readstore.inflight import JOURNAL_DIR as JOURNAL_DIR
 from harnessgit.store.transaction import RefMove
 
-JOURNAL_DIR = Path("harnessgit", "journal")
 SUFFIX = ".json"
 VERSION = 1
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnessgit.errors import HarnessgitError
+from harnessgit.readstore.inflight import PACKED_SCRATCH as PACKED_SCRATCH
+from harnessgit.readstore.inflight import lock_files
 from harnessgit.render import listing
 
 # A lock older than this is stale. The longest a live writer was seen holding a ref lock:
@@ -30,7 +32,6 @@ from harnessgit.render import listing
 # and one git itself would no longer wait for.
 STALE_AFTER = 1.0
 
-PACKED_SCRATCH = "packed-refs.new"
 
 # git's messages for a lock it could not take ("File exists": another process holds it).
 _LOCKED = re.compile(
@@ -61,22 +62,6 @@ def age_text(seconds: float) -> str:
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.0f} days"
-
-
-def lock_files(common_dir: Path, git_dir: Path) -> list[Path]:
-    """Every ref lock file now: one walk of refs/ (a few milliseconds for thousands of
-    loose refs), packed-refs.lock and .new, HEAD.lock (per worktree) and reftable's locks."""
-    found = []
-    for root, _dirs, files in os.walk(common_dir / "refs"):
-        found += [Path(root, name) for name in files if name.endswith(".lock")]
-    packed = [common_dir / "packed-refs.lock", common_dir / PACKED_SCRATCH]
-    for path in {*packed, common_dir / "HEAD.lock", git_dir / "HEAD.lock"}:
-        if path.exists():
-            found.append(path)
-    reftable = common_dir / "reftable"
-    if reftable.is_dir():
-        found += [path for path in reftable.iterdir() if path.name.endswith(".lock")]
-    return sorted(found)
 
 
 def read_lock(path: Path, now: float | None = None) -> Lock | None:

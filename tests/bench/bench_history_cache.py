@@ -18,7 +18,9 @@ moved pays, less the commits it has not judged); and again with only the per-ver
 verdict cache (`check-verdicts`: the per-commit cache and the last output removed, as
 after a label moved, which changes the per-commit cache's fingerprint). Each is a real
 process, start-up included; the short ones (git log and the two repeat runs) run
-``--runs`` times and their medians are shown. Prints wall and CPU seconds (user +
+``--runs`` times and their medians are shown. With ``--repeat-baseline``, that tree's
+repeat run too (after one audit of its own writes its caches), before this code's
+first run. Prints wall and CPU seconds (user +
 system of the process and the git processes it waited for: on a loaded machine wall
 time says little), the load average, whether the outputs are identical, and the
 ratios. Not a test: it asserts nothing.
@@ -66,6 +68,13 @@ def main() -> None:
     parser.add_argument(
         "--baseline", action="append", default=[], help="a folder holding an earlier harnessgit/ package"
     )
+    parser.add_argument(
+        "--repeat-baseline",
+        action="append",
+        default=[],
+        help="a folder holding an earlier harnessgit/ package whose repeat run (its caches "
+        "written by one audit first) is timed too, before this code's",
+    )
     parser.add_argument("--runs", type=int, default=7, help="runs of each short process (median)")
     args = parser.parse_args()
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
@@ -93,6 +102,13 @@ def main() -> None:
             base = {**env, "PYTHONPATH": str(Path(folder).resolve())}
             wall, cpu, outputs[f"baseline {number}"] = timed(audit, clone, base)
             rows.append((f"audit, baseline {number}", wall, cpu))
+        for number, folder in enumerate(args.repeat_baseline, start=1):
+            for path in (CACHE, OUTPUT, VERDICTS):
+                (clone / path).unlink(missing_ok=True)
+            base = {**env, "PYTHONPATH": str(Path(folder).resolve())}
+            timed(audit, clone, base)  # writes that tree's caches
+            wall, cpu, outputs[f"repeat baseline {number}"] = median_of(args.runs, audit, clone, base)
+            rows.append((f"repeat run, repeat baseline {number}", wall, cpu))
         for path in (CACHE, OUTPUT, VERDICTS):
             (clone / path).unlink(missing_ok=True)
         wall, cpu, outputs["first"] = timed(audit, clone, mine)
@@ -121,7 +137,13 @@ def main() -> None:
         print(f"{name:32} {wall:8.2f} {cpu:8.3f}")
     named = {name: (wall, cpu) for name, wall, cpu in rows}
     git_log = named["git log --first-parent --raw"]
-    for name in ("audit, repeat run (caches)", "audit, per-commit cache only", "audit, verdict cache only"):
+    repeats = [f"repeat run, repeat baseline {number}" for number in range(1, len(args.repeat_baseline) + 1)]
+    for name in (
+        *repeats,
+        "audit, repeat run (caches)",
+        "audit, per-commit cache only",
+        "audit, verdict cache only",
+    ):
         wall, cpu = named[name][0] / git_log[0], named[name][1] / max(git_log[1], 1e-3)
         print(f"{name} / git log: wall {wall:.1f}x, cpu {cpu:.1f}x")
     first_run = named["audit, first run (no cache)"]
@@ -130,6 +152,8 @@ def main() -> None:
         wall, cpu = baseline[0] / first_run[0], baseline[1] / first_run[1]
         name = f"baseline {number} ({args.baseline[number - 1]})"
         print(f"{name} / first run: wall {wall:.2f}x, cpu {cpu:.2f}x")
+    for number, folder in enumerate(args.repeat_baseline, start=1):
+        print(f"repeat baseline {number}: {folder}")
 
 
 if __name__ == "__main__":

@@ -8,24 +8,28 @@ and anything it depends on moving makes it audit again."""
 from __future__ import annotations
 
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harnessgit.candidates import history
+from harnessgit.candidates import history, history_output
 from harnessgit.candidates.history import harness_history
 from harnessgit.candidates.history_cache import NAME as CACHE
 from harnessgit.candidates.history_output import NAME as OUTPUT
 from harnessgit.candidates.history_render import history_text
 from harnessgit.config import load_config
+from harnessgit.readstore.inflight import JOURNAL_DIR
 from harnessgit.render import to_json
 from harnessgit.store import Store
+from harnessgit.store import repo as repo_module
 from harnessgit.store.index import index_path
 from tests.candidates.test_history_cache import judged
 from tests.cli.runner import run
 from tests.conftest import git, write
+from tests.store.kill_fixtures import left_lock
 
 TOML = """\
 [harness]
@@ -162,3 +166,54 @@ def test_what_the_output_depends_on_makes_it_audit_again(
     assert again.exit_code == 0 and len(audits) == 1
     monkeypatch.undo()
     assert again.stdout == history_text(audit(collection, cache=False)) + "\n"
+
+
+def test_a_repeat_run_under_a_stale_lock_warns_as_every_reader_does(collection: Path) -> None:
+    """The repeat run reads the refs without the store; a lock a killed git left makes
+    it open the store first, whose preflight names the lock (and the output is the same)."""
+    first = run(collection, "log", "--all-history")
+    left_lock(collection, "refs/heads/main.lock", 125)
+    again = run(collection, "log", "--all-history")
+    assert again.exit_code == 0 and again.stdout == first.stdout
+    assert "stale lock" in again.stderr and "refs/heads/main.lock" in again.stderr
+
+
+def test_a_repeat_run_with_a_journal_lets_the_store_recover_first(
+    collection: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transaction journal (a write interrupted, or under way) is the store's to roll
+    forward before anything reads the refs: the repeat run goes through it."""
+    first = run(collection, "log", "--all-history")
+    recoveries: list[object] = []
+    monkeypatch.setattr(repo_module, "recover", lambda refs: recoveries.append(refs) or [])
+    assert run(collection, "log", "--all-history").stdout == first.stdout
+    assert recoveries == []  # settled: the last output, the store never opened
+    journal = collection / ".git" / JOURNAL_DIR
+    journal.mkdir(parents=True, exist_ok=True)
+    (journal / "left-by-a-killed-writer.json").write_text("{}\n")
+    assert run(collection, "log", "--all-history").stdout == first.stdout
+    assert len(recoveries) == 1
+
+
+def test_an_edited_rule_judges_every_commit_again(
+    collection: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The same harnessgit version with a rule's source edited (a checkout between
+    releases) is another output and another per-commit cache: judged again, not the
+    verdicts of the rule before the edit."""
+    first = run(collection, "log", "--all-history")
+    package = tmp_path / "harnessgit"
+    for name in history_output.AUDIT_SOURCES:
+        source = history_output._PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, package / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, package / name)
+    monkeypatch.setattr(history_output, "_PACKAGE", package)
+    calls = judged(monkeypatch)
+    assert run(collection, "log", "--all-history").stdout == first.stdout  # the same source
+    assert calls == []
+    rule = package / "checks" / "duplication.py"
+    rule.write_text(rule.read_text() + "\n# edited\n")
+    assert run(collection, "log", "--all-history").stdout == first.stdout  # same verdicts here
+    assert len(calls) >= 12  # every commit that changed a harness file, judged again
