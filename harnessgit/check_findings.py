@@ -3,8 +3,7 @@ what they return (a `CheckReport` of `Finding`s).
 
 Outside the `harnessgit.checks` package, as `harnessgit.check_rules` is: a gate that
 reads back the verdict a proposal record kept (`harnessgit.candidates.checked`) builds
-the report from here and imports no rule, collector or tokenizer (issue 26); the checks
-import it as `harnessgit.checks.findings`.
+the report from here and imports no rule, collector or tokenizer (issue 26).
 
 The models are the gate's interface: `CheckReport.failed` is what it reads, and
 `harnessgit check --json` prints the report's `to_json`, `failed` included. They are

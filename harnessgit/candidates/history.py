@@ -28,9 +28,9 @@ from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.candidates.history_store import ChainStore
 from harnessgit.candidates.history_verdicts import Verdicts
 from harnessgit.candidates.history_verdicts import fingerprint as verdicts_fingerprint
+from harnessgit.check_findings import Unread
 from harnessgit.checks import Content, check_change
 from harnessgit.checks.collect import is_harness
-from harnessgit.checks.findings import Unread
 from harnessgit.checks.markdown_edit import parse_edit
 from harnessgit.checks.section_changes import Outline, compare, is_markdown, outline
 from harnessgit.checks.tokens import load_tokenizer

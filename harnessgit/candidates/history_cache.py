@@ -28,7 +28,7 @@ import harnessgit
 from harnessgit import layout
 from harnessgit.candidates.history_entries import HistoryEntry, HistoryFile
 from harnessgit.candidates.history_output import AUDIT_SOURCES, source_digest
-from harnessgit.checks.findings import Finding, Unread
+from harnessgit.check_findings import Finding, Unread
 from harnessgit.checks.section_changes import SectionChanges
 from harnessgit.config import Config
 from harnessgit.store import Refs, Store

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harnessgit.check_findings import Unread
 from harnessgit.checks import Finding
-from harnessgit.checks.findings import Unread
 from harnessgit.checks.section_changes import SectionChanges
 
 

@@ -38,7 +38,7 @@ from typing import Any
 import harnessgit
 from harnessgit.candidates.history_output import source_digest
 from harnessgit.canonical import sha256_canonical
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.config import Config
 from harnessgit.store import Store
 from harnessgit.store.index import index_path, save_derived

@@ -36,9 +36,9 @@ lives in `harnessgit.checks.render`; nothing here prints.
 
 from __future__ import annotations
 
+from harnessgit.check_findings import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 from harnessgit.checks.check import CheckRequest, check_change
 from harnessgit.checks.core import check_files, kind_of
-from harnessgit.checks.findings import RULES, CheckReport, Content, FileSummary, FileVersion, Finding, Rule
 
 __all__ = [
     "RULES",

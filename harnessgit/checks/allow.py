@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import NamedTuple, cast
 
 from harnessgit import globs
+from harnessgit.check_findings import RULES, Finding, Rule
 from harnessgit.checkconfig.sections import CheckOverride, KindChecks
 from harnessgit.checks import markdown
-from harnessgit.checks.findings import RULES, Finding, Rule
 
 _COMMENT = re.compile(r"<!--\s*harnessgit\s*:(?P<body>.*?)-->", re.DOTALL)
 _ALLOW = re.compile(r"\s*allow\b(?P<names>.*)", re.DOTALL)

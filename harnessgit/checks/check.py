@@ -10,11 +10,11 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import NamedTuple
 
+from harnessgit.check_findings import CheckReport, Rule
 from harnessgit.checkconfig import CheckSections
 from harnessgit.checks.collect import Collected, Source, collect, missing_file, with_references
 from harnessgit.checks.core import check_files
 from harnessgit.checks.cumulative import growth_reference
-from harnessgit.checks.findings import CheckReport, Rule
 from harnessgit.readstore import Repository
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from harnessgit import globs
+from harnessgit.check_findings import Content, FileVersion, Finding, failure
 from harnessgit.checkconfig import CheckSections
 from harnessgit.checkconfig.folders import SKILL_FILE
-from harnessgit.checks.findings import Content, FileVersion, Finding, failure
 from harnessgit.errors import HarnessgitError
 from harnessgit.names import check_revision
 from harnessgit.objects import ZERO

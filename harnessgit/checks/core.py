@@ -16,12 +16,7 @@ from dataclasses import replace
 from typing import cast
 
 from harnessgit import globs
-from harnessgit.check_rules import BY_NAME, RULES
-from harnessgit.checkconfig.folders import VENDORED_FOLDERS
-from harnessgit.checkconfig.sections import CheckOverride, ChecksSection, KindChecks
-from harnessgit.checks import allow
-from harnessgit.checks.compare import compare
-from harnessgit.checks.findings import (
+from harnessgit.check_findings import (
     CheckReport,
     Content,
     FileSummary,
@@ -31,6 +26,11 @@ from harnessgit.checks.findings import (
     Rule,
     Unread,
 )
+from harnessgit.check_rules import BY_NAME, RULES
+from harnessgit.checkconfig.folders import VENDORED_FOLDERS
+from harnessgit.checkconfig.sections import CheckOverride, ChecksSection, KindChecks
+from harnessgit.checks import allow
+from harnessgit.checks.compare import compare
 from harnessgit.checks.growth import Moved, added_lines
 from harnessgit.checks.length import Size, measure
 from harnessgit.checks.ratchet import pairing_key, ratchet

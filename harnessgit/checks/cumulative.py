@@ -15,9 +15,9 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from harnessgit import layout
+from harnessgit.check_findings import Finding
 from harnessgit.checkconfig import CheckSections
 from harnessgit.checkconfig.sections import KindChecks
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
 from harnessgit.errors import InvalidName, UnknownRevision
 from harnessgit.names import check_ref_name, check_revision

@@ -43,9 +43,10 @@ import itertools
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.checks.markdown import parse
 from harnessgit.checks.prose import CODE_SPAN, Unit, branches, sentences
 from harnessgit.checks.repeated_sections import (
@@ -243,8 +244,7 @@ def _parallel_items_apart(
     return kept
 
 
-@dataclass(frozen=True)
-class _Graph:
+class _Graph(NamedTuple):
     """The sentences of one text (by their words): each one's set of words, which of
     them hold each word, and, for those that have some, the others there they nearly
     repeat (Jaccard similarity of their word sets >= near)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from harnessgit.check_findings import Finding, failure
 from harnessgit.checks.compare import Comparison
-from harnessgit.checks.findings import Finding, failure
 
 _FILE_HINT = "split the edit into smaller changes that can each be verified (and reverted) alone"
 _CHANGE_HINT = "propose fewer edits at once: one change per idea keeps the gate's evidence readable"

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from harnessgit.checks.findings import Content, Finding, failure
+from harnessgit.check_findings import Content, Finding, failure
 from harnessgit.checks.markdown import Block, Document, parse
 from harnessgit.checks.text import shorten
 from harnessgit.render import plural

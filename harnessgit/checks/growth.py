@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 
+from harnessgit.check_findings import Finding, Level
 from harnessgit.checkconfig.sections import KindChecks
 from harnessgit.checks.compare import Comparison, words
-from harnessgit.checks.findings import Finding, Level
 from harnessgit.checks.markdown import Document, parse
 from harnessgit.checks.text import listed, split_frontmatter
 

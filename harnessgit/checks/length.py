@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from harnessgit.check_findings import Finding
 from harnessgit.checkconfig.sections import KindChecks
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.text import count_lines, split_frontmatter
 from harnessgit.checks.tokens import Tokenizer
 

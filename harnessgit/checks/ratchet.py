@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 
 _Key = tuple[str, str, str]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from harnessgit.checks.findings import CheckReport, Finding, Unread
+from harnessgit.check_findings import CheckReport, Finding, Unread
 from harnessgit.render import listing, plural, to_json
 
 CHANGE = "(whole change)"

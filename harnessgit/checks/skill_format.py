@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from harnessgit.checks.findings import Finding, failure
+from harnessgit.check_findings import Finding, failure
 from harnessgit.checks.text import shorten, split_frontmatter
 
 # Agent Skills specification: name is 1-64 characters of lowercase letters, digits

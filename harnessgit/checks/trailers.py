@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from harnessgit.checks.findings import RULES, CheckReport, Finding, Rule
+from harnessgit.check_findings import RULES, CheckReport, Finding, Rule
 from harnessgit.readstore import Repository
 
 TRAILER = "Harness-Allow"

@@ -15,7 +15,7 @@ from _blake2 import blake2b
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 
-from harnessgit.checks.findings import Finding, Rule
+from harnessgit.check_findings import Finding, Rule
 from harnessgit.checks.rules import Version, judge
 
 # What a version of a file is under the rules that read it alone and are cached

@@ -12,8 +12,8 @@ from harnessgit.check_rules import RULES
 from harnessgit.cli._base import State, cli, echo
 
 if TYPE_CHECKING:
+    from harnessgit.check_findings import CheckReport, Rule
     from harnessgit.checks.collect import Source
-    from harnessgit.checks.findings import CheckReport, Rule
     from harnessgit.checks.render import Format
     from harnessgit.readstore import ReadStore
     from harnessgit.readstore.objects import ObjectReader

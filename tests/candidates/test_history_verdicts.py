@@ -16,9 +16,9 @@ from harnessgit.candidates import history_verdicts
 from harnessgit.candidates.history_cache import NAME as PER_COMMIT
 from harnessgit.candidates.history_output import NAME as OUTPUT
 from harnessgit.candidates.history_verdicts import NAME, Verdicts
+from harnessgit.check_findings import Finding
 from harnessgit.check_rules import BY_NAME
 from harnessgit.checks import verdicts as core  # where the rules' verdicts are judged and kept
-from harnessgit.checks.findings import Finding
 from harnessgit.config import load_config
 from harnessgit.store import Store
 from harnessgit.store.index import index_path

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from harnessgit.check_findings import Content
 from harnessgit.checks import FileVersion, check_files, kind_of
-from harnessgit.checks.findings import Content
 from harnessgit.checks.tokens import Estimate
 from harnessgit.config import ChecksSection, parse_config
 from harnessgit.render import jsonable

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from harnessgit.check_findings import Finding
 from harnessgit.checks.duplication import check_duplication, find_repeats
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.prose import sentence_words
 
 RULE = "Always cite the source document and the page number for every figure you quote in the answer"

@@ -6,7 +6,7 @@ import random
 import pytest
 import yaml
 
-from harnessgit.checks.findings import Content
+from harnessgit.check_findings import Content
 from harnessgit.checks.formats import check_encoding, check_fences, check_tool_json
 from harnessgit.checks.skill_format import check_skill, plain_mapping
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.checks.render import annotation
 from tests.cli.runner import run
 from tests.conftest import git, write

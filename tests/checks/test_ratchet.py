@@ -104,7 +104,7 @@ def test_format_verdicts_pair_by_kind_and_moved_fences_stay_existing() -> None:
 
 
 def test_lower_bounds_get_worse_downwards() -> None:
-    from harnessgit.checks.findings import Finding
+    from harnessgit.check_findings import Finding
 
     def share(value: float) -> Finding:
         return Finding("a.md", "format", "failure", "share", value, 0.5, "m", "h")

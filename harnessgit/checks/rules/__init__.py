@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
 
+from harnessgit.check_findings import Content, Finding
 from harnessgit.check_rules import BY_NAME, Rule
 from harnessgit.checkconfig.sections import ChecksSection, KindChecks
 from harnessgit.checks.compare import Comparison
-from harnessgit.checks.findings import Content, Finding
 from harnessgit.checks.growth import Moved
 from harnessgit.checks.length import Size
 from harnessgit.checks.tokens import Tokenizer

@@ -3,7 +3,7 @@ content moved to the change's other files."""
 
 from __future__ import annotations
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.checks.growth import check_collapse
 from harnessgit.checks.rules import Edit, Judge
 

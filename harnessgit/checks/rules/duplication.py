@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from harnessgit.check_findings import Finding
 from harnessgit.checks.duplication import check_duplication
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.rules import Judge, Version
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harnessgit.check_findings import Finding
 from harnessgit.checkconfig.sections import ChecksSection
 from harnessgit.checks.edits import check_change_edit, check_file_edit
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.rules import Edit, Judge
 
 

@@ -3,7 +3,7 @@ frontmatter, closed fences, a tool's JSON)."""
 
 from __future__ import annotations
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.checks.formats import check_encoding, check_fences, check_tool_json
 from harnessgit.checks.rules import Judge, Version
 from harnessgit.checks.skill_format import check_skill

@@ -3,8 +3,8 @@ reference revision (cumulative growth, `harnessgit.checks.cumulative`)."""
 
 from __future__ import annotations
 
+from harnessgit.check_findings import Finding
 from harnessgit.checks.cumulative import check_since
-from harnessgit.checks.findings import Finding
 from harnessgit.checks.growth import check_growth
 from harnessgit.checks.rules import Edit, Judge, Version
 

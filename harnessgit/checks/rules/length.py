@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harnessgit.checks.findings import Finding
+from harnessgit.check_findings import Finding
 from harnessgit.checks.length import check_length, too_large
 from harnessgit.checks.rules import Judge, Version
 
