@@ -169,7 +169,11 @@ def run_gepa(seed: int, regime: str, budget: int) -> dict[str, Any]:
     finally:
         bench.SimLM = lm  # type: ignore[misc]
     seed_value = world.expected(bench.sim.seed_prompt())
-    gains = [100 * (world.expected(c["prompt"]) - seed_value) for c in result.candidates[1:]]
+    # gepa adds a proposal identical to a program it holds as a new program (scored on the
+    # whole valset again); evolve's pool holds one program per harness text: count distinct.
+    distinct = {bench.sim.rules_of(c["prompt"]): c["prompt"] for c in result.candidates[1:]}
+    distinct.pop(bench.sim.rules_of(bench.sim.seed_prompt()), None)
+    gains = [100 * (world.expected(prompt) - seed_value) for prompt in distinct.values()]
     best = result.best_candidate
     assert sum(spent.values()) == result.total_metric_calls, (dict(spent), result.total_metric_calls)
     return {
@@ -178,6 +182,7 @@ def run_gepa(seed: int, regime: str, budget: int) -> dict[str, Any]:
         "rollouts": dict(spent),
         "total": result.total_metric_calls,
         "pool": len(gains),
+        "repeats": len(result.candidates) - 1 - len(gains),  # programs scored again
         "best_pool": max(gains, default=0.0),
         "good_pool": sum(g > 0 for g in gains),
         "stopped": 0,
