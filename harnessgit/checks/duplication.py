@@ -318,16 +318,25 @@ def _add_near(
 ) -> None:
     """The pairs of ``sentence`` with every sentence of ``sets``. A sentence whose
     similarity with it reaches ``near`` holds one of any |words| - ceil(near * |words|) + 1
-    of its words (the prefix filter of `_all_near_pairs`): its rarest here are looked up."""
+    of its words (`_prefix`, the filter of `_all_near_pairs`): its rarest here are looked up."""
     words = sets[sentence]
-    ranked = sorted(words, key=lambda word: len(holding[word]))
-    prefix = ranked[: len(ranked) - math.ceil(near * len(ranked)) + 1]
+    prefix = _prefix(sorted(words, key=lambda word: len(holding[word])), near)
     for other in set().union(*(holding[word] for word in prefix)):
-        theirs = sets[other]
-        shared = len(words & theirs)
-        if other != sentence and shared / (len(words) + len(theirs) - shared) >= near:
+        if other != sentence and _similar(words, sets[other], near):
             graph[sentence].add(other)
             graph[other].add(sentence)
+
+
+def _prefix(rarest_first: list[str], near: float) -> list[str]:
+    """The words of a set, rarest first, among which any set whose Jaccard similarity
+    with it reaches ``near`` shares one: the first |words| - ceil(near * |words|) + 1."""
+    return rarest_first[: len(rarest_first) - math.ceil(near * len(rarest_first)) + 1]
+
+
+def _similar(words: frozenset[str], other: frozenset[str], near: float) -> bool:
+    """Whether two sentences nearly repeat: the Jaccard similarity of their words reaches ``near``."""
+    shared = len(words & other)
+    return shared / (len(words) + len(other) - shared) >= near
 
 
 def _all_near_pairs(
@@ -344,15 +353,12 @@ def _all_near_pairs(
     graph: dict[Words, set[Words]] = defaultdict(set)
     for sentence in sentences:
         words = sets[sentence]
-        ordered = sorted(words, key=rank.__getitem__)
-        prefix = ordered[: len(ordered) - math.ceil(near * len(ordered)) + 1]
+        prefix = _prefix(sorted(words, key=rank.__getitem__), near)
         candidates = {other for word in prefix for other in index[word]}
         for word in prefix:
             index[word].append(sentence)
         for other in candidates:
-            other_words = sets[other]
-            shared = len(words & other_words)
-            if shared / (len(words) + len(other_words) - shared) >= near:
+            if _similar(words, sets[other], near):
                 graph[sentence].add(other)
                 graph[other].add(sentence)
     return graph
