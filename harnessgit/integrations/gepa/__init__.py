@@ -12,6 +12,7 @@ Importing this package does not import gepa: the recorder only receives its even
 
 from __future__ import annotations
 
-from harnessgit.integrations.gepa.recorder import GitRecorder, content_instance_id
+from harnessgit.integrations.gepa.options import content_instance_id
+from harnessgit.integrations.gepa.recorder import GitRecorder
 
 __all__ = ["GitRecorder", "content_instance_id"]

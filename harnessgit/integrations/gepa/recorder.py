@@ -25,16 +25,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from harnessgit import layout
-from harnessgit.api import Repository, jsonable, refuse_unknown
-from harnessgit.canonical import sha256_canonical
+from harnessgit.api import Repository, refuse_unknown
 from harnessgit.errors import HarnessgitError
 from harnessgit.evidence import encode_evidence
 from harnessgit.integrations.gepa.events import Iteration, Proposed, Task, ValsetScores
 from harnessgit.integrations.gepa.objectives import ObjectiveTap, cached_objectives
+from harnessgit.integrations.gepa.options import RecorderOptions, content_instance_id, output_feedback
+from harnessgit.integrations.gepa.runlog import RunLog, end_reason
 from harnessgit.integrations.gepa.staging import Staging
 from harnessgit.integrations.gepa.usage import Meter
 from harnessgit.integrations.gepa.writer import Writer
@@ -46,35 +47,6 @@ if TYPE_CHECKING:  # Python 3.11's typing.Unpack; only read by type checkers
     from typing_extensions import Unpack
 
 log = logging.getLogger("harnessgit")
-
-
-def content_instance_id(index: Any, example: Any) -> str:
-    """The default instance id: GEPA's val id and 12 hex digits of the example's content,
-    so that scores of a changed valset never pair with the old ones."""
-    digest = sha256_canonical(jsonable(example))[:12]
-    return f"{index}-{digest}"
-
-
-def output_feedback(output: Any) -> str | None:
-    """The default feedback of a valset output: its ``feedback`` (a key of a mapping,
-    or an attribute, as a DSPy ``Prediction`` from a GEPA metric has), when it is text."""
-    said = output.get("feedback") if isinstance(output, Mapping) else getattr(output, "feedback", None)
-    return said if isinstance(said, str) and said else None
-
-
-class RecorderOptions(TypedDict, total=False):
-    """`GitRecorder`'s keyword arguments, each optional (its docstring says what each does)."""
-
-    adapter: Any  # the GEPAAdapter, or its "package.module:factory"
-    model: str
-    valset: Any
-    instance_id: Callable[[Any, Any], str]  # default `content_instance_id`
-    evaluator: str  # "auto" (default), "own" or "repository"
-    parent: str | None  # default: the base branch tip
-    split: str  # default "selection"
-    reflection_lm: Any
-    feedback: Callable[[Any], str | None]  # default `output_feedback`
-    settings: Mapping[str, Any] | None
 
 
 class GitRecorder(Staging):
@@ -121,10 +93,7 @@ class GitRecorder(Staging):
         self._meter = Meter(options.get("reflection_lm"))
         # the run's configuration, GEPA's Pareto front as it moved, its checkpoints:
         # one evidence blob on the run's base commit, with the run record
-        settings = jsonable(dict(options.get("settings") or {}))
-        self._run_info: dict[str, Any] = {"kind": "gepa-run", "settings": settings}
-        self._fronts: list[dict[str, Any]] = []
-        self._checkpoints: list[dict[str, Any]] = []
+        self._log = RunLog(options.get("settings"))
         self.mode = self._mode(evaluator)
         self.fingerprint = "gepa:" + hashlib.sha256(f"{self.adapter}\0{self.model}".encode()).hexdigest()
         self.parent = (
@@ -220,12 +189,7 @@ class GitRecorder(Staging):
     def on_optimization_start(self, event: Mapping[str, Any]) -> None:
         self._seed = int(event["config"].get("seed") or 0)
         seed, size = dict(event["seed_candidate"]), int(event["valset_size"])
-        self._run_info.update(
-            config=jsonable(dict(event["config"])),
-            trainset_size=event.get("trainset_size"),
-            valset_size=size,
-            components=dict(self.components),
-        )
+        self._log.started(event, self.components)
         self._programs[0] = seed
         self._writer.submit(lambda: self._start(seed, size), "the seed candidate")
 
@@ -270,13 +234,10 @@ class GitRecorder(Staging):
             self._budget = self._calls + int(remaining)
 
     def on_optimization_end(self, event: Mapping[str, Any]) -> None:
-        calls, budget = int(event["total_metric_calls"]), self._budget
-        if budget is not None and calls >= budget:
-            reason = f"budget: {calls} of {budget} metric calls used"
-        else:
-            reason = "stopped by a stopper"
+        calls = int(event["total_metric_calls"])
+        reason = end_reason(calls, self._budget)
         iterations, best = self._iterations, int(event["best_candidate_idx"])
-        self._run_info.update(_objectives(event.get("final_state")))
+        self._log.ended(event.get("final_state"))
         seconds = time.monotonic() - self._started
         self._writer.submit(
             lambda: self._write_run(iterations, calls, reason, best, seconds), "the run record"
@@ -326,12 +287,7 @@ class GitRecorder(Staging):
 
     def _run_evidence(self) -> EvidenceRecord:
         """The run's configuration, GEPA's Pareto front after each change, its checkpoints."""
-        programs = {str(idx): commit for idx, commit in sorted(self.commits.items())}
-        items = [
-            {**self._run_info, "run": self.run, "programs": programs},
-            *({"kind": "pareto-front", **front} for front in self._fronts),
-            *({"kind": "checkpoint", **saved} for saved in self._checkpoints),
-        ]
+        items = self._log.items(self.run, self.commits)
         data, kinds = encode_evidence(items, self.repo.scrubber)
         blob = self.repo.store.objects.write_blob(data)
         self._staging().keep(blob)
@@ -341,17 +297,10 @@ class GitRecorder(Staging):
         )  # fmt: skip
 
     def on_pareto_front_updated(self, event: Mapping[str, Any]) -> None:
-        self._fronts.append(
-            {
-                "iteration": int(event["iteration"]),
-                "front": sorted(int(p) for p in event["new_front"]),
-                "displaced": sorted(int(p) for p in event["displaced_candidates"]),
-            }
-        )
+        self._log.front_moved(event)
 
     def on_state_saved(self, event: Mapping[str, Any]) -> None:
-        if event.get("run_dir"):
-            self._checkpoints.append({"iteration": int(event["iteration"]), "run_dir": str(event["run_dir"])})
+        self._log.state_saved(event)
 
     # -- one iteration -----------------------------------------------------
 
@@ -436,19 +385,6 @@ class GitRecorder(Staging):
         self.commits.update(self._stage(txn, iteration))
         self.recorded += len(iteration.proposals())
         self._staging().include(txn)
-
-
-def _objectives(state: Any) -> dict[str, Any]:
-    """What GEPA's final state says of its frontier type and objectives: its
-    ``frontier_type``, each program's mean per objective (``objective_scores`` of the
-    evaluations; GEPA keeps the means only) and the programs best on each objective."""
-    means = getattr(state, "prog_candidate_objective_scores", None) or []
-    best = getattr(state, "program_at_pareto_front_objectives", None) or {}
-    return {
-        "frontier_type": getattr(state, "frontier_type", None),
-        "objective_scores": [jsonable(dict(m)) for m in means] if any(means) else None,
-        "objective_front": {str(k): sorted(int(p) for p in v) for k, v in best.items()} or None,
-    }
 
 
 def _qualified(adapter: Any) -> str:
