@@ -41,7 +41,7 @@ from harnessgit.store.locks import PACKED_SCRATCH, STALE_AFTER, Lock, age_text, 
 from harnessgit.store.transaction import EVIDENCE_STORE, RefMove
 
 
-class RefReader(Protocol):
+class RefsForRecovery(Protocol):
     """What recovery needs of the store's `Refs` part: reading refs and running git."""
 
     git: Git
@@ -111,7 +111,7 @@ class Recovery:
         return f"interrupted {what}: {total - len(self.pending)} of {total} ref updates had landed"
 
 
-def classify(refs: RefReader, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, ...], Verdict]:
+def classify(refs: RefsForRecovery, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, ...], Verdict]:
     steps = tuple(_step(refs, move) for move in moves)
     moved = any(step.state == "moved" for step in steps)
     if moved:
@@ -119,7 +119,7 @@ def classify(refs: RefReader, moves: tuple[RefMove, ...]) -> tuple[tuple[Step, .
     return steps, "finish"
 
 
-def _step(refs: RefReader, move: RefMove) -> Step:
+def _step(refs: RefsForRecovery, move: RefMove) -> Step:
     now = refs.value(move.ref)
     old = None if move.old == ZERO else move.old
     if now == move.new:
@@ -133,7 +133,7 @@ def _step(refs: RefReader, move: RefMove) -> Step:
     return Step(move.ref, move.old, move.new, now, state)
 
 
-def _keeps(refs: RefReader, ref: str, new: str, now: str) -> bool:
+def _keeps(refs: RefsForRecovery, ref: str, new: str, now: str) -> bool:
     """Whether ``now`` holds what ``new`` wrote: it descends from it, or (the evidence
     store, whose every commit is a fresh root) its tree drops none of ``new``'s blobs."""
     if ref == EVIDENCE_STORE:
@@ -142,7 +142,7 @@ def _keeps(refs: RefReader, ref: str, new: str, now: str) -> bool:
     return refs.git.run(["merge-base", "--is-ancestor", new, now], check=False).returncode == 0
 
 
-def inspect(refs: RefReader, entry: journal.Entry) -> Recovery:
+def inspect(refs: RefsForRecovery, entry: journal.Entry) -> Recovery:
     """What rolling ``entry`` forward would do, changing nothing."""
     intent = entry.read()
     steps, verdict = classify(refs, intent.moves)
@@ -150,7 +150,7 @@ def inspect(refs: RefReader, entry: journal.Entry) -> Recovery:
     return Recovery(entry.path, intent.reason, max(0.0, time.time() - intent.created), steps, locks, verdict)
 
 
-def lock_paths(refs: RefReader, moves: tuple[RefMove, ...]) -> list[Path]:
+def lock_paths(refs: RefsForRecovery, moves: tuple[RefMove, ...]) -> list[Path]:
     """The lock files git takes for these updates (files backend)."""
     paths = [refs.common_dir / f"{move.ref}.lock" for move in moves]
     if any(move.new is None for move in moves):
@@ -169,7 +169,7 @@ def _head_branch(git_dir: Path) -> str | None:
     return head.removeprefix("ref: ") if head.startswith("ref: ") else None
 
 
-def roll_forward(refs: RefReader, entry: journal.Entry) -> Recovery | None:
+def roll_forward(refs: RefsForRecovery, entry: journal.Entry) -> Recovery | None:
     """Finish or drop an interrupted transaction; None when another process took it over.
     Unfinished, the journal goes back to its writer's name, for the next command (or
     `harnessgit doctor`) to find again."""
@@ -184,7 +184,7 @@ def roll_forward(refs: RefReader, entry: journal.Entry) -> Recovery | None:
     return found
 
 
-def _finish(refs: RefReader, mine: journal.Entry) -> Recovery:
+def _finish(refs: RefsForRecovery, mine: journal.Entry) -> Recovery:
     paths = lock_paths(refs, mine.read().moves)
     refused = ""
     for _ in range(_ATTEMPTS):
@@ -220,7 +220,7 @@ def _settled(paths: list[Path]) -> list[Lock]:
         time.sleep(_POLL)
 
 
-def recover(refs: RefReader) -> list[Recovery]:
+def recover(refs: RefsForRecovery) -> list[Recovery]:
     """Roll forward every interrupted transaction (one directory listing when there is
     none); raise when one cannot be finished."""
     done = []
@@ -242,7 +242,7 @@ def recover(refs: RefReader) -> list[Recovery]:
     return done
 
 
-def _outcome(refs: RefReader, found: Recovery) -> str:
+def _outcome(refs: RefsForRecovery, found: Recovery) -> str:
     """What the warning says was done, and what is left: a transaction that moved the
     checked-out branch (a merge) was killed before the working tree could follow it."""
     if found.verdict == "discard":
