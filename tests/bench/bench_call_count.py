@@ -6,10 +6,12 @@ command meets too many doors").
 For each code tree (this checkout, and each ``--baseline DIR``, a worktree of another
 commit, e.g. ``git worktree add /tmp/base 9383f1e``), in one run: build the demo's repository
 (templates/triage, as ``harnessgit demo`` starts it) with that tree's code, evaluate main,
-then measure three commands, each in a fresh interpreter so that imports count:
+then measure four commands, each in a fresh interpreter so that imports count:
 
 - ``evolve --max-proposals 1`` (one iteration: parent, minibatch, proposal, selection, gate);
 - ``gate CAND`` on the candidate that iteration left (the scores are cached, as after evolve);
+- ``gate CAND`` again (``gate again``: the eval-notes index is current, as it is unless a
+  command wrote evaluation notes after its last read, as evolve does);
 - ``check --staged`` with an edit to SKILL.md staged.
 
 A profiler hook (``sys.setprofile`` and ``threading.setprofile``) sees every Python frame
@@ -257,6 +259,7 @@ def measure_tree(tree: Path, work: Path) -> dict[str, dict[str, Any]]:
     _build(tree, repo)
     figures = {"evolve (1 iteration)": _measure(tree, repo, "evolve", "--max-proposals", "1")}
     figures["gate"] = _measure(tree, repo, "gate", _candidate(tree, repo))
+    figures["gate again"] = _measure(tree, repo, "gate", _candidate(tree, repo))
     skill = repo / "SKILL.md"
     skill.write_text(skill.read_text() + "\n- If the ticket mentions a refund, route to billing.\n")
     _git(repo, "add", "SKILL.md")
